@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package the project needs to build, test and run its end-to-end clients.
+# Idempotent: when everything is present it only runs dpkg-query and exits in well under a second.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkgconf git make clang-format clang-tidy
+  # libraries
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev grpc-proto
+  libboost1.81-dev libboost-system1.81-dev libboost-url1.81-dev libboost-json1.81-dev
+  rapidjson-dev libyaml-cpp-dev libssl-dev openssl catch2
+  # end-to-end clients that nobody on this team wrote
+  python3 python3-grpcio python3-protobuf python3-yaml python3-kubernetes
+  ca-certificates procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "installed" ]] || missing+=("$p")
+done
+# kubectl: any kubectl on PATH will do (e.g. google-cloud-sdk's); otherwise Debian's kubernetes-client.
+if ! command -v kubectl >/dev/null 2>&1; then
+  missing+=(kubernetes-client)
+fi
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# libboost1.81-dev conflicts with 1.74's -dev packages; apt resolves that by removing them.
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

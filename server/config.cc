@@ -1,0 +1,438 @@
+#include "server/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/log.h"
+#include "base/names.h"
+#include "base/status_macros.h"
+
+namespace kje::server {
+namespace {
+
+constexpr char kEnvPrefix[] = "K8S_JOB_EXECUTOR_";
+constexpr char kSparkConfPrefix[] = "spark.conf.";
+constexpr char kNamePrefixRule[] =
+    "must match [a-z]([-a-z0-9]*[a-z0-9])? and have at most 24 characters, so that the resource "
+    "name (prefix, '-', job id of up to 19 digits) stays within 44 characters and the operator "
+    "does not hash-truncate the Spark app id";
+
+// A raw value and where it came from, for error messages.
+struct Raw {
+  std::string value;
+  std::string origin;
+};
+using RawMap = std::map<std::string, Raw>;
+
+absl::Status KeyError(const std::string& key, const std::string& rule) {
+  return absl::InvalidArgumentError(absl::StrCat(key, ": ", rule));
+}
+
+std::string Quote(const std::string& v) { return absl::StrCat("\"", v, "\""); }
+
+std::string Trim(const std::string& s) {
+  return std::string(absl::StripAsciiWhitespace(s));
+}
+
+bool IsKnownKey(const std::string& key) {
+  for (const std::string& k : KnownConfigKeys()) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+absl::Status Put(RawMap& raw, const std::string& key, std::string value, const std::string& origin,
+                 bool allow_override) {
+  if (!IsKnownKey(key) && !absl::StartsWith(key, kSparkConfPrefix)) {
+    return KeyError(key, absl::StrCat("unknown configuration key (from ", origin, ")"));
+  }
+  auto it = raw.find(key);
+  if (it != raw.end() && !allow_override) {
+    return KeyError(key, absl::StrCat("set twice in ", origin));
+  }
+  raw[key] = Raw{std::move(value), origin};
+  return absl::OkStatus();
+}
+
+// Flattens nested maps into dotted keys: {spark: {image: x}} and {"spark.image": x} mean the same.
+absl::Status Flatten(const YAML::Node& node, const std::string& prefix, const std::string& origin,
+                     RawMap& raw) {
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) {
+      return KeyError(prefix.empty() ? "<root>" : prefix, "map keys must be strings");
+    }
+    std::string key = entry.first.as<std::string>();
+    std::string full = prefix.empty() ? key : absl::StrCat(prefix, ".", key);
+    const YAML::Node& value = entry.second;
+    if (value.IsMap()) {
+      RETURN_IF_ERROR(Flatten(value, full, origin, raw));
+    } else if (value.IsSequence()) {
+      if (full != "server.allowedNamespaces") {
+        return KeyError(full, "must be a single value, not a list");
+      }
+      std::vector<std::string> items;
+      for (const auto& item : value) {
+        if (!item.IsScalar()) return KeyError(full, "must be a list of namespace names");
+        items.push_back(item.as<std::string>());
+      }
+      RETURN_IF_ERROR(Put(raw, full, absl::StrJoin(items, ","), origin, false));
+    } else if (value.IsNull()) {
+      RETURN_IF_ERROR(Put(raw, full, "", origin, false));
+    } else {
+      RETURN_IF_ERROR(Put(raw, full, value.as<std::string>(), origin, false));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseYaml(const std::string& text, const std::string& origin, RawMap& raw) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": not valid YAML: ", e.what()));
+  }
+  if (root.IsNull()) return absl::OkStatus();
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": must be a YAML map of configuration keys"));
+  }
+  try {
+    return Flatten(root, "", origin, raw);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", e.what()));
+  }
+}
+
+// The typed reader over the merged raw values: blank means the default, values are trimmed.
+class Reader {
+ public:
+  explicit Reader(const RawMap& raw) : raw_(raw) {}
+
+  // Returns the trimmed value, or nullopt when unset or blank.
+  std::optional<std::string> Get(const std::string& key) const {
+    auto it = raw_.find(key);
+    if (it == raw_.end()) return std::nullopt;
+    std::string v = Trim(it->second.value);
+    if (v.empty()) return std::nullopt;
+    return v;
+  }
+
+  void String(const std::string& key, std::string& out) const {
+    if (auto v = Get(key)) out = *v;
+  }
+
+  absl::Status Millis(const std::string& key, int64_t& out) const {
+    auto v = Get(key);
+    if (!v) return absl::OkStatus();
+    int64_t n;
+    if (!absl::SimpleAtoi(*v, &n)) {
+      return KeyError(key, absl::StrCat("must be a number of milliseconds: ", *v));
+    }
+    out = n;
+    return absl::OkStatus();
+  }
+
+  absl::Status PositiveMillis(const std::string& key, int64_t& out) const {
+    RETURN_IF_ERROR(Millis(key, out));
+    if (out <= 0) return KeyError(key, absl::StrCat("must be greater than 0, got ", out));
+    return absl::OkStatus();
+  }
+
+ private:
+  const RawMap& raw_;
+};
+
+absl::Status FileMustExist(const std::string& key, const std::string& path) {
+  if (path.empty()) return absl::OkStatus();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return KeyError(key, absl::StrCat("file does not exist or is not a regular file: ", path));
+  }
+  std::ifstream f(path);
+  if (!f) return KeyError(key, absl::StrCat("file is not readable: ", path));
+  return absl::OkStatus();
+}
+
+bool IsNamePrefix(const std::string& s) {
+  if (s.empty() || s.size() > 24) return false;
+  if (!(s.front() >= 'a' && s.front() <= 'z')) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// HOST:PORT with a numeric port 0-65535; HOST may be a bracketed IPv6 address.
+absl::Status ValidateHostPort(const std::string& key, const std::string& value) {
+  std::string rule = absl::StrCat("must be HOST:PORT with a port from 0 to 65535, got ",
+                                  Quote(value));
+  size_t colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) {
+    return KeyError(key, rule);
+  }
+  std::string host = value.substr(0, colon);
+  if (host.front() == '[' && host.back() != ']') return KeyError(key, rule);
+  if (host.front() != '[' && host.find(':') != std::string::npos) return KeyError(key, rule);
+  std::string port = value.substr(colon + 1);
+  for (char c : port) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return KeyError(key, rule);
+  }
+  int p;
+  if (port.size() > 5 || !absl::SimpleAtoi(port, &p) || p > 65535) return KeyError(key, rule);
+  return absl::OkStatus();
+}
+
+// The URI scheme of a resource location, lower-cased; empty when there is none. Windows-style
+// one-letter "schemes" don't occur in a cluster URI and count as none.
+std::string SchemeOf(const std::string& uri) {
+  size_t colon = uri.find(':');
+  if (colon == std::string::npos || colon < 2) return "";
+  for (size_t i = 0; i < colon; ++i) {
+    char c = uri[i];
+    bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
+              (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
+                         c == '.'));
+    if (!ok) return "";
+  }
+  return absl::AsciiStrToLower(uri.substr(0, colon));
+}
+
+absl::StatusOr<Config> Build(const RawMap& raw) {
+  Config c;
+  Reader r(raw);
+
+  r.String("cluster", c.cluster);
+  if (c.cluster.find('/') != std::string::npos) {
+    return KeyError("cluster", absl::StrCat("must not contain '/', as it is part of the execution "
+                                            "id: ",
+                                            Quote(c.cluster)));
+  }
+
+  r.String("kubeconfig", c.kubeconfig);
+  r.String("context", c.context);
+  r.String("masterUrl", c.master_url);
+  r.String("caCertFile", c.ca_cert_file);
+  r.String("tokenFile", c.token_file);
+  if (!c.master_url.empty()) {
+    if (!c.kubeconfig.empty()) {
+      return KeyError("masterUrl", "can't be set together with kubeconfig");
+    }
+    if (!c.context.empty()) return KeyError("masterUrl", "can't be set together with context");
+    std::string scheme = SchemeOf(c.master_url);
+    if (scheme != "https" && scheme != "http") {
+      return KeyError("masterUrl",
+                      absl::StrCat("must be an https:// or http:// URL, got ", Quote(c.master_url)));
+    }
+  } else {
+    if (!c.ca_cert_file.empty()) return KeyError("caCertFile", "can only be set with masterUrl");
+    if (!c.token_file.empty()) return KeyError("tokenFile", "can only be set with masterUrl");
+  }
+  RETURN_IF_ERROR(FileMustExist("kubeconfig", c.kubeconfig));
+  RETURN_IF_ERROR(FileMustExist("caCertFile", c.ca_cert_file));
+  RETURN_IF_ERROR(FileMustExist("tokenFile", c.token_file));
+
+  r.String("namespace", c.namespace_);
+  if (!IsDns1123Label(c.namespace_)) {
+    return KeyError("namespace",
+                    absl::StrCat("must be a DNS-1123 label ([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?), "
+                                 "got ",
+                                 Quote(c.namespace_)));
+  }
+  r.String("namePrefix", c.name_prefix);
+  if (!IsNamePrefix(c.name_prefix)) {
+    return KeyError("namePrefix", absl::StrCat(kNamePrefixRule, ": ", Quote(c.name_prefix)));
+  }
+  RETURN_IF_ERROR(r.Millis("statusCacheTtlMs", c.status_cache_ttl_ms));
+  RETURN_IF_ERROR(r.PositiveMillis("noStatusTimeoutMs", c.no_status_timeout_ms));
+
+  SparkConfig& s = c.spark;
+  r.String("spark.image", s.image);
+  if (s.image.empty()) return KeyError("spark.image", "is required: the Spark container image");
+  r.String("spark.sparkVersion", s.spark_version);
+  if (s.spark_version.empty()) {
+    return KeyError("spark.sparkVersion",
+                    "is required: the Spark version of the image, e.g. 3.5.5 (it goes to "
+                    "spec.runtimeVersions.sparkVersion)");
+  }
+  r.String("spark.serviceAccount", s.service_account);
+  RETURN_IF_ERROR(r.PositiveMillis("spark.resourceRetainDurationMs", s.resource_retain_duration_ms));
+  RETURN_IF_ERROR(r.PositiveMillis("spark.ttlAfterStopMs", s.ttl_after_stop_ms));
+  RETURN_IF_ERROR(r.PositiveMillis("spark.driverStartTimeoutMs", s.driver_start_timeout_ms));
+  RETURN_IF_ERROR(r.PositiveMillis("spark.driverReadyTimeoutMs", s.driver_ready_timeout_ms));
+  r.String("spark.builtinJobsJar", s.builtin_jobs_jar);
+  std::string jar_scheme = SchemeOf(s.builtin_jobs_jar);
+  if (jar_scheme.empty() || jar_scheme == "file") {
+    return KeyError("spark.builtinJobsJar",
+                    absl::StrCat("must be a URI reachable from the cluster (local://, https://, "
+                                 "s3a://, hdfs://), not a file on this server: ",
+                                 Quote(s.builtin_jobs_jar)));
+  }
+  for (const auto& [key, value] : raw) {
+    if (!absl::StartsWith(key, kSparkConfPrefix)) continue;
+    std::string conf_key = Trim(key.substr(sizeof(kSparkConfPrefix) - 1));
+    if (conf_key.empty()) continue;  // a bare "spark.conf." is ignored, as in the reference
+    std::string v = Trim(value.value);
+    if (v.empty()) continue;
+    s.conf[conf_key] = v;
+  }
+
+  ServerConfig& srv = c.server;
+  r.String("server.listen", srv.listen);
+  RETURN_IF_ERROR(ValidateHostPort("server.listen", srv.listen));
+  r.String("server.tls.certFile", srv.tls_cert_file);
+  r.String("server.tls.keyFile", srv.tls_key_file);
+  r.String("server.tls.clientCaFile", srv.tls_client_ca_file);
+  if (srv.tls_cert_file.empty() != srv.tls_key_file.empty()) {
+    return KeyError(srv.tls_cert_file.empty() ? "server.tls.certFile" : "server.tls.keyFile",
+                    "server.tls.certFile and server.tls.keyFile must be set together");
+  }
+  if (!srv.tls_client_ca_file.empty() && srv.tls_cert_file.empty()) {
+    return KeyError("server.tls.clientCaFile",
+                    "requires server.tls.certFile and server.tls.keyFile (mutual TLS needs TLS)");
+  }
+  RETURN_IF_ERROR(FileMustExist("server.tls.certFile", srv.tls_cert_file));
+  RETURN_IF_ERROR(FileMustExist("server.tls.keyFile", srv.tls_key_file));
+  RETURN_IF_ERROR(FileMustExist("server.tls.clientCaFile", srv.tls_client_ca_file));
+  r.String("server.metricsListen", srv.metrics_listen);
+  if (!srv.metrics_listen.empty()) {
+    RETURN_IF_ERROR(ValidateHostPort("server.metricsListen", srv.metrics_listen));
+  }
+  r.String("server.logLevel", srv.log_level);
+  if (auto level = log::ParseLevel(srv.log_level); !level.ok()) {
+    return KeyError("server.logLevel", std::string(level.status().message()));
+  }
+  r.String("server.logFormat", srv.log_format);
+  if (auto format = log::ParseFormat(srv.log_format); !format.ok()) {
+    return KeyError("server.logFormat", std::string(format.status().message()));
+  }
+  if (auto v = r.Get("server.allowedNamespaces")) {
+    for (absl::string_view part : absl::StrSplit(*v, ',')) {
+      std::string ns = Trim(std::string(part));
+      if (ns.empty()) continue;
+      if (!IsDns1123Label(ns)) {
+        return KeyError("server.allowedNamespaces",
+                        absl::StrCat("every entry must be a DNS-1123 label, got ", Quote(ns)));
+      }
+      srv.allowed_namespaces.push_back(ns);
+    }
+    if (!srv.allowed_namespaces.empty()) {
+      bool allowed = false;
+      for (const auto& ns : srv.allowed_namespaces) allowed |= ns == c.namespace_;
+      if (!allowed) {
+        return KeyError("server.allowedNamespaces",
+                        absl::StrCat("must include the default namespace ", Quote(c.namespace_),
+                                     " (key namespace)"));
+      }
+    }
+  }
+  RETURN_IF_ERROR(r.PositiveMillis("server.drainTimeoutMs", srv.drain_timeout_ms));
+  if (auto v = r.Get("server.ioThreads")) {
+    int n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 64) {
+      return KeyError("server.ioThreads", absl::StrCat("must be a number from 1 to 64, got ", *v));
+    }
+    srv.io_threads = n;
+  }
+  return c;
+}
+
+absl::StatusOr<Config> Load(const std::optional<std::string>& yaml_text,
+                            const std::string& yaml_origin, const ConfigSources& sources) {
+  RawMap raw;
+  if (yaml_text) RETURN_IF_ERROR(ParseYaml(*yaml_text, yaml_origin, raw));
+
+  // Environment: only the known keys have variables; other K8S_JOB_EXECUTOR_* names are ignored.
+  for (const std::string& key : KnownConfigKeys()) {
+    auto it = sources.env.find(EnvNameForKey(key));
+    if (it != sources.env.end()) {
+      RETURN_IF_ERROR(Put(raw, key, it->second, absl::StrCat("environment ", it->first), true));
+    }
+  }
+  for (const auto& [key, value] : sources.flags) {
+    RETURN_IF_ERROR(Put(raw, Trim(key), value, "command line", true));
+  }
+  return Build(raw);
+}
+
+}  // namespace
+
+const std::vector<std::string>& KnownConfigKeys() {
+  static const std::vector<std::string> keys = {
+      "cluster",
+      "kubeconfig",
+      "context",
+      "masterUrl",
+      "caCertFile",
+      "tokenFile",
+      "namespace",
+      "namePrefix",
+      "statusCacheTtlMs",
+      "noStatusTimeoutMs",
+      "spark.image",
+      "spark.sparkVersion",
+      "spark.serviceAccount",
+      "spark.resourceRetainDurationMs",
+      "spark.ttlAfterStopMs",
+      "spark.driverStartTimeoutMs",
+      "spark.driverReadyTimeoutMs",
+      "spark.builtinJobsJar",
+      "server.listen",
+      "server.tls.certFile",
+      "server.tls.keyFile",
+      "server.tls.clientCaFile",
+      "server.metricsListen",
+      "server.logLevel",
+      "server.logFormat",
+      "server.allowedNamespaces",
+      "server.drainTimeoutMs",
+      "server.ioThreads",
+  };
+  return keys;
+}
+
+std::string EnvNameForKey(const std::string& key) {
+  std::string out = kEnvPrefix;
+  for (size_t i = 0; i < key.size(); ++i) {
+    char c = key[i];
+    if (c == '.') {
+      out.push_back('_');
+    } else if (std::isupper(static_cast<unsigned char>(c))) {
+      if (i > 0 && key[i - 1] != '.') out.push_back('_');
+      out.push_back(c);
+    } else {
+      out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Config> LoadConfigFromYaml(const std::string& yaml, const ConfigSources& rest) {
+  return Load(yaml, "config", rest);
+}
+
+absl::StatusOr<Config> LoadConfig(const ConfigSources& sources) {
+  if (!sources.yaml_path) return Load(std::nullopt, "", sources);
+  std::ifstream f(*sources.yaml_path);
+  if (!f) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--config: can't read the file ", *sources.yaml_path));
+  }
+  std::stringstream buf;
+  buf << f.rdbuf();
+  return Load(buf.str(), *sources.yaml_path, sources);
+}
+
+}  // namespace kje::server

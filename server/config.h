@@ -1,0 +1,84 @@
+#pragma once
+
+// The service's configuration: the Java k8s job executor's keys (same names, defaults and
+// validation; reference/gravitino-k8s-executor.md §3.1) plus the server's own keys under
+// `server.`. Sources, later ones winning: defaults, the YAML file, K8S_JOB_EXECUTOR_* environment
+// variables, command-line flags.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace kje::server {
+
+struct SparkConfig {
+  std::string image;          // spark.image, required
+  std::string spark_version;  // spark.sparkVersion, required
+  std::string service_account = "spark";
+  int64_t resource_retain_duration_ms = 86400000;  // 1 day
+  int64_t ttl_after_stop_ms = 604800000;           // 7 days
+  int64_t driver_start_timeout_ms = 3600000;       // 1 hour
+  int64_t driver_ready_timeout_ms = 3600000;       // 1 hour
+  std::string builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
+  // spark.conf.<key>: server-level Spark configuration defaults, sorted by key.
+  std::map<std::string, std::string> conf;
+};
+
+struct ServerConfig {
+  std::string listen = "0.0.0.0:50051";
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  std::string metrics_listen;  // empty: no metrics endpoint
+  std::string log_level = "info";
+  std::string log_format = "text";
+  std::vector<std::string> allowed_namespaces;  // empty: any namespace
+  int64_t drain_timeout_ms = 15000;
+  int io_threads = 2;
+};
+
+struct Config {
+  std::string cluster = "default";
+  std::string kubeconfig;
+  std::string context;
+  std::string master_url;
+  std::string ca_cert_file;
+  std::string token_file;
+  std::string namespace_ = "default";
+  std::string name_prefix = "gravitino-job";
+  int64_t status_cache_ttl_ms = 5000;
+  int64_t no_status_timeout_ms = 600000;
+  SparkConfig spark;
+  ServerConfig server;
+};
+
+// Where the raw values come from. Each is optional.
+struct ConfigSources {
+  std::optional<std::string> yaml_path;  // --config FILE
+  // The process environment; only K8S_JOB_EXECUTOR_* names are read, unknown ones ignored
+  // (Kubernetes itself injects K8S_JOB_EXECUTOR_SERVICE_HOST and the like for a Service).
+  std::map<std::string, std::string> env;
+  // --set KEY=VALUE and the dedicated flags, in command-line order.
+  std::vector<std::pair<std::string, std::string>> flags;
+};
+
+// Loads and validates. An error's message names the key and the rule, e.g.
+// `namePrefix: must match [a-z]([-a-z0-9]*[a-z0-9])? …: "Bad_Prefix"`.
+absl::StatusOr<Config> LoadConfig(const ConfigSources& sources);
+
+// Same, from YAML text instead of a file (for tests and embedding).
+absl::StatusOr<Config> LoadConfigFromYaml(const std::string& yaml, const ConfigSources& rest);
+
+// The environment variable that sets `key`, e.g. "spark.sparkVersion" →
+// "K8S_JOB_EXECUTOR_SPARK_SPARK_VERSION".
+std::string EnvNameForKey(const std::string& key);
+
+// Every key the service knows, in documentation order (spark.conf.* is a prefix, not listed).
+const std::vector<std::string>& KnownConfigKeys();
+
+}  // namespace kje::server

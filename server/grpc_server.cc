@@ -1,0 +1,83 @@
+#include "server/grpc_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
+
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "grpc/health/v1/health.pb.h"
+
+namespace kje::server {
+namespace {
+
+// How often certificate files are checked for changes, so rotated certificates (cert-manager,
+// a mounted Secret) are picked up without a restart.
+constexpr unsigned kCertRefreshSeconds = 60;
+
+constexpr const char* kHealthServices[] = {"", "liveness", "readiness",
+                                           "jobexecutor.v1.JobExecutor"};
+
+std::shared_ptr<grpc::ServerCredentials> MakeCredentials(const ServerConfig& config) {
+  if (config.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
+  std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
+  if (config.tls_client_ca_file.empty()) {
+    provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+        config.tls_key_file, config.tls_cert_file, kCertRefreshSeconds);
+  } else {
+    provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+        config.tls_key_file, config.tls_cert_file, config.tls_client_ca_file, kCertRefreshSeconds);
+  }
+  grpc::experimental::TlsServerCredentialsOptions options(provider);
+  options.watch_identity_key_cert_pairs();
+  if (config.tls_client_ca_file.empty()) {
+    options.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  } else {
+    options.watch_root_certs();
+    options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  }
+  return grpc::experimental::TlsServerCredentials(options);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
+    const ServerConfig& config, const std::vector<grpc::Service*>& services) {
+  // Keeps health.proto's descriptor in the binary's pool, so reflection can describe
+  // grpc.health.v1.Health (the built-in health service does not register it).
+  (void)grpc::health::v1::HealthCheckResponse::descriptor();
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+
+  std::unique_ptr<GrpcServer> s(new GrpcServer());
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen, MakeCredentials(config), &s->port_);
+  for (grpc::Service* service : services) builder.RegisterService(service);
+  s->server_ = builder.BuildAndStart();
+  if (s->server_ == nullptr || s->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("server.listen: can't listen on ", config.listen,
+                                               " (address in use or not local?)"));
+  }
+  auto* health = s->server_->GetHealthCheckService();
+  for (const char* name : kHealthServices) health->SetServingStatus(name, true);
+  return s;
+}
+
+GrpcServer::~GrpcServer() { Shutdown(absl::ZeroDuration()); }
+
+void GrpcServer::SetReady(bool ready) {
+  if (server_ == nullptr || shut_down_) return;
+  server_->GetHealthCheckService()->SetServingStatus("readiness", ready);
+}
+
+void GrpcServer::Shutdown(absl::Duration drain) {
+  if (server_ == nullptr || shut_down_) return;
+  shut_down_ = true;
+  server_->GetHealthCheckService()->SetServingStatus("readiness", false);
+  server_->Shutdown(absl::ToChronoTime(absl::Now() + drain));
+  server_->Wait();
+}
+
+}  // namespace kje::server

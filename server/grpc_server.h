@@ -1,0 +1,47 @@
+#pragma once
+
+// The gRPC server process edge: listening (plaintext or TLS with certificates re-read on change,
+// optionally mutual), health for "", "liveness" and "readiness", reflection, and a graceful
+// shutdown that drains in-flight RPCs within a deadline.
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/config.h"
+
+namespace kje::server {
+
+class GrpcServer {
+ public:
+  // Builds and starts the server on config.listen with `services` registered (not owned; they
+  // must outlive the server). Fails if the address can't be bound.
+  static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(const ServerConfig& config,
+                                                           const std::vector<grpc::Service*>& services);
+
+  ~GrpcServer();
+
+  // The bound port; the chosen one when the configured port was 0.
+  int port() const { return port_; }
+
+  // Readiness as the "readiness" health service reports it.
+  void SetReady(bool ready);
+
+  // Readiness goes NOT_SERVING, new RPCs are refused, in-flight RPCs get up to `drain` to finish
+  // and are cancelled after that. Returns once the server has stopped. Idempotent.
+  void Shutdown(absl::Duration drain);
+
+  grpc::Server* server() { return server_.get(); }
+
+ private:
+  GrpcServer() = default;
+
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace kje::server

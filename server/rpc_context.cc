@@ -1,0 +1,45 @@
+#include "server/rpc_context.h"
+
+#include <cstdint>
+#include <random>
+
+#include "absl/strings/str_format.h"
+#include "base/log.h"
+
+namespace kje::server {
+
+std::string SanitizeOrMakeRequestId(std::string_view from_caller) {
+  bool usable = !from_caller.empty() && from_caller.size() <= 64;
+  for (char c : from_caller) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.';
+    usable &= ok;
+  }
+  if (usable) return std::string(from_caller);
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  return absl::StrFormat("%016x", rng());
+}
+
+RpcContext::RpcContext(grpc::CallbackServerContext* ctx, std::string_view method)
+    : method_(method), peer_(ctx->peer()), start_(absl::Now()) {
+  std::string_view from_caller;
+  const auto& md = ctx->client_metadata();
+  if (auto it = md.find("x-request-id"); it != md.end()) {
+    from_caller = std::string_view(it->second.data(), it->second.size());
+  }
+  request_id_ = SanitizeOrMakeRequestId(from_caller);
+  ctx->AddInitialMetadata("x-request-id", request_id_);
+}
+
+void RpcContext::LogFinish(const grpc::Status& status) const {
+  double ms = absl::ToDoubleMilliseconds(absl::Now() - start_);
+  log::Level level = status.ok() ? log::Level::kInfo : log::Level::kWarn;
+  log::Event e(level, "rpc finished");
+  e.Kv("rpc", method_).Kv("request_id", request_id_).Kv("peer", peer_).Kv("code",
+                                                                          static_cast<int>(
+                                                                              status.error_code()));
+  e.Kv("duration_ms", ms);
+  if (!status.ok()) e.Kv("error", status.error_message());
+}
+
+}  // namespace kje::server

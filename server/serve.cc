@@ -1,0 +1,157 @@
+#include "server/serve.h"
+
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "base/log.h"
+#include "server/grpc_server.h"
+#include "server/job_executor_service.h"
+
+extern char** environ;
+
+namespace kje::server {
+namespace {
+
+std::map<std::string, std::string> ProcessEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
+}
+
+}  // namespace
+
+std::string ServeUsage() {
+  return "usage: k8s-job-executor serve [--config FILE] [--listen HOST:PORT] [--set KEY=VALUE]...\n"
+         "                              [--log-level debug|info|warn|error] [--log-format text|json]\n"
+         "\n"
+         "Configuration keys come from, later ones winning: defaults, the YAML file given with\n"
+         "--config, K8S_JOB_EXECUTOR_<KEY> environment variables (e.g. K8S_JOB_EXECUTOR_SPARK_IMAGE\n"
+         "for spark.image), then flags. See README.md for every key.\n";
+}
+
+absl::StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& args) {
+  ServeArgs out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      out.help = true;
+      continue;
+    }
+    if (!absl::StartsWith(arg, "--")) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument \"", arg, "\""));
+    }
+    std::string name = arg;
+    std::string value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    static const char* const kKnown[] = {"--config", "--listen", "--set", "--log-level",
+                                         "--log-format"};
+    bool known = false;
+    for (const char* k : kKnown) known |= name == k;
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("unknown flag ", name));
+    if (!has_value) {
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
+      }
+      value = args[++i];
+    }
+    if (name == "--config") {
+      out.sources.yaml_path = value;
+    } else if (name == "--listen") {
+      out.sources.flags.emplace_back("server.listen", value);
+    } else if (name == "--log-level") {
+      out.sources.flags.emplace_back("server.logLevel", value);
+    } else if (name == "--log-format") {
+      out.sources.flags.emplace_back("server.logFormat", value);
+    } else {  // --set
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--set needs KEY=VALUE, got \"", value, "\""));
+      }
+      out.sources.flags.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    }
+  }
+  return out;
+}
+
+int RunServe(const ServeArgs& args) {
+  ConfigSources sources = args.sources;
+  sources.env = ProcessEnvironment();
+  absl::StatusOr<Config> config = LoadConfig(sources);
+  if (!config.ok()) {
+    std::cerr << "k8s-job-executor: invalid configuration: " << config.status().message() << "\n";
+    return 2;
+  }
+  log::Configure(*log::ParseLevel(config->server.log_level),
+                 *log::ParseFormat(config->server.log_format));
+
+  // One io_context, a few threads, for every outbound conversation (the Kubernetes API) and for
+  // the signals that end the process.
+  boost::asio::io_context ioc;
+  auto work = boost::asio::make_work_guard(ioc);
+  std::vector<std::thread> io_threads;
+  for (int i = 0; i < config->server.io_threads; ++i) {
+    io_threads.emplace_back([&ioc] { ioc.run(); });
+  }
+  auto stop_io = [&] {
+    work.reset();
+    ioc.stop();
+    for (auto& t : io_threads) t.join();
+  };
+
+  absl::Notification stop_requested;
+  boost::asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    log::Info("shutdown requested").Kv("signal", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    stop_requested.Notify();
+  });
+
+  JobExecutorService service;
+  auto server = GrpcServer::Start(config->server, {&service});
+  if (!server.ok()) {
+    log::Error("can't start").Kv("error", std::string(server.status().message()));
+    stop_io();
+    return 1;
+  }
+  std::string host = config->server.listen.substr(0, config->server.listen.rfind(':'));
+  log::Info("listening")
+      .Kv("address", absl::StrCat(host, ":", (*server)->port()))
+      .Kv("port", (*server)->port())
+      .Kv("tls", !config->server.tls_cert_file.empty())
+      .Kv("mtls", !config->server.tls_client_ca_file.empty())
+      .Kv("cluster", config->cluster)
+      .Kv("namespace", config->namespace_);
+  if (!config->server.metrics_listen.empty()) {
+    log::Warn("server.metricsListen is set, but this build serves no metrics endpoint yet");
+  }
+
+  stop_requested.WaitForNotification();
+  absl::Duration drain = absl::Milliseconds(config->server.drain_timeout_ms);
+  log::Info("draining").Kv("deadline_ms", config->server.drain_timeout_ms);
+  (*server)->Shutdown(drain);
+  server->reset();
+  stop_io();
+  log::Info("stopped");
+  return 0;
+}
+
+}  // namespace kje::server

@@ -1,0 +1,13 @@
+#include "server/status_mapping.h"
+
+#include <string>
+
+namespace kje::server {
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+}  // namespace kje::server
