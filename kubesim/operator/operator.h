@@ -1,0 +1,60 @@
+#pragma once
+
+// The Spark operator (apache/spark-kubernetes-operator 0.9/1.0 behaviour) as a pure reconciler:
+// given a SparkApplication, the pods it owns and the time, it returns what the operator (and,
+// for the simulated driver, the kubelet) would change. It keeps no state between calls: like the
+// real operator, everything it needs to resume is in the application's status and the pods, so
+// a restart of kubesim or of the controller loses nothing.
+//
+// The job decides its own fate through sparkConf: `kubesim.outcome` = succeed (default) | fail |
+// evict | unschedulable | hang, and `kubesim.durationMs` (the driver's run time).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+
+namespace kubesim::op {
+
+struct Options {
+  // The operator's own clock runs this many times faster than the wall clock (tests compress
+  // minutes into milliseconds). 1 = real time.
+  double time_scale = 1.0;
+};
+
+struct AppView {
+  const boost::json::object* app = nullptr;       // the SparkApplication
+  std::vector<const boost::json::object*> pods;  // pods whose ownerReference is this app
+  int64_t now_ms = 0;                            // wall clock, ms since the epoch
+};
+
+struct PodStatusUpdate {
+  std::string name;
+  boost::json::object status;  // the pod's new .status, whole
+};
+
+struct LogAppend {
+  std::string pod;
+  std::string container;
+  std::string text;
+};
+
+struct Actions {
+  bool add_finalizer = false;     // sparkapplications.spark.apache.org/finalizer
+  bool remove_finalizer = false;  // cleanup done after a deletion
+  std::optional<boost::json::object> status;  // the app's new .status, whole
+  std::vector<boost::json::object> create_pods;  // complete Pod objects (metadata incl.
+                                                 // ownerReferences, spec, status)
+  std::vector<PodStatusUpdate> pod_status;
+  std::vector<std::string> delete_pods;
+  std::vector<LogAppend> logs;
+  bool delete_app = false;                // ttlAfterStopMillis expired
+  std::optional<int64_t> requeue_at_ms;  // reconcile again at this wall-clock time
+};
+
+Actions Reconcile(const AppView& view, const Options& options);
+
+}  // namespace kubesim::op

@@ -1,0 +1,41 @@
+#pragma once
+
+// Structural-schema validation of custom resources against a CRD's openAPIV3Schema, the way the
+// Kubernetes API server does it: types (string, integer incl. int32/int64 formats, number,
+// boolean, object, array), required, enum, nullable, properties, additionalProperties (maps),
+// items, x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string, min/max where present;
+// unknown fields pruned, or reported with strict field validation. metadata, apiVersion and kind
+// are the API server's business and not checked here.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "kubesim/store/store.h"
+
+namespace kubesim {
+
+class Schema {
+ public:
+  virtual ~Schema() = default;
+
+  // Compiles an openAPIV3Schema. Returns null and sets *error on a schema it can't use.
+  static std::unique_ptr<Schema> Compile(const boost::json::value& open_api_v3_schema,
+                                         std::string* error);
+
+  // Validates `obj` (a whole custom resource) in place. Unknown fields are pruned unless `strict`,
+  // in which case their paths (e.g. "spec.foo") go to *unknown_fields (if given) and they are
+  // kept. Returns the violations with field paths, e.g. {FieldValueRequired,
+  // "Required value", "spec.runtimeVersions.sparkVersion"}.
+  virtual std::vector<FieldCause> Validate(boost::json::object& obj, bool strict,
+                                           std::vector<std::string>* unknown_fields) const = 0;
+};
+
+// YAML → JSON with the YAML 1.2 core-schema typing of plain scalars (null, booleans, integers,
+// floats); quoted scalars stay strings.
+boost::json::value YamlToJson(const YAML::Node& node);
+
+}  // namespace kubesim
