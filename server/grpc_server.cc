@@ -53,6 +53,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
 
   std::unique_ptr<GrpcServer> s(new GrpcServer());
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, which lets a second server bind a port already in use and
+  // silently take half of its connections. A port in use must be an error instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen, MakeCredentials(config), &s->port_);
   for (grpc::Service* service : services) builder.RegisterService(service);
   s->server_ = builder.BuildAndStart();

@@ -1,0 +1,116 @@
+"""Helpers for end-to-end tests that drive k8s-job-executor from outside C++, as a catalog server
+or a platform engineer would: start the real binary, find its port, talk gRPC to it."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+# Stubs generated at build time into <build>/python (see proto/CMakeLists.txt).
+sys.path.insert(0, os.environ["KJE_PYTHON_STUBS"])
+
+import grpc  # noqa: E402
+from health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
+from reflection.v1alpha import reflection_pb2, reflection_pb2_grpc  # noqa: E402
+from google.protobuf import descriptor_pb2  # noqa: E402
+
+BINARY = os.environ["KJE_BINARY"]
+SOURCE_DIR = os.environ["KJE_SOURCE_DIR"]
+RPC_TIMEOUT = 10
+
+
+class Server:
+    """A k8s-job-executor process on 127.0.0.1 with an OS-chosen port, read from its log."""
+
+    def __init__(self, args, env=None, start_timeout=20):
+        self.lines = []
+        self._port = None
+        self._ready = threading.Event()
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            [BINARY, "serve", "--listen", "127.0.0.1:0"] + list(args),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=full_env)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        if not self._ready.wait(start_timeout):
+            self.kill()
+            raise AssertionError("server did not log its port in time:\n" + "\n".join(self.lines))
+        if self._port is None:
+            raise AssertionError("server exited before listening:\n" + "\n".join(self.lines))
+        self.address = "127.0.0.1:%d" % self._port
+
+    def _read(self):
+        for line in self.proc.stderr:
+            line = line.rstrip("\n")
+            self.lines.append(line)
+            m = (re.search(r"msg=listening .*\bport=(\d+)", line) or
+                 re.search(r'"msg":"listening".*"port":(\d+)', line))
+            if m and self._port is None:
+                self._port = int(m.group(1))
+                self._ready.set()
+        self._ready.set()
+
+    def channel(self):
+        return grpc.insecure_channel(self.address)
+
+    def terminate(self, timeout=30):
+        """SIGTERM, then the exit code (the reader has consumed all output when this returns)."""
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout)
+        self._reader.join(timeout)
+        self.proc.stderr.close()
+        return code
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._reader.join(10)
+        self.proc.stderr.close()
+
+
+def health(channel, service=""):
+    stub = health_pb2_grpc.HealthStub(channel)
+    resp = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=RPC_TIMEOUT)
+    return health_pb2.HealthCheckResponse.ServingStatus.Name(resp.status)
+
+
+def _reflect(channel, request):
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    responses = list(stub.ServerReflectionInfo(iter([request]), timeout=RPC_TIMEOUT))
+    assert len(responses) == 1, responses
+    return responses[0]
+
+
+def list_services(channel):
+    resp = _reflect(channel, reflection_pb2.ServerReflectionRequest(list_services=""))
+    return sorted(s.name for s in resp.list_services_response.service)
+
+
+def describe_service(channel, full_name):
+    """The service's method names, through file_containing_symbol; raises if not describable."""
+    resp = _reflect(channel, reflection_pb2.ServerReflectionRequest(
+        file_containing_symbol=full_name))
+    if resp.HasField("error_response"):
+        raise AssertionError("%s: %s" % (full_name, resp.error_response.error_message))
+    package, _, name = full_name.rpartition(".")
+    for raw in resp.file_descriptor_response.file_descriptor_proto:
+        fd = descriptor_pb2.FileDescriptorProto.FromString(raw)
+        if fd.package != package:
+            continue
+        for svc in fd.service:
+            if svc.name == name:
+                return [m.name for m in svc.method]
+    raise AssertionError("%s not in the returned descriptors" % full_name)
+
+
+def write_temp(content, suffix=".yaml"):
+    f = tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False)
+    f.write(content)
+    f.close()
+    return f.name

@@ -1,0 +1,360 @@
+#include "server/config.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+namespace kje::server {
+namespace {
+
+constexpr char kMinimal[] = "spark: {image: apache/spark:3.5.5, sparkVersion: 3.5.5}\n";
+
+// A file that exists for the duration of a test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) {
+    char name[] = "/tmp/kje_config_test_XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path_ = name;
+    std::ofstream(path_) << content;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+absl::StatusOr<Config> FromYaml(const std::string& yaml, ConfigSources rest = {}) {
+  return LoadConfigFromYaml(yaml, rest);
+}
+
+// The error message of a config that must fail.
+std::string ErrorOf(const std::string& yaml, ConfigSources rest = {}) {
+  auto c = FromYaml(yaml, rest);
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.status().code() == absl::StatusCode::kInvalidArgument);
+  return std::string(c.status().message());
+}
+
+absl::StatusOr<Config> FromFile(const std::string& path) {
+  ConfigSources sources;
+  sources.yaml_path = path;
+  return LoadConfig(sources);
+}
+
+ConfigSources Flags(std::vector<std::pair<std::string, std::string>> flags) {
+  ConfigSources sources;
+  sources.flags = std::move(flags);
+  return sources;
+}
+
+std::string With(const std::string& extra) { return std::string(kMinimal) + extra; }
+
+TEST_CASE("config: defaults match the Java executor", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->cluster == "default");
+  CHECK(c->kubeconfig.empty());
+  CHECK(c->context.empty());
+  CHECK(c->master_url.empty());
+  CHECK(c->namespace_ == "default");
+  CHECK(c->name_prefix == "gravitino-job");
+  CHECK(c->status_cache_ttl_ms == 5000);
+  CHECK(c->no_status_timeout_ms == 600000);
+  CHECK(c->spark.image == "apache/spark:3.5.5");
+  CHECK(c->spark.spark_version == "3.5.5");
+  CHECK(c->spark.service_account == "spark");
+  CHECK(c->spark.resource_retain_duration_ms == 86400000);
+  CHECK(c->spark.ttl_after_stop_ms == 604800000);
+  CHECK(c->spark.driver_start_timeout_ms == 3600000);
+  CHECK(c->spark.driver_ready_timeout_ms == 3600000);
+  CHECK(c->spark.builtin_jobs_jar == "local:///opt/gravitino/jobs/gravitino-jobs.jar");
+  CHECK(c->spark.conf.empty());
+  CHECK(c->server.listen == "0.0.0.0:50051");
+  CHECK(c->server.log_level == "info");
+  CHECK(c->server.log_format == "text");
+  CHECK(c->server.allowed_namespaces.empty());
+  CHECK(c->server.drain_timeout_ms == 15000);
+  CHECK(c->server.io_threads == 2);
+}
+
+TEST_CASE("config: the shipped example is valid", "[config]") {
+  auto c = FromFile(std::string(KJE_SOURCE_DIR) + "/examples/config.yaml");
+  REQUIRE(c.ok());
+  CHECK(c->spark.conf.at("spark.executor.instances") == "1");
+}
+
+TEST_CASE("config: spark.image and spark.sparkVersion are required", "[config]") {
+  CHECK_THAT(ErrorOf("spark: {sparkVersion: 3.5.5}"), Catch::StartsWith("spark.image: is required"));
+  CHECK_THAT(ErrorOf("spark: {image: x}"), Catch::StartsWith("spark.sparkVersion: is required"));
+  CHECK_THAT(ErrorOf("spark: {image: '  ', sparkVersion: 3.5.5}"),
+             Catch::StartsWith("spark.image: is required"));
+  CHECK_THAT(ErrorOf(""), Catch::StartsWith("spark.image: is required"));
+}
+
+TEST_CASE("config: values are trimmed and blank means the default", "[config]") {
+  auto c = FromYaml(With("namespace: '  jobs  '\nnamePrefix: ''\nstatusCacheTtlMs: ' '\n"
+                         "spark.serviceAccount: ' runner '\ncluster: ~\n"));
+  REQUIRE(c.ok());
+  CHECK(c->namespace_ == "jobs");
+  CHECK(c->name_prefix == "gravitino-job");
+  CHECK(c->status_cache_ttl_ms == 5000);
+  CHECK(c->spark.service_account == "runner");
+  CHECK(c->cluster == "default");
+}
+
+TEST_CASE("config: nested and dotted keys are the same key", "[config]") {
+  auto nested = FromYaml("spark:\n  image: a\n  sparkVersion: '4.0.0'\n  conf:\n"
+                         "    spark.executor.memory: 2g\n");
+  auto dotted = FromYaml("spark.image: a\nspark.sparkVersion: '4.0.0'\n"
+                         "spark.conf.spark.executor.memory: 2g\n");
+  REQUIRE(nested.ok());
+  REQUIRE(dotted.ok());
+  CHECK(nested->spark.image == dotted->spark.image);
+  CHECK(nested->spark.spark_version == "4.0.0");
+  CHECK(nested->spark.conf == dotted->spark.conf);
+  CHECK(nested->spark.conf.at("spark.executor.memory") == "2g");
+  CHECK_THAT(ErrorOf("spark: {image: a, sparkVersion: b}\nspark.image: c\n"),
+             Catch::Contains("spark.image: set twice"));
+}
+
+TEST_CASE("config: cluster must not contain a slash", "[config]") {
+  CHECK_THAT(ErrorOf(With("cluster: prod/eu\n")),
+             Catch::StartsWith("cluster: must not contain '/'") && Catch::Contains("prod/eu"));
+  auto ok = FromYaml(With("cluster: prod-eu\n"));
+  REQUIRE(ok.ok());
+  CHECK(ok->cluster == "prod-eu");
+}
+
+TEST_CASE("config: namespace must be a DNS-1123 label", "[config]") {
+  for (const char* bad : {"Spark", "-jobs", "jobs-", "jo_bs", "a.b",
+                          "a123456789012345678901234567890123456789012345678901234567890123"}) {
+    CAPTURE(bad);
+    CHECK_THAT(ErrorOf(With(std::string("namespace: \"") + bad + "\"\n")),
+               Catch::StartsWith("namespace: must be a DNS-1123 label"));
+  }
+  for (const char* good : {"a", "jobs", "spark-jobs-2", "0abc"}) {
+    CAPTURE(good);
+    CHECK(FromYaml(With(std::string("namespace: \"") + good + "\"\n")).ok());
+  }
+}
+
+TEST_CASE("config: namePrefix rules", "[config]") {
+  CHECK_THAT(ErrorOf(With("namePrefix: Bad_Prefix\n")),
+             Catch::StartsWith("namePrefix: must match [a-z]([-a-z0-9]*[a-z0-9])?") &&
+                 Catch::Contains("\"Bad_Prefix\""));
+  for (const char* bad : {"1abc", "abc-", "ab.c", "abcdefghijklmnopqrstuvwxy" /* 25 */}) {
+    CAPTURE(bad);
+    CHECK_THAT(ErrorOf(With(std::string("namePrefix: ") + bad + "\n")),
+               Catch::StartsWith("namePrefix:"));
+  }
+  auto c = FromYaml(With("namePrefix: abcdefghijklmnopqrstuvwx\n"));  // 24
+  REQUIRE(c.ok());
+  CHECK(c->name_prefix.size() == 24);
+  CHECK(FromYaml(With("namePrefix: a\n")).ok());
+  CHECK(FromYaml(With("namePrefix: team-a-2\n")).ok());
+}
+
+TEST_CASE("config: millisecond keys", "[config]") {
+  CHECK(ErrorOf(With("statusCacheTtlMs: soon\n")) ==
+        "statusCacheTtlMs: must be a number of milliseconds: soon");
+  CHECK(ErrorOf(With("noStatusTimeoutMs: 1.5\n")) ==
+        "noStatusTimeoutMs: must be a number of milliseconds: 1.5");
+  CHECK(ErrorOf(With("noStatusTimeoutMs: 99999999999999999999\n")) ==
+        "noStatusTimeoutMs: must be a number of milliseconds: 99999999999999999999");
+  // statusCacheTtlMs accepts any long; <= 0 disables the cache.
+  auto c = FromYaml(With("statusCacheTtlMs: -1\n"));
+  REQUIRE(c.ok());
+  CHECK(c->status_cache_ttl_ms == -1);
+  CHECK(FromYaml(With("statusCacheTtlMs: 0\n"))->status_cache_ttl_ms == 0);
+  for (const char* key : {"noStatusTimeoutMs", "spark.resourceRetainDurationMs",
+                          "spark.ttlAfterStopMs", "spark.driverStartTimeoutMs",
+                          "spark.driverReadyTimeoutMs", "server.drainTimeoutMs"}) {
+    CAPTURE(key);
+    CHECK(ErrorOf(With(std::string(key) + ": 0\n")) ==
+          std::string(key) + ": must be greater than 0, got 0");
+    CHECK(ErrorOf(With(std::string(key) + ": -5\n")) ==
+          std::string(key) + ": must be greater than 0, got -5");
+  }
+  auto d = FromYaml(With("spark.driverStartTimeoutMs: 300000\n"));
+  REQUIRE(d.ok());
+  CHECK(d->spark.driver_start_timeout_ms == 300000);
+}
+
+TEST_CASE("config: connection keys are mutually exclusive", "[config]") {
+  TempFile kubeconfig("apiVersion: v1\nkind: Config\n");
+  TempFile ca("ca");
+  TempFile token("t0ken");
+  CHECK(ErrorOf(With("masterUrl: https://k8s:6443\nkubeconfig: " + kubeconfig.path() + "\n")) ==
+        "masterUrl: can't be set together with kubeconfig");
+  CHECK(ErrorOf(With("masterUrl: https://k8s:6443\ncontext: prod\n")) ==
+        "masterUrl: can't be set together with context");
+  CHECK(ErrorOf(With("caCertFile: " + ca.path() + "\n")) ==
+        "caCertFile: can only be set with masterUrl");
+  CHECK(ErrorOf(With("tokenFile: " + token.path() + "\n")) ==
+        "tokenFile: can only be set with masterUrl");
+  CHECK_THAT(ErrorOf(With("masterUrl: k8s:6443\n")),
+             Catch::StartsWith("masterUrl: must be an https:// or http:// URL"));
+
+  auto m = FromYaml(With("masterUrl: https://k8s:6443\ncaCertFile: " + ca.path() +
+                         "\ntokenFile: " + token.path() + "\n"));
+  REQUIRE(m.ok());
+  CHECK(m->master_url == "https://k8s:6443");
+  CHECK(m->ca_cert_file == ca.path());
+  CHECK(m->token_file == token.path());
+
+  auto k = FromYaml(With("kubeconfig: " + kubeconfig.path() + "\ncontext: prod\n"));
+  REQUIRE(k.ok());
+  CHECK(k->context == "prod");
+}
+
+TEST_CASE("config: referenced files must exist", "[config]") {
+  CHECK_THAT(ErrorOf(With("kubeconfig: /nonexistent/kubeconfig\n")),
+             Catch::StartsWith("kubeconfig: file does not exist") &&
+                 Catch::Contains("/nonexistent/kubeconfig"));
+  CHECK_THAT(ErrorOf(With("masterUrl: https://k8s\ncaCertFile: /nonexistent/ca.crt\n")),
+             Catch::StartsWith("caCertFile: file does not exist"));
+  CHECK_THAT(ErrorOf(With("masterUrl: https://k8s\ntokenFile: /nonexistent/token\n")),
+             Catch::StartsWith("tokenFile: file does not exist"));
+  CHECK_THAT(ErrorOf(With("kubeconfig: /tmp\n")), Catch::StartsWith("kubeconfig: file does not"));
+}
+
+TEST_CASE("config: spark.builtinJobsJar must be reachable from the cluster", "[config]") {
+  for (const char* bad : {"/opt/jobs.jar", "jobs.jar", "file:///opt/jobs.jar", "FILE:/x.jar"}) {
+    CAPTURE(bad);
+    CHECK_THAT(ErrorOf(With(std::string("spark.builtinJobsJar: \"") + bad + "\"\n")),
+               Catch::StartsWith("spark.builtinJobsJar: must be a URI reachable from the cluster"));
+  }
+  auto c = FromYaml(With("spark.builtinJobsJar: s3a://bucket/jobs.jar\n"));
+  REQUIRE(c.ok());
+  CHECK(c->spark.builtin_jobs_jar == "s3a://bucket/jobs.jar");
+}
+
+TEST_CASE("config: spark.conf entries", "[config]") {
+  auto c = FromYaml(With("spark.conf.spark.executor.cores: ' 2 '\nspark.conf.: ignored\n"
+                         "spark.conf.spark.blank: ''\n"));
+  REQUIRE(c.ok());
+  CHECK(c->spark.conf.size() == 1);
+  CHECK(c->spark.conf.at("spark.executor.cores") == "2");
+}
+
+TEST_CASE("config: unknown keys and bad shapes are rejected", "[config]") {
+  CHECK_THAT(ErrorOf(With("namepsace: jobs\n")),
+             Catch::StartsWith("namepsace: unknown configuration key"));
+  CHECK_THAT(ErrorOf(With("spark: {imagePullPolicy: Always}\n")),
+             Catch::StartsWith("spark.imagePullPolicy: unknown configuration key"));
+  CHECK_THAT(ErrorOf(With("namespace: [a, b]\n")),
+             Catch::StartsWith("namespace: must be a single value, not a list"));
+  CHECK_THAT(ErrorOf("- a\n- b\n"), Catch::Contains("must be a YAML map of configuration keys"));
+  CHECK_THAT(ErrorOf("spark: {image: [\n"), Catch::Contains("not valid YAML"));
+}
+
+TEST_CASE("config: server keys", "[config]") {
+  for (const char* bad : {"50051", "host:", ":50051", "host:port", "host:70000", "::1:50051",
+                          "[::1:50051"}) {
+    CAPTURE(bad);
+    CHECK_THAT(ErrorOf(With(std::string("server.listen: \"") + bad + "\"\n")),
+               Catch::StartsWith("server.listen: must be HOST:PORT"));
+  }
+  for (const char* good : {"127.0.0.1:0", "0.0.0.0:50051", "[::]:50051", "localhost:65535"}) {
+    CAPTURE(good);
+    CHECK(FromYaml(With(std::string("server.listen: \"") + good + "\"\n")).ok());
+  }
+  CHECK_THAT(ErrorOf(With("server.logLevel: loud\n")),
+             Catch::StartsWith("server.logLevel: must be one of debug, info, warn, error"));
+  CHECK_THAT(ErrorOf(With("server.logFormat: xml\n")),
+             Catch::StartsWith("server.logFormat: must be text or json"));
+  CHECK_THAT(ErrorOf(With("server.ioThreads: 0\n")),
+             Catch::StartsWith("server.ioThreads: must be a number from 1 to 64"));
+  CHECK_THAT(ErrorOf(With("server.metricsListen: nope\n")),
+             Catch::StartsWith("server.metricsListen: must be HOST:PORT"));
+}
+
+TEST_CASE("config: TLS keys go together", "[config]") {
+  TempFile cert("cert");
+  TempFile key("key");
+  CHECK_THAT(ErrorOf(With("server.tls.certFile: " + cert.path() + "\n")),
+             Catch::StartsWith("server.tls.keyFile: server.tls.certFile and server.tls.keyFile "
+                               "must be set together"));
+  CHECK_THAT(ErrorOf(With("server.tls.clientCaFile: " + cert.path() + "\n")),
+             Catch::StartsWith("server.tls.clientCaFile: requires server.tls.certFile"));
+  CHECK_THAT(ErrorOf(With("server: {tls: {certFile: /nonexistent.crt, keyFile: " + key.path() +
+                          "}}\n")),
+             Catch::StartsWith("server.tls.certFile: file does not exist"));
+  auto c = FromYaml(With("server: {tls: {certFile: " + cert.path() + ", keyFile: " + key.path() +
+                         ", clientCaFile: " + cert.path() + "}}\n"));
+  REQUIRE(c.ok());
+  CHECK(c->server.tls_client_ca_file == cert.path());
+}
+
+TEST_CASE("config: allowed namespaces", "[config]") {
+  auto c = FromYaml(With("namespace: jobs\nserver: {allowedNamespaces: [jobs, ' etl ']}\n"));
+  REQUIRE(c.ok());
+  CHECK(c->server.allowed_namespaces == std::vector<std::string>{"jobs", "etl"});
+  CHECK_THAT(ErrorOf(With("server: {allowedNamespaces: [default, Bad]}\n")),
+             Catch::StartsWith("server.allowedNamespaces: every entry must be a DNS-1123 label"));
+  CHECK_THAT(ErrorOf(With("server: {allowedNamespaces: [etl]}\n")),
+             Catch::StartsWith("server.allowedNamespaces: must include the default namespace"));
+  // The environment and flags give the list comma-separated.
+  auto f = FromYaml(With(""), Flags({{"server.allowedNamespaces", "default, etl"}}));
+  REQUIRE(f.ok());
+  CHECK(f->server.allowed_namespaces == std::vector<std::string>{"default", "etl"});
+}
+
+TEST_CASE("config: environment overrides the file, flags override both", "[config]") {
+  ConfigSources sources;
+  sources.env = {{"K8S_JOB_EXECUTOR_NAMESPACE", "from-env"},
+                 {"K8S_JOB_EXECUTOR_SPARK_IMAGE", "env-image"},
+                 {"K8S_JOB_EXECUTOR_STATUS_CACHE_TTL_MS", "100"},
+                 // Injected by Kubernetes for a Service named k8s-job-executor: ignored.
+                 {"K8S_JOB_EXECUTOR_SERVICE_HOST", "10.0.0.1"},
+                 {"K8S_JOB_EXECUTOR_PORT", "tcp://10.0.0.1:50051"},
+                 {"UNRELATED", "x"}};
+  sources.flags = {{"namespace", "from-flag"}, {"server.listen", "127.0.0.1:0"}};
+  auto c = FromYaml(With("namespace: from-file\nstatusCacheTtlMs: 7\n"), sources);
+  REQUIRE(c.ok());
+  CHECK(c->namespace_ == "from-flag");
+  CHECK(c->spark.image == "env-image");
+  CHECK(c->status_cache_ttl_ms == 100);
+  CHECK(c->server.listen == "127.0.0.1:0");
+
+  sources.flags = {{"nmespace", "x"}};
+  CHECK_THAT(ErrorOf(kMinimal, sources),
+             Catch::StartsWith("nmespace: unknown configuration key (from command line)"));
+  ConfigSources bad_env;
+  bad_env.env = {{"K8S_JOB_EXECUTOR_NO_STATUS_TIMEOUT_MS", "ten"}};
+  CHECK(ErrorOf(kMinimal, bad_env) == "noStatusTimeoutMs: must be a number of milliseconds: ten");
+}
+
+TEST_CASE("config: environment variable names", "[config]") {
+  CHECK(EnvNameForKey("namespace") == "K8S_JOB_EXECUTOR_NAMESPACE");
+  CHECK(EnvNameForKey("masterUrl") == "K8S_JOB_EXECUTOR_MASTER_URL");
+  CHECK(EnvNameForKey("spark.image") == "K8S_JOB_EXECUTOR_SPARK_IMAGE");
+  CHECK(EnvNameForKey("spark.sparkVersion") == "K8S_JOB_EXECUTOR_SPARK_SPARK_VERSION");
+  CHECK(EnvNameForKey("server.tls.certFile") == "K8S_JOB_EXECUTOR_SERVER_TLS_CERT_FILE");
+  CHECK(EnvNameForKey("noStatusTimeoutMs") == "K8S_JOB_EXECUTOR_NO_STATUS_TIMEOUT_MS");
+  // Every known key has a distinct variable.
+  std::set<std::string> names;
+  for (const auto& key : KnownConfigKeys()) names.insert(EnvNameForKey(key));
+  CHECK(names.size() == KnownConfigKeys().size());
+}
+
+TEST_CASE("config: unreadable config file", "[config]") {
+  auto c = FromFile("/nonexistent/config.yaml");
+  REQUIRE_FALSE(c.ok());
+  CHECK(std::string(c.status().message()) ==
+        "--config: can't read the file /nonexistent/config.yaml");
+  TempFile file("spark: {image: a, sparkVersion: b}\nnamePrefix: Bad_Prefix\n");
+  auto d = FromFile(file.path());
+  REQUIRE_FALSE(d.ok());
+  CHECK_THAT(std::string(d.status().message()), Catch::StartsWith("namePrefix:"));
+}
+
+}  // namespace
+}  // namespace kje::server
