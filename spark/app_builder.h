@@ -1,0 +1,74 @@
+#pragma once
+
+// Builds the SparkApplication of a job exactly as the Java k8s executor does (reference §3.4,
+// PR #13700), so that both executors create the same resource from the same template.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "spark/execution_id.h"
+
+namespace kje::spark {
+
+// The executor's configuration that shapes every SparkApplication (`gravitino.jobExecutor.k8s.*`
+// in the Java executor; validated when the server starts).
+struct BuilderOptions {
+  std::string cluster = "default";
+  std::string namespace_ = "default";  // Used unless the job sets spark.kubernetes.namespace.
+  std::string name_prefix = "gravitino-job";
+  std::string image;          // Required: spark.kubernetes.container.image unless the job sets it.
+  std::string spark_version;  // Required: spec.runtimeVersions.sparkVersion.
+  std::string service_account = "spark";
+  int64_t resource_retain_duration_ms = 86400000;  // Keeps the driver pod and its log.
+  int64_t ttl_after_stop_ms = 604800000;           // Then the app itself is deleted.
+  int64_t driver_start_timeout_ms = 3600000;
+  int64_t driver_ready_timeout_ms = 3600000;
+  // The executable of built-in (`builtin-*`) templates whose own one is a server-local path.
+  std::string builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
+  std::map<std::string, std::string> conf;  // Server-level Spark conf defaults.
+};
+
+// A Gravitino job template with its placeholders already resolved.
+struct SparkTemplate {
+  std::string name;
+  std::string comment;
+  std::string executable;
+  std::vector<std::string> arguments;
+  std::map<std::string, std::string> environments;
+  std::map<std::string, std::string> custom_fields;
+  bool is_shell = false;  // A SHELL template: rejected, only Spark jobs run on Kubernetes.
+  std::string class_name;
+  std::vector<std::string> jars;
+  std::vector<std::string> files;
+  std::vector<std::string> archives;
+  std::map<std::string, std::string> configs;
+};
+
+struct BuiltApplication {
+  std::string namespace_;
+  std::string name;
+  ExecutionId execution_id;
+  std::string json;  // The SparkApplication (spark.apache.org/v1) to POST.
+};
+
+// INVALID_ARGUMENT for a template the executor can't run, with the reason: a SHELL template, a
+// blank name or executable, an invalid job id, environments (listed by name, never by value),
+// a resource without a cluster-reachable URI scheme, or an invalid spark.kubernetes.namespace.
+// FAILED_PRECONDITION when `options` lack the image or the Spark version.
+absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
+                                                       std::string_view metalake,
+                                                       const SparkTemplate& spark_template,
+                                                       const BuilderOptions& options);
+
+// The scheme of a URI ("https", "local"), or "" when the text has none (a plain path).
+std::string_view UriScheme(std::string_view uri);
+// Whether the cluster can fetch the resource: it has a URI scheme other than `file`.
+bool IsClusterReachable(std::string_view uri);
+// Whether the URI's path (query and fragment ignored), lower-cased, ends with ".py".
+bool IsPythonResource(std::string_view uri);
+
+}  // namespace kje::spark

@@ -1,0 +1,153 @@
+#include "spark/app_projection.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "spark/driver_pod.h"
+#include "spark/json_util.h"
+#include "spark/names.h"
+
+namespace kje::spark {
+namespace {
+
+// Java's Long.parseLong, which the reference uses on history keys: an optional sign and decimal
+// digits, nothing else, within int64.
+std::optional<int64_t> ParseHistoryId(std::string_view key) {
+  std::string_view digits = key;
+  bool negative = false;
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    negative = digits.front() == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) return std::nullopt;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  // Parse with the sign attached so that int64's minimum is accepted, as Java does.
+  std::string text = negative ? "-" + std::string(digits) : std::string(digits);
+  int64_t id = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return id;
+}
+
+std::string CapMessage(std::string_view message) {
+  if (message.size() <= kMaxMessageBytes) return std::string(message);
+  size_t cut = kMaxMessageBytes;
+  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(message.substr(0, cut)) + "...";
+}
+
+size_t HeapBytes(const std::string& s) {
+  // Strings up to 15 bytes live inline in libstdc++.
+  return s.capacity() > 15 ? s.capacity() + 1 : 0;
+}
+
+struct RawEntry {
+  int64_t id;
+  std::string_view summary;
+  const rapidjson::Value* value;
+};
+
+StateEntry ToEntry(const RawEntry& raw) {
+  StateEntry entry;
+  entry.id = raw.id;
+  entry.state = ParseAppState(raw.summary);
+  entry.transition_time = json::Time(raw.value, "lastTransitionTime");
+  if (const rapidjson::Value* driver = json::Member(raw.value, "lastObservedDriverStatus")) {
+    ContainerTimes times = DriverContainerTimes(*driver);
+    entry.driver_started = times.started;
+    entry.driver_finished = times.finished;
+  }
+  return entry;
+}
+
+}  // namespace
+
+std::string AppProjection::OperatorState() const {
+  if (history.empty()) return "";
+  if (history.back().state == AppState::kUnknown) return unknown_current_state;
+  return std::string(AppStateName(history.back().state));
+}
+
+size_t AppProjection::ApproximateBytes() const {
+  return sizeof(AppProjection) + HeapBytes(namespace_) + HeapBytes(name) + HeapBytes(uid) +
+         HeapBytes(resource_version) + HeapBytes(job_id) + HeapBytes(metalake) +
+         HeapBytes(unknown_current_state) + HeapBytes(current_message) +
+         history.capacity() * sizeof(StateEntry);
+}
+
+absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
+  const rapidjson::Value* metadata = json::Member(app, "metadata");
+  std::optional<std::string_view> name = json::String(metadata, "name");
+  std::optional<std::string_view> namespace_ = json::String(metadata, "namespace");
+  if (!name || !namespace_) {
+    return absl::InvalidArgumentError(
+        "A SparkApplication without metadata.name and metadata.namespace");
+  }
+  AppProjection projection;
+  projection.name = std::string(*name);
+  projection.namespace_ = std::string(*namespace_);
+  projection.uid = std::string(json::String(metadata, "uid").value_or(""));
+  projection.resource_version = std::string(json::String(metadata, "resourceVersion").value_or(""));
+  projection.creation_time = json::Time(metadata, "creationTimestamp");
+  projection.deleting = json::String(metadata, "deletionTimestamp").has_value();
+  projection.deletion_time = json::Time(metadata, "deletionTimestamp");
+  const rapidjson::Value* labels = json::Member(metadata, "labels");
+  projection.job_id = std::string(json::String(labels, kLabelJobId).value_or(""));
+  projection.managed_by_us = json::String(labels, kLabelManagedBy) == kManagedByGravitino;
+  const rapidjson::Value* annotations = json::Member(metadata, "annotations");
+  projection.metalake = std::string(json::String(annotations, kAnnotationMetalake).value_or(""));
+  projection.cancel_requested =
+      json::String(annotations, kAnnotationCancelRequested) == kCancelRequestedValue;
+
+  const rapidjson::Value* status = json::Member(app, "status");
+  std::vector<RawEntry> raw;
+  const rapidjson::Value* history = json::Member(status, "stateTransitionHistory");
+  if (history != nullptr && history->IsObject()) {
+    raw.reserve(history->MemberCount());
+    for (const auto& member : history->GetObject()) {
+      std::optional<int64_t> id = ParseHistoryId(json::View(member.name));
+      std::optional<std::string_view> summary = json::String(&member.value, "currentStateSummary");
+      if (!id || !summary) continue;
+      raw.push_back(RawEntry{*id, *summary, &member.value});
+    }
+  }
+  std::stable_sort(raw.begin(), raw.end(),
+                   [](const RawEntry& a, const RawEntry& b) { return a.id < b.id; });
+  const rapidjson::Value* current = json::Member(status, "currentState");
+  std::optional<std::string_view> current_summary = json::String(current, "currentStateSummary");
+  // The history may have been trimmed on a restart; the current state is the truth.
+  if (current_summary && (raw.empty() || raw.back().summary != *current_summary)) {
+    raw.push_back(RawEntry{kCurrentStateId, *current_summary, current});
+  }
+  projection.history.reserve(raw.size());
+  for (const RawEntry& entry : raw) projection.history.push_back(ToEntry(entry));
+  if (!raw.empty()) {
+    if (projection.history.back().state == AppState::kUnknown) {
+      projection.unknown_current_state = std::string(raw.back().summary);
+    }
+    const rapidjson::Value* message_source = current != nullptr ? current : raw.back().value;
+    projection.current_message = CapMessage(json::String(message_source, "message").value_or(""));
+  }
+  return projection;
+}
+
+absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
+  rapidjson::Document document;
+  document.Parse(json_text.data(), json_text.size());
+  if (document.HasParseError()) {
+    return absl::InvalidArgumentError("A SparkApplication that isn't valid JSON");
+  }
+  return ProjectApp(document);
+}
+
+bool HasState(const AppProjection& app) { return !app.history.empty(); }
+
+bool IsStopped(const AppProjection& app) {
+  if (app.history.empty()) return false;
+  AppState current = app.history.back().state;
+  return IsOutcomeState(current) || IsStoppedState(current);
+}
+
+}  // namespace kje::spark

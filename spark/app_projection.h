@@ -1,0 +1,72 @@
+#pragma once
+
+// A compact projection of a SparkApplication: the little the executor needs to answer Status,
+// Cancel and Submit's adoption check. The informer cache holds one per application instead of
+// its JSON (a status with stack traces and pod statuses is easily 20 KB).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "rapidjson/document.h"
+#include "spark/app_state.h"
+#include "spark/time_util.h"
+
+namespace kje::spark {
+
+// The id given to status.currentState when it is appended behind a trimmed history.
+inline constexpr int64_t kCurrentStateId = std::numeric_limits<int64_t>::max();
+// The message of the current state is kept up to this many bytes (cut on a UTF-8 boundary):
+// SchedulingFailure carries whole Java stack traces.
+inline constexpr size_t kMaxMessageBytes = 512;
+
+// One entry of status.stateTransitionHistory.
+struct StateEntry {
+  int64_t id = 0;
+  EpochMillis transition_time = kNoTime;  // lastTransitionTime
+  // The driver container's times from lastObservedDriverStatus, when the entry has one.
+  EpochMillis driver_started = kNoTime;
+  EpochMillis driver_finished = kNoTime;
+  AppState state = AppState::kUnknown;
+};
+
+struct AppProjection {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::string job_id;    // label gravitino.apache.org/job-id, "" when absent
+  std::string metalake;  // annotation gravitino.apache.org/metalake, "" when absent
+  EpochMillis creation_time = kNoTime;
+  // metadata.deletionTimestamp; kNoTime when absent or unparsable (`deleting` still tells).
+  EpochMillis deletion_time = kNoTime;
+  bool deleting = false;          // metadata.deletionTimestamp is set
+  bool managed_by_us = false;     // label app.kubernetes.io/managed-by=gravitino
+  bool cancel_requested = false;  // annotation cancel-requested is exactly "true"
+  // The history sorted numerically by id, with status.currentState appended (id
+  // kCurrentStateId) when the history doesn't end with it. Empty: no state yet.
+  std::vector<StateEntry> history;
+  // The spelling of the current state when this build doesn't know it (history.back() is
+  // kUnknown); empty otherwise, as AppStateName gives the known ones.
+  std::string unknown_current_state;
+  std::string current_message;  // status.currentState.message, capped at kMaxMessageBytes
+
+  // The operator's name of the current state; "" when there is no state.
+  std::string OperatorState() const;
+  // Approximate heap and inline bytes, for memory accounting in the cache.
+  size_t ApproximateBytes() const;
+};
+
+// INVALID_ARGUMENT when the value isn't an object with metadata.name and metadata.namespace;
+// every other field is optional and a malformed one reads as absent.
+absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app);
+absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json);
+
+// Whether the application has any state: no status means the operator hasn't reconciled it.
+bool HasState(const AppProjection& app);
+// Whether the current state is an outcome (Succeeded or a failure) or a stopped state.
+bool IsStopped(const AppProjection& app);
+
+}  // namespace kje::spark

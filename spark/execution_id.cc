@@ -1,0 +1,89 @@
+#include "spark/execution_id.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
+
+namespace kje::spark {
+namespace {
+
+// Ids longer than Gravitino's column are quoted only in part: error texts stay small.
+constexpr size_t kMaxQuoted = 256;
+
+bool IsBlank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+std::string Quote(std::string_view text) {
+  if (text.size() <= kMaxQuoted) return absl::StrCat("\"", ToAbsl(text), "\"");
+  return absl::StrCat("\"", ToAbsl(text.substr(0, kMaxQuoted)), "...\"");
+}
+
+}  // namespace
+
+absl::StatusOr<ExecutionId> ExecutionId::Of(std::string_view cluster, std::string_view kind,
+                                            std::string_view namespace_, std::string_view name) {
+  for (std::string_view part : {cluster, kind, namespace_, name}) {
+    if (IsBlank(part) || part.find('/') != std::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "A part of a job execution id must be non-blank and free of '/': ", Quote(part)));
+    }
+  }
+  if (kind != kKindSparkApp) {
+    return absl::InvalidArgumentError(absl::StrCat("Unknown kind of a job: ", Quote(kind)));
+  }
+  return ExecutionId{std::string(cluster), std::string(kind), std::string(namespace_),
+                     std::string(name)};
+}
+
+absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string_view::npos ? slash : slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (text.empty() || parts.size() != 4) {
+    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", Quote(text),
+                                            ": expected <cluster>/<kind>/<namespace>/<name>"));
+  }
+  for (std::string_view part : parts) {
+    if (IsBlank(part)) {
+      return absl::NotFoundError(
+          absl::StrCat("Invalid job execution id ", Quote(text), ": a part is blank"));
+    }
+  }
+  if (parts[1] != kKindSparkApp) {
+    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", Quote(text),
+                                            ": unknown kind of a job: ", Quote(parts[1])));
+  }
+  return ExecutionId{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]),
+                     std::string(parts[3])};
+}
+
+std::string ExecutionId::ToString() const {
+  return absl::StrCat(cluster, "/", kind, "/", namespace_, "/", name);
+}
+
+absl::Status CheckCluster(const ExecutionId& id, std::string_view cluster) {
+  if (id.cluster == cluster) return absl::OkStatus();
+  return absl::NotFoundError(
+      absl::StrCat("Job ", Quote(id.ToString()), " runs in cluster ", Quote(id.cluster),
+                   ", but the k8s job executor is connected to cluster ", Quote(cluster)));
+}
+
+absl::StatusOr<ExecutionId> ParseForCluster(std::string_view text, std::string_view cluster) {
+  absl::StatusOr<ExecutionId> id = ExecutionId::Parse(text);
+  if (!id.ok()) return id;
+  absl::Status status = CheckCluster(*id, cluster);
+  if (!status.ok()) return status;
+  return id;
+}
+
+}  // namespace kje::spark

@@ -1,0 +1,102 @@
+#include "spark/log_tail.h"
+
+#include <algorithm>
+
+namespace kje::spark {
+
+absl::StatusOr<LogTail> LogTail::Create(int64_t max_lines, int64_t max_bytes) {
+  if (max_lines <= 0 || max_bytes <= 0) {
+    return absl::InvalidArgumentError("max_lines and max_bytes of a log tail must be > 0");
+  }
+  // A window larger than memory can never be filled anyway; the clamp only keeps +1 in range.
+  constexpr int64_t kMaxBytes = int64_t{1} << 40;
+  return LogTail(max_lines, std::min(max_bytes, kMaxBytes));
+}
+
+LogTail::LogTail(int64_t max_lines, int64_t max_bytes)
+    : max_lines_(static_cast<size_t>(max_lines)),
+      max_bytes_(static_cast<size_t>(max_bytes)),
+      capacity_(max_bytes_ + 1) {}
+
+void LogTail::Feed(std::string_view chunk) {
+  bytes_seen_ += chunk.size();
+  if (chunk.size() >= capacity_) {
+    ring_.assign(chunk.substr(chunk.size() - capacity_));
+    head_ = 0;
+    return;
+  }
+  if (ring_.size() < capacity_) {
+    size_t room = capacity_ - ring_.size();
+    size_t take = std::min(room, chunk.size());
+    ring_.append(chunk.substr(0, take));
+    chunk.remove_prefix(take);
+    head_ = 0;
+  }
+  // Full: overwrite the oldest bytes, wrapping around.
+  while (!chunk.empty()) {
+    size_t take = std::min(chunk.size(), capacity_ - head_);
+    ring_.replace(head_, take, chunk.substr(0, take));
+    head_ = (head_ + take) % capacity_;
+    chunk.remove_prefix(take);
+  }
+}
+
+std::string LogTail::Window() const {
+  if (ring_.size() < capacity_ || head_ == 0) return ring_;
+  std::string window;
+  window.reserve(ring_.size());
+  window.append(ring_, head_, std::string::npos);
+  window.append(ring_, 0, head_);
+  return window;
+}
+
+LogTailResult LogTail::Finish() const {
+  LogTailResult result;
+  std::string window = Window();
+  std::string_view content = window;
+  bool mid_line = false;
+  if (bytes_seen_ > max_bytes_) {
+    // The first byte only tells whether the rest starts a line.
+    mid_line = content.front() != '\n';
+    content.remove_prefix(1);
+    result.truncated = true;
+  }
+  if (mid_line) {
+    size_t newline = content.find('\n');
+    if (newline != std::string_view::npos && newline + 1 < content.size()) {
+      // Complete lines follow the partial one.
+      content.remove_prefix(newline + 1);
+    } else {
+      // The partial line is the only line: keep its tail, unless nothing of it is left.
+      std::string_view only_line = content.substr(0, newline);
+      if (newline != std::string_view::npos && (only_line.empty() || only_line == "\r")) {
+        return result;
+      }
+      // Don't start inside a UTF-8 character.
+      while (!content.empty() && (static_cast<unsigned char>(content.front()) & 0xC0) == 0x80) {
+        content.remove_prefix(1);
+      }
+    }
+  }
+  std::vector<std::string_view> pieces;
+  size_t start = 0;
+  while (true) {
+    size_t newline = content.find('\n', start);
+    if (newline == std::string_view::npos) {
+      pieces.push_back(content.substr(start));
+      break;
+    }
+    std::string_view piece = content.substr(start, newline - start);
+    if (!piece.empty() && piece.back() == '\r') piece.remove_suffix(1);
+    pieces.push_back(piece);
+    start = newline + 1;
+  }
+  if (pieces.back().empty()) pieces.pop_back();
+  size_t first = pieces.size() > max_lines_ ? pieces.size() - max_lines_ : 0;
+  if (first > 0) result.truncated = true;
+  result.lines.reserve(pieces.size() - first);
+  for (size_t i = first; i < pieces.size(); ++i) result.lines.emplace_back(pieces[i]);
+  return result;
+}
+
+}  // namespace kje::spark

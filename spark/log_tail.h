@@ -1,0 +1,52 @@
+#pragma once
+
+// The bounded tail of a driver log, cut as the Java executor's PodLogUtils.readLastLines does:
+// Kubernetes can only limit a log's bytes from its head, so the service reads the last lines and
+// keeps their tail within a byte cap. Memory stays bounded by the cap whatever the log's size.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace kje::spark {
+
+struct LogTailResult {
+  std::vector<std::string> lines;
+  // Something of the log was left out: bytes before the window, or lines beyond max_lines.
+  bool truncated = false;
+};
+
+class LogTail {
+ public:
+  // INVALID_ARGUMENT unless both limits are > 0.
+  static absl::StatusOr<LogTail> Create(int64_t max_lines, int64_t max_bytes);
+
+  // Chunks of any size, in order. Keeps only the last max_bytes + 1 bytes: the extra byte tells
+  // whether the window starts at the beginning of a line.
+  void Feed(std::string_view chunk);
+
+  // The last max_lines lines of the last max_bytes bytes, split on "\n" or "\r\n", one trailing
+  // empty element dropped. When the window starts mid-line, its partial first line is dropped
+  // unless it is the only line (then its leading UTF-8 continuation bytes are skipped); a window
+  // holding only the newline of a line gives nothing.
+  LogTailResult Finish() const;
+
+  uint64_t bytes_seen() const { return bytes_seen_; }
+
+ private:
+  LogTail(int64_t max_lines, int64_t max_bytes);
+  // The retained bytes, oldest first.
+  std::string Window() const;
+
+  size_t max_lines_;
+  size_t max_bytes_;
+  size_t capacity_;   // max_bytes_ + 1
+  std::string ring_;  // Grows to capacity_, then wraps at head_.
+  size_t head_ = 0;   // Once full: the index of the oldest byte.
+  uint64_t bytes_seen_ = 0;
+};
+
+}  // namespace kje::spark

@@ -1,0 +1,70 @@
+#pragma once
+
+// Names, labels, annotations and CRD coordinates shared with the Java k8s job executor of
+// Apache Gravitino (PR #13700), so that both executors see the same jobs on a shared cluster.
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace kje::spark {
+
+// The SparkApplication CRD of apache/spark-kubernetes-operator.
+inline constexpr std::string_view kGroup = "spark.apache.org";
+inline constexpr std::string_view kVersion = "v1";
+inline constexpr std::string_view kApiVersion = "spark.apache.org/v1";
+inline constexpr std::string_view kKind = "SparkApplication";
+inline constexpr std::string_view kPlural = "sparkapplications";
+
+// On every SparkApplication we create.
+inline constexpr std::string_view kLabelManagedBy = "app.kubernetes.io/managed-by";
+inline constexpr std::string_view kManagedByGravitino = "gravitino";
+inline constexpr std::string_view kLabelJobId = "gravitino.apache.org/job-id";
+inline constexpr std::string_view kAnnotationMetalake = "gravitino.apache.org/metalake";
+// Set by Cancel; only the exact value "true" counts.
+inline constexpr std::string_view kAnnotationCancelRequested =
+    "gravitino.apache.org/cancel-requested";
+inline constexpr std::string_view kCancelRequestedValue = "true";
+
+// On the driver pod (set by the operator and by Spark).
+inline constexpr std::string_view kLabelSparkAppName = "spark.operator/spark-app-name";
+inline constexpr std::string_view kLabelSparkRole = "spark-role";
+inline constexpr std::string_view kSparkRoleDriver = "driver";
+inline constexpr std::string_view kDriverContainerName = "spark-kubernetes-driver";
+
+// The defaults of the Java executor's configuration.
+inline constexpr std::string_view kDefaultCluster = "default";
+inline constexpr std::string_view kDefaultNamePrefix = "gravitino-job";
+inline constexpr size_t kMaxNamePrefixLength = 24;
+// A resource name is also the value of the driver's spark-app-name label, so it is a
+// DNS-1123 label: at most 63 characters.
+inline constexpr size_t kMaxResourceNameLength = 63;
+
+// A name prefix as the Java executor accepts it: [a-z]([-a-z0-9]*[a-z0-9])?, at most 24
+// characters, so that `<prefix>-<19-digit job id>` stays within 44 characters and the operator
+// does not hash-truncate the Spark app id. INVALID_ARGUMENT otherwise.
+absl::Status ValidateNamePrefix(std::string_view name_prefix);
+
+// A cluster name is part of every execution id, so it must be non-blank and free of '/'.
+absl::Status ValidateClusterName(std::string_view cluster);
+
+// The job id becomes the suffix of the resource name and the value of the job-id label.
+// Gravitino's job ids are decimal numbers; we accept any DNS-1123 label text
+// ([a-z0-9]([-a-z0-9]*[a-z0-9])?) such that `<name_prefix>-<job_id>` is at most 63 characters,
+// which keeps both the name and the label value valid. INVALID_ARGUMENT otherwise.
+absl::Status ValidateJobId(std::string_view name_prefix, std::string_view job_id);
+
+// `<name_prefix>-<job_id>`; call ValidateJobId first.
+std::string ResourceName(std::string_view name_prefix, std::string_view job_id);
+
+// The label selector of every SparkApplication we manage.
+std::string ManagedAppSelector();
+// The label selector of the driver pods of the SparkApplication `app_name`.
+std::string DriverPodSelector(std::string_view app_name);
+
+// The JSON merge-patch that marks a SparkApplication as cancelled by us; it keeps the other
+// annotations.
+std::string CancelRequestPatch();
+
+}  // namespace kje::spark

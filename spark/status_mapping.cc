@@ -1,0 +1,153 @@
+#include "spark/status_mapping.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
+
+namespace kje::spark {
+namespace {
+
+std::optional<absl::Time> StartedAt(const AppProjection& app, const DriverPod* driver) {
+  if (driver != nullptr && driver->driver.started != kNoTime) {
+    return ToOptionalTime(driver->driver.started);
+  }
+  EpochMillis earliest = kNoTime;
+  for (const StateEntry& entry : app.history) {
+    if (entry.driver_started != kNoTime &&
+        (earliest == kNoTime || entry.driver_started < earliest)) {
+      earliest = entry.driver_started;
+    }
+  }
+  if (earliest != kNoTime) return ToOptionalTime(earliest);
+  for (const StateEntry& entry : app.history) {
+    if (IsStartedState(entry.state)) return ToOptionalTime(entry.transition_time);
+  }
+  return std::nullopt;
+}
+
+std::optional<absl::Time> FinishedAt(const StateEntry& outcome, const DriverPod* driver) {
+  if (driver != nullptr && driver->driver.finished != kNoTime) {
+    return ToOptionalTime(driver->driver.finished);
+  }
+  if (outcome.driver_finished != kNoTime) return ToOptionalTime(outcome.driver_finished);
+  return ToOptionalTime(outcome.transition_time);
+}
+
+JobStatus OutcomeStatus(AppState state) {
+  return state == AppState::kSucceeded ? JobStatus::kSucceeded : JobStatus::kFailed;
+}
+
+}  // namespace
+
+std::string_view JobStatusName(JobStatus status) {
+  switch (status) {
+    case JobStatus::kQueued:
+      return "QUEUED";
+    case JobStatus::kStarted:
+      return "STARTED";
+    case JobStatus::kSucceeded:
+      return "SUCCEEDED";
+    case JobStatus::kFailed:
+      return "FAILED";
+    case JobStatus::kCancelling:
+      return "CANCELLING";
+    case JobStatus::kCancelled:
+      return "CANCELLED";
+  }
+  return "UNKNOWN";
+}
+
+bool IsTerminal(JobStatus status) {
+  return status == JobStatus::kSucceeded || status == JobStatus::kFailed ||
+         status == JobStatus::kCancelled;
+}
+
+const StateEntry* LastOutcome(const AppProjection& app) {
+  for (auto it = app.history.rbegin(); it != app.history.rend(); ++it) {
+    if (IsOutcomeState(it->state)) return &*it;
+  }
+  return nullptr;
+}
+
+JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
+                        absl::Duration no_status_timeout) {
+  JobStatusInfo info;
+  info.operator_state = app.OperatorState();
+  info.message = app.current_message;
+  info.is_stopped = IsStopped(app);
+  info.deleting = app.deleting;
+  const bool stopped_state = HasState(app) && IsStoppedState(app.history.back().state);
+
+  // 1 and 2: the app is over; its outcome, if any, is somewhere in the history.
+  if ((app.cancel_requested && (app.deleting || info.is_stopped)) || app.deleting ||
+      stopped_state) {
+    const StateEntry* outcome = LastOutcome(app);
+    if (app.cancel_requested) {
+      info.status = JobStatus::kCancelled;
+    } else {
+      info.status = outcome != nullptr ? OutcomeStatus(outcome->state) : JobStatus::kFailed;
+    }
+    info.started_at = StartedAt(app, driver);
+    info.finished_at =
+        outcome != nullptr ? FinishedAt(*outcome, driver) : ToOptionalTime(app.deletion_time);
+    return info;
+  }
+
+  if (!HasState(app)) {
+    // 3. Without a status the operator hasn't seen the app: is its namespace watched?
+    if (app.creation_time != kNoTime &&
+        absl::FromUnixMillis(app.creation_time) + no_status_timeout < now) {
+      info.status = JobStatus::kFailed;
+      info.no_status_timed_out = true;
+      info.message = absl::StrCat("The SparkApplication has had no status for more than ",
+                                  absl::FormatDuration(no_status_timeout),
+                                  ": is its namespace watched by the Spark operator?");
+      return info;
+    }
+    info.status = JobStatus::kQueued;
+  } else {
+    const StateEntry& current = app.history.back();
+    if (IsQueuedState(current.state)) {  // 4
+      info.status = JobStatus::kQueued;
+    } else if (IsOutcomeState(current.state)) {  // 5
+      info.status = OutcomeStatus(current.state);
+      info.started_at = StartedAt(app, driver);
+      info.finished_at = FinishedAt(current, driver);
+      return info;
+    } else if (IsStartedState(current.state)) {  // 6
+      info.status = JobStatus::kStarted;
+    } else {  // 7. A newer operator's state: it can't be told whether it is final.
+      info.unknown_state = true;
+      bool started = std::any_of(app.history.begin(), app.history.end(),
+                                 [](const StateEntry& e) { return IsStartedState(e.state); });
+      info.status = started ? JobStatus::kStarted : JobStatus::kQueued;
+    }
+  }
+  if (info.status == JobStatus::kStarted) info.started_at = StartedAt(app, driver);
+  // Reported where the Java executor leaves it to JobManager to keep the job CANCELLING.
+  if (app.cancel_requested) info.status = JobStatus::kCancelling;
+  return info;
+}
+
+bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver) {
+  return info.status == JobStatus::kFailed && driver.IsAlive() && !driver.deleting;
+}
+
+absl::Status CheckAdoption(const AppProjection& existing, std::string_view job_id) {
+  if (existing.deleting) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "SparkApplication ", existing.namespace_, "/", existing.name,
+        " is being deleted and can't be used for job ", ToAbsl(job_id), " until it is gone"));
+  }
+  if (existing.job_id != job_id) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "SparkApplication ", existing.namespace_, "/", existing.name,
+        " already exists and can't be used for job ", ToAbsl(job_id),
+        ". If it belongs to another Gravitino deployment sharing the namespace, use a different "
+        "namePrefix for each of them"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kje::spark

@@ -1,0 +1,66 @@
+#pragma once
+
+// The mapping from a SparkApplication (and its driver pod) to a job status with times, rule for
+// rule as the Java k8s executor's SparkApplicationStatusUtils (reference §3.7), plus CANCELLING.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "spark/app_projection.h"
+#include "spark/driver_pod.h"
+
+namespace kje::spark {
+
+enum class JobStatus { kQueued, kStarted, kSucceeded, kFailed, kCancelling, kCancelled };
+
+std::string_view JobStatusName(JobStatus status);  // "QUEUED", "STARTED", ...
+bool IsTerminal(JobStatus status);                 // SUCCEEDED, FAILED or CANCELLED
+
+struct JobStatusInfo {
+  JobStatus status = JobStatus::kQueued;
+  // Set once the job has started, on every later status too; whole driver-container seconds
+  // when the driver's times are known, else the operator's transition times (milliseconds).
+  std::optional<absl::Time> started_at;
+  std::optional<absl::Time> finished_at;  // Set on terminal statuses only (and may be absent).
+  std::string operator_state;             // The current operator state; "" when none.
+  std::string message;                    // The current state's message (capped).
+  // FAILED because the app has had no status for longer than the no-status timeout. The caller
+  // must re-read the app (a cached copy may be stale), map a fresh copy that has a state, and
+  // otherwise delete the app before reporting FAILED, or the operator would still run it once
+  // it comes back.
+  bool no_status_timed_out = false;
+  // The current state is unknown to this build: the caller should log a warning.
+  bool unknown_state = false;
+  bool is_stopped = false;  // IsStopped(app): the driver pod is worth fetching.
+  bool deleting = false;    // The app has a deletionTimestamp.
+};
+
+// Evaluation order (first match wins):
+//  1. cancel requested and (deleting or stopped): CANCELLED;
+//  2. deleting or the current state is ResourceReleased/TerminatedWithoutReleaseResources: the
+//     last outcome in the history (newest first), else FAILED;
+//  3. no state: FAILED once creationTimestamp + no_status_timeout < now, else QUEUED;
+//  4. a queued state: QUEUED;  5. an outcome: SUCCEEDED or FAILED;  6. a started state: STARTED;
+//  7. unknown: STARTED if the history has a started state, else QUEUED.
+// A QUEUED or STARTED result becomes CANCELLING while the cancel annotation is set (the app is
+// then neither deleting nor stopped).
+// `driver` is the newest driver pod, or nullptr; its container times win over the operator's.
+JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
+                        absl::Duration no_status_timeout);
+
+// The newest outcome (Succeeded or a failure) in the history; nullptr when there is none.
+const StateEntry* LastOutcome(const AppProjection& app);
+
+// A FAILED job whose driver pod is alive (e.g. after DriverStartTimedOut) could still run the
+// job: the caller deletes that pod. A terminated driver is kept so its log stays readable, and
+// a pod already being deleted needs nothing more.
+bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver);
+
+// Submit's answer to 409 Conflict: the existing app is adopted (OK: same execution id) only if
+// it isn't being deleted and its job-id label equals `job_id`; ALREADY_EXISTS otherwise.
+absl::Status CheckAdoption(const AppProjection& existing, std::string_view job_id);
+
+}  // namespace kje::spark
