@@ -1,0 +1,772 @@
+// The only translation unit of k8s/ that includes Asio and Beast.
+#include "k8s/client.h"
+
+#include <sys/socket.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cerrno>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "absl/random/random.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/log.h"
+#include "base/strings.h"
+#include "k8s/errors.h"
+
+namespace kje::k8s {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+using Strand = net::strand<net::io_context::executor_type>;
+
+constexpr size_t kReadChunk = 16 * 1024;
+constexpr uint32_t kHeaderLimit = 64 * 1024;
+
+std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
+  if (d < absl::ZeroDuration()) d = absl::ZeroDuration();
+  if (d > absl::Hours(24 * 365)) d = absl::Hours(24 * 365);
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      absl::ToChronoNanoseconds(d));
+}
+
+// One connection to the API server; the streams run on the connection's own strand, so a
+// pooled connection can serve calls running on other strands without racing them.
+struct Connection {
+  Connection(net::io_context& io, std::shared_ptr<ssl::context> ctx)
+      : strand(net::make_strand(io)), ssl_ctx(std::move(ctx)) {
+    if (ssl_ctx) {
+      tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(strand, *ssl_ctx);
+    } else {
+      plain = std::make_unique<beast::tcp_stream>(strand);
+    }
+  }
+  beast::tcp_stream& Lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
+
+  // True when the idle connection still looks usable: nothing to read and not closed by the
+  // server. An idle HTTP/1.1 connection never has data pending, so anything readable means EOF,
+  // a TLS close_notify or garbage.
+  bool LooksAlive() {
+    if (!Lowest().socket().is_open() || buffer.size() != 0) return false;
+    char c;
+    ssize_t n = ::recv(Lowest().socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+
+  Strand strand;
+  std::shared_ptr<ssl::context> ssl_ctx;
+  std::unique_ptr<beast::tcp_stream> plain;
+  std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
+  beast::flat_buffer buffer;
+  std::chrono::steady_clock::time_point idle_since;
+};
+
+// The state of one call, shared by its coroutine, its watchdog and its CallHandle. Everything
+// but strand is touched only on the strand.
+class CallState final : public CallHandle, public std::enable_shared_from_this<CallState> {
+ public:
+  CallState(Strand strand, absl::Time deadline) : strand_(std::move(strand)), deadline_(deadline) {}
+
+  void Cancel() override {
+    net::post(strand_, [self = shared_from_this()] {
+      self->cancelled_ = true;
+      self->Abort();
+    });
+  }
+
+  // Ends whatever the call waits on when the deadline passes.
+  void StartWatchdog() {
+    watchdog_ = std::make_unique<net::steady_timer>(strand_);
+    watchdog_->expires_after(ToChrono(deadline_ - absl::Now()));
+    watchdog_->async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      self->timed_out_ = true;
+      self->Abort();
+    });
+  }
+  void StopWatchdog() {
+    if (watchdog_) watchdog_->cancel();
+  }
+
+  void SetAbort(std::function<void()> abort) { abort_ = std::move(abort); }
+  void ClearAbort() { abort_ = nullptr; }
+  void Abort() {
+    if (abort_) abort_();
+  }
+
+  bool cancelled() const { return cancelled_; }
+  bool timed_out() const { return timed_out_ || absl::Now() >= deadline_; }
+  bool interrupted() const { return cancelled() || timed_out(); }
+  absl::Time deadline() const { return deadline_; }
+  const Strand& strand() const { return strand_; }
+
+  absl::Status InterruptedStatus(std::string_view what) const {
+    if (cancelled_)
+      return absl::CancelledError(absl::StrCat("kubernetes: ", ToAbsl(what), " cancelled"));
+    return absl::DeadlineExceededError(
+        absl::StrCat("kubernetes: ", ToAbsl(what), " did not finish before the deadline"));
+  }
+
+ private:
+  Strand strand_;
+  const absl::Time deadline_;
+  bool cancelled_ = false;
+  bool timed_out_ = false;
+  std::function<void()> abort_;
+  std::unique_ptr<net::steady_timer> watchdog_;
+};
+
+struct Request {
+  http::verb method = http::verb::get;
+  std::string verb_label;      // for metrics: get, list, watch, create, ...
+  std::string resource_label;  // for metrics: plural[/subresource]
+  std::string target;          // path and query, without the base path
+  std::string body;
+  std::string content_type;
+  Idempotency idempotency = Idempotency::kIdempotent;
+  bool raw = false;  // non-2xx answers are results, not errors
+};
+
+struct Response {
+  int http_code = 0;
+  std::string body;
+};
+
+// Receives the body of a successful streaming response, chunk by chunk. A non-OK status ends
+// the call with that status.
+using BodySink = std::function<absl::Status(std::string_view)>;
+
+struct AttemptResult {
+  beast::error_code ec;   // transport failure
+  std::string phase;      // where it failed
+  bool not_sent = false;  // failed before the request could reach the server
+  int http_code = 0;      // 0 without a response
+  std::string body;       // non-streamed body
+  std::optional<absl::Duration> retry_after;
+  absl::Status sink_status;  // a sink or body-limit failure (never retried)
+  bool streamed = false;     // the body went to the sink
+};
+
+class ClientImpl final : public Client, public std::enable_shared_from_this<ClientImpl> {
+ public:
+  ClientImpl(net::io_context& io, ConnectionConfig config, ClientOptions options)
+      : io_(io), config_(std::move(config)), options_(std::move(options)) {
+    host_header_ = config_.host.find(':') != std::string::npos
+                       ? absl::StrCat("[", config_.host, "]")
+                       : config_.host;
+    if (config_.port != (config_.tls ? "443" : "80"))
+      absl::StrAppend(&host_header_, ":", config_.port);
+    verify_name_ = config_.tls_server_name.empty() ? config_.host : config_.tls_server_name;
+    beast::error_code ec;
+    net::ip::make_address(verify_name_, ec);
+    sni_ = ec ? verify_name_ : "";  // SNI carries host names only, never IP literals
+  }
+
+  absl::Status Init() {
+    if (!config_.tls) return absl::OkStatus();
+    absl::StatusOr<Credentials> creds = config_.credentials->Get();
+    if (!creds.ok()) return creds.status();
+    return SslContextFor(*creds).status();
+  }
+
+  const ConnectionConfig& config() const override { return config_; }
+
+  std::shared_ptr<CallHandle> Create(const ResourceRef& collection, std::string json,
+                                     absl::Time deadline, Callback<std::string> done) override {
+    Request req;
+    req.method = http::verb::post;
+    req.verb_label = "create";
+    req.body = std::move(json);
+    req.content_type = "application/json";
+    req.idempotency = Idempotency::kUnsafe;
+    return Unary(collection, "", std::move(req), deadline, std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> Get(const ResourceRef& ref, absl::Time deadline,
+                                  Callback<std::string> done) override {
+    Request req;
+    req.verb_label = "get";
+    return Unary(ref, "", std::move(req), deadline, std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> Replace(const ResourceRef& ref, std::string json, absl::Time deadline,
+                                      Callback<std::string> done) override {
+    Request req;
+    req.method = http::verb::put;
+    req.verb_label = "update";
+    req.body = std::move(json);
+    req.content_type = "application/json";
+    req.idempotency = Idempotency::kUnsafe;
+    return Unary(ref, "", std::move(req), deadline, std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> Patch(const ResourceRef& ref, PatchType type, std::string patch,
+                                    absl::Time deadline, Callback<std::string> done) override {
+    Request req;
+    req.method = http::verb::patch;
+    req.verb_label = "patch";
+    req.body = std::move(patch);
+    req.content_type =
+        type == PatchType::kMerge ? "application/merge-patch+json" : "application/json-patch+json";
+    req.idempotency = type == PatchType::kMerge ? Idempotency::kIdempotent : Idempotency::kUnsafe;
+    return Unary(ref, "", std::move(req), deadline, std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> Delete(const ResourceRef& ref, const DeleteOptions& options,
+                                     absl::Time deadline, Callback<std::string> done) override {
+    Request req;
+    req.method = http::verb::delete_;
+    req.verb_label = "delete";
+    req.body = DeleteBody(options);
+    req.content_type = "application/json";
+    return Unary(ref, "", std::move(req), deadline, std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> List(const ResourceRef& collection, const ListOptions& options,
+                                   absl::Time deadline, Callback<ListPage> done) override {
+    Request req;
+    req.verb_label = "list";
+    return Unary(collection, ListQuery(options), std::move(req), deadline,
+                 [done = std::move(done)](absl::StatusOr<std::string> body) {
+                   if (!body.ok()) return done(body.status());
+                   done(ParseListPage(*body));
+                 });
+  }
+
+  std::shared_ptr<CallHandle> Log(const ResourceRef& pod, const LogOptions& options,
+                                  absl::Time deadline, Callback<std::string> done) override {
+    LogOptions once = options;
+    once.follow = false;
+    Request req;
+    req.verb_label = "get";
+    return Unary(LogRef(pod), LogQuery(once), std::move(req), deadline, std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> Raw(std::string method, std::string path_and_query, std::string body,
+                                  std::string content_type, Idempotency idempotency,
+                                  absl::Time deadline, Callback<RawResponse> done) override {
+    Request req;
+    req.method = http::string_to_verb(method);
+    req.verb_label = absl::AsciiStrToLower(method);
+    req.resource_label = "raw";
+    req.target = std::move(path_and_query);
+    req.body = std::move(body);
+    req.content_type = std::move(content_type);
+    req.idempotency = idempotency;
+    req.raw = true;
+    if (req.method == http::verb::unknown) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat("unknown HTTP method ", method)),
+                  std::move(done));
+    }
+    return Spawn<RawResponse>(
+        deadline,
+        [self = shared_from_this(), req = std::move(req)](
+            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<RawResponse>> {
+          absl::StatusOr<Response> r = co_await self->Execute(req, *state, nullptr);
+          if (!r.ok()) co_return r.status();
+          co_return RawResponse{r->http_code, std::move(r->body)};
+        },
+        std::move(done));
+  }
+
+  std::shared_ptr<CallHandle> Watch(const ResourceRef& collection, const WatchOptions& options,
+                                    absl::Time deadline, EventCallback on_event,
+                                    DoneCallback done) override {
+    absl::StatusOr<std::string> path = ResourcePath(collection);
+    if (!path.ok()) return FailDone(path.status(), std::move(done));
+    Request req;
+    req.verb_label = "watch";
+    req.resource_label = ResourceLabel(collection);
+    req.target = *path;
+    return Spawn<bool>(
+        deadline,
+        [self = shared_from_this(), req = std::move(req), options, on_event = std::move(on_event)](
+            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<bool>> {
+          absl::Status s = co_await self->WatchLoop(req, options, on_event, *state);
+          if (!s.ok()) co_return s;
+          co_return true;
+        },
+        [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
+  }
+
+  std::shared_ptr<CallHandle> FollowLog(const ResourceRef& pod, const LogOptions& options,
+                                        absl::Time deadline, ChunkCallback on_chunk,
+                                        DoneCallback done) override {
+    ResourceRef ref = LogRef(pod);
+    absl::StatusOr<std::string> path = ResourcePath(ref);
+    if (!path.ok()) return FailDone(path.status(), std::move(done));
+    LogOptions follow = options;
+    follow.follow = true;
+    Request req;
+    req.verb_label = "get";
+    req.resource_label = ResourceLabel(ref);
+    req.target = *path + LogQuery(follow);
+    return Spawn<bool>(
+        deadline,
+        [self = shared_from_this(), req = std::move(req), on_chunk = std::move(on_chunk)](
+            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<bool>> {
+          BodySink sink = [&on_chunk](std::string_view chunk) {
+            on_chunk(chunk);
+            return absl::OkStatus();
+          };
+          absl::StatusOr<Response> r = co_await self->Execute(req, *state, &sink);
+          if (!r.ok()) co_return r.status();
+          co_return true;
+        },
+        [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
+  }
+
+ private:
+  static ResourceRef LogRef(const ResourceRef& pod) {
+    ResourceRef ref = pod;
+    ref.subresource = "log";
+    return ref;
+  }
+
+  template <class T>
+  std::shared_ptr<CallHandle> Fail(absl::Status status, Callback<T> done) {
+    auto state = std::make_shared<CallState>(net::make_strand(io_), absl::Now());
+    net::post(state->strand(),
+              [status = std::move(status), done = std::move(done)] { done(status); });
+    return state;
+  }
+
+  std::shared_ptr<CallHandle> FailDone(absl::Status status, DoneCallback done) {
+    return Fail<bool>(std::move(status),
+                      [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
+  }
+
+  std::shared_ptr<CallHandle> Unary(const ResourceRef& ref, std::string query, Request req,
+                                    absl::Time deadline, Callback<std::string> done) {
+    absl::StatusOr<std::string> path = ResourcePath(ref);
+    if (!path.ok()) return Fail(path.status(), std::move(done));
+    req.resource_label = ResourceLabel(ref);
+    req.target = *path + query;
+    return Spawn<std::string>(
+        deadline,
+        [self = shared_from_this(), req = std::move(req)](
+            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<std::string>> {
+          absl::StatusOr<Response> r = co_await self->Execute(req, *state, nullptr);
+          if (!r.ok()) co_return r.status();
+          co_return std::move(r->body);
+        },
+        std::move(done));
+  }
+
+  // Runs `body` as a coroutine on a new strand, with the deadline watchdog, and hands its result
+  // to `done` exactly once.
+  template <class T, class Body>
+  std::shared_ptr<CallHandle> Spawn(absl::Time deadline, Body body, Callback<T> done) {
+    if (deadline == absl::InfiniteFuture()) {
+      return Fail(absl::InvalidArgumentError("kubernetes: every call needs a finite deadline"),
+                  std::move(done));
+    }
+    auto state = std::make_shared<CallState>(net::make_strand(io_), deadline);
+    net::co_spawn(
+        state->strand(),
+        [state, body = std::move(body)]() -> net::awaitable<absl::StatusOr<T>> {
+          state->StartWatchdog();
+          absl::StatusOr<T> result = co_await body(state);
+          state->StopWatchdog();
+          co_return result;
+        },
+        [state, done = std::move(done)](std::exception_ptr e, absl::StatusOr<T> result) {
+          state->StopWatchdog();
+          if (e) {
+            try {
+              std::rethrow_exception(e);
+            } catch (const std::exception& ex) {
+              result = absl::InternalError(absl::StrCat("kubernetes client: ", ex.what()));
+            } catch (...) {
+              result = absl::InternalError("kubernetes client: unknown exception");
+            }
+          }
+          done(std::move(result));
+        });
+    return state;
+  }
+
+  absl::StatusOr<std::shared_ptr<ssl::context>> SslContextFor(const Credentials& creds) {
+    absl::MutexLock lock(&ssl_mu_);
+    if (ssl_ctx_ && ssl_cert_ == creds.client_cert_pem && ssl_key_ == creds.client_key_pem) {
+      return ssl_ctx_;
+    }
+    auto ctx = std::make_shared<ssl::context>(ssl::context::tls_client);
+    beast::error_code ec;
+    ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                         ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1,
+                     ec);
+    if (config_.insecure_skip_tls_verify) {
+      ctx->set_verify_mode(ssl::verify_none, ec);
+    } else {
+      ctx->set_verify_mode(ssl::verify_peer, ec);
+      if (!config_.ca_pem.empty()) {
+        ctx->add_certificate_authority(net::buffer(config_.ca_pem), ec);
+        if (ec) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "the CA certificate of ", config_.server_url, " is unusable: ", ec.message()));
+        }
+      } else {
+        ctx->set_default_verify_paths(ec);
+      }
+    }
+    if (!creds.client_cert_pem.empty()) {
+      ctx->use_certificate_chain(net::buffer(creds.client_cert_pem), ec);
+      if (ec) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the client certificate is unusable: ", ec.message()));
+      }
+      ctx->use_private_key(net::buffer(creds.client_key_pem), ssl::context::pem, ec);
+      if (ec) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the client key is unusable: ", ec.message()));
+      }
+    }
+    ssl_ctx_ = std::move(ctx);
+    ssl_cert_ = creds.client_cert_pem;
+    ssl_key_ = creds.client_key_pem;
+    return ssl_ctx_;
+  }
+
+  std::shared_ptr<Connection> TakeIdle(const std::shared_ptr<ssl::context>& ctx) {
+    absl::MutexLock lock(&pool_mu_);
+    auto now = std::chrono::steady_clock::now();
+    while (!idle_.empty()) {
+      std::shared_ptr<Connection> conn = std::move(idle_.back());
+      idle_.pop_back();
+      if (conn->ssl_ctx == ctx && now - conn->idle_since < ToChrono(options_.max_idle_time) &&
+          conn->LooksAlive()) {
+        return conn;
+      }
+    }
+    return nullptr;
+  }
+
+  void PutIdle(std::shared_ptr<Connection> conn) {
+    conn->idle_since = std::chrono::steady_clock::now();
+    absl::MutexLock lock(&pool_mu_);
+    if (idle_.size() < options_.max_idle_connections) idle_.push_back(std::move(conn));
+  }
+
+  double Random01() {
+    if (options_.random01) return options_.random01();
+    absl::MutexLock lock(&rng_mu_);
+    return absl::Uniform(rng_, 0.0, 1.0);
+  }
+
+  // Opens a new connection: resolve, connect, TLS handshake. Failures here mean the request
+  // never left.
+  net::awaitable<std::shared_ptr<Connection>> Connect(std::shared_ptr<ssl::context> ctx,
+                                                      CallState& state, AttemptResult& result) {
+    auto conn = std::make_shared<Connection>(io_, ctx);
+    tcp::resolver resolver(state.strand());
+    state.SetAbort([&resolver] { resolver.cancel(); });
+    result.phase = "resolve";
+    auto endpoints = co_await resolver.async_resolve(
+        config_.host, config_.port, net::redirect_error(net::use_awaitable, result.ec));
+    state.ClearAbort();
+    if (result.ec || state.interrupted()) co_return nullptr;
+    state.SetAbort([conn] { net::post(conn->strand, [conn] { conn->Lowest().close(); }); });
+    result.phase = "connect";
+    co_await conn->Lowest().async_connect(endpoints,
+                                          net::redirect_error(net::use_awaitable, result.ec));
+    if (result.ec || state.interrupted()) co_return nullptr;
+    beast::error_code ec;
+    conn->Lowest().socket().set_option(tcp::no_delay(true), ec);
+    if (conn->tls) {
+      result.phase = "TLS handshake";
+      if (!sni_.empty() && !SSL_set_tlsext_host_name(conn->tls->native_handle(), sni_.c_str())) {
+        result.ec =
+            beast::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category());
+        co_return nullptr;
+      }
+      if (!config_.insecure_skip_tls_verify) {
+        conn->tls->set_verify_callback(ssl::host_name_verification(verify_name_));
+      }
+      co_await conn->tls->async_handshake(ssl::stream_base::client,
+                                          net::redirect_error(net::use_awaitable, result.ec));
+      if (result.ec || state.interrupted()) co_return nullptr;
+    }
+    co_return conn;
+  }
+
+  template <class Stream>
+  net::awaitable<void> Exchange(Stream& stream, Connection& conn, const Request& req,
+                                const Credentials& creds, const BodySink* sink, CallState& state,
+                                AttemptResult& result) {
+    http::request<http::string_body> msg{req.method, config_.base_path + req.target, 11};
+    msg.set(http::field::host, host_header_);
+    msg.set(http::field::user_agent, options_.user_agent);
+    msg.set(http::field::accept, "application/json, */*");
+    if (!creds.bearer_token.empty()) {
+      msg.set(http::field::authorization, "Bearer " + creds.bearer_token);
+    }
+    if (!req.content_type.empty()) msg.set(http::field::content_type, req.content_type);
+    msg.keep_alive(true);
+    msg.body() = req.body;
+    msg.prepare_payload();
+
+    result.phase = "write";
+    co_await http::async_write(stream, msg, net::redirect_error(net::use_awaitable, result.ec));
+    if (result.ec || state.interrupted()) co_return;
+
+    http::response_parser<http::buffer_body> parser;
+    parser.header_limit(kHeaderLimit);
+    parser.body_limit(boost::none);  // enforced below, per kind of response
+    result.phase = "read header";
+    co_await http::async_read_header(stream, conn.buffer, parser,
+                                     net::redirect_error(net::use_awaitable, result.ec));
+    if (result.ec || state.interrupted()) co_return;
+    result.http_code = static_cast<int>(parser.get().result_int());
+    if (auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
+      result.retry_after =
+          ParseRetryAfter(ToStd(absl::string_view(it->value().data(), it->value().size())));
+    }
+    bool to_sink = sink != nullptr && result.http_code >= 200 && result.http_code < 300;
+    result.streamed = to_sink;
+    size_t limit = sink != nullptr ? options_.max_error_body_bytes : options_.max_body_bytes;
+    result.phase = "read body";
+    char chunk[kReadChunk];
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk;
+      parser.get().body().size = sizeof chunk;
+      co_await http::async_read_some(stream, conn.buffer, parser,
+                                     net::redirect_error(net::use_awaitable, result.ec));
+      if (result.ec == http::error::need_buffer) result.ec = {};
+      if (state.interrupted()) co_return;
+      size_t got = sizeof chunk - parser.get().body().size;
+      if (got > 0) {
+        if (to_sink) {
+          result.sink_status = (*sink)(std::string_view(chunk, got));
+          if (!result.sink_status.ok()) co_return;
+        } else {
+          if (result.body.size() + got > limit) {
+            result.sink_status = absl::ResourceExhaustedError(
+                absl::StrCat("kubernetes: the response to ", req.verb_label, " ",
+                             req.resource_label, " is larger than ", limit, " bytes"));
+            co_return;
+          }
+          result.body.append(chunk, got);
+        }
+      }
+      if (result.ec) co_return;
+    }
+    if (parser.keep_alive()) result.phase = "done";
+  }
+
+  // One attempt: a pooled or new connection, the request, the response.
+  net::awaitable<AttemptResult> Attempt(const Request& req, const Credentials& creds,
+                                        CallState& state, const BodySink* sink) {
+    AttemptResult result;
+    std::shared_ptr<ssl::context> ctx;
+    if (config_.tls) {
+      absl::StatusOr<std::shared_ptr<ssl::context>> c = SslContextFor(creds);
+      if (!c.ok()) {
+        result.sink_status = c.status();
+        co_return result;
+      }
+      ctx = *c;
+    }
+    std::shared_ptr<Connection> conn = TakeIdle(ctx);
+    if (!conn) {
+      conn = co_await Connect(ctx, state, result);
+      state.ClearAbort();
+      if (!conn) {
+        result.not_sent = true;
+        if (!result.ec) result.ec = net::error::operation_aborted;
+        co_return result;
+      }
+    }
+    state.SetAbort([conn] { net::post(conn->strand, [conn] { conn->Lowest().close(); }); });
+    if (conn->tls) {
+      co_await Exchange(*conn->tls, *conn, req, creds, sink, state, result);
+    } else {
+      co_await Exchange(*conn->plain, *conn, req, creds, sink, state, result);
+    }
+    state.ClearAbort();
+    if (state.interrupted() && !result.ec) result.ec = net::error::operation_aborted;
+    if (!result.ec && result.sink_status.ok() && result.phase == "done") {
+      PutIdle(std::move(conn));
+    }
+    co_return result;
+  }
+
+  void Record(const Request& req, const AttemptResult& r, absl::Duration latency) {
+    if (options_.metrics == nullptr) return;
+    options_.metrics->Record(req.verb_label, req.resource_label,
+                             r.http_code > 0 ? absl::StrCat(r.http_code) : "error", latency);
+  }
+
+  absl::Status TransportStatus(const Request& req, const AttemptResult& r, CallState& state) {
+    if (state.interrupted()) {
+      return state.InterruptedStatus(absl::StrCat(req.verb_label, " ", req.resource_label));
+    }
+    return absl::UnavailableError(absl::StrCat("kubernetes: ", req.verb_label, " ",
+                                               req.resource_label, ": ", r.phase, " ",
+                                               config_.server_url, ": ", r.ec.message()));
+  }
+
+  // The request with retries. With a sink, a 2xx body is streamed to it and the call ends with
+  // the stream (streams are never retried once they started).
+  net::awaitable<absl::StatusOr<Response>> Execute(const Request& req, CallState& state,
+                                                   const BodySink* sink) {
+    bool reauthenticated = false;
+    absl::Status last;
+    for (int attempt = 1;; ++attempt) {
+      if (state.interrupted()) {
+        co_return state.InterruptedStatus(absl::StrCat(req.verb_label, " ", req.resource_label));
+      }
+      absl::StatusOr<Credentials> creds = config_.credentials->Get();
+      if (!creds.ok()) co_return creds.status();
+      absl::Time start = absl::Now();
+      AttemptResult r = co_await Attempt(req, *creds, state, sink);
+      Record(req, r, absl::Now() - start);
+      if (!r.sink_status.ok()) co_return r.sink_status;
+      if (r.http_code == 0 || r.ec) {
+        if (r.streamed && !r.ec) co_return Response{r.http_code, ""};
+        last = TransportStatus(req, r, state);
+        if (state.interrupted() || r.streamed) co_return last;
+      } else if (r.http_code == 401 && !reauthenticated) {
+        // The token may have rotated under us: reload once, then give up.
+        reauthenticated = true;
+        config_.credentials->Invalidate();
+        log::Info("kubernetes: 401, reloading credentials").Kv("server", config_.server_url);
+        --attempt;
+        continue;
+      } else if ((r.http_code >= 200 && r.http_code < 300) || req.raw) {
+        co_return Response{r.http_code, std::move(r.body)};
+      } else {
+        last = StatusFromResponse(r.http_code, r.body);
+      }
+      AttemptOutcome outcome{r.ec ? 0 : r.http_code, r.not_sent};
+      if (!IsRetryable(outcome, req.idempotency) || attempt >= options_.retry.max_attempts) {
+        co_return last;
+      }
+      absl::Duration delay = BackoffDelay(options_.retry, attempt, Random01(),
+                                          r.http_code == 429 ? r.retry_after : std::nullopt);
+      if (absl::Now() + delay >= state.deadline()) co_return last;
+      log::Debug("kubernetes: retrying")
+          .Kv("verb", req.verb_label)
+          .Kv("resource", req.resource_label)
+          .Kv("attempt", attempt)
+          .Kv("delay_ms", absl::ToInt64Milliseconds(delay))
+          .Kv("error", std::string(last.message()));
+      net::steady_timer timer(state.strand());
+      timer.expires_after(ToChrono(delay));
+      state.SetAbort([&timer] { timer.cancel(); });
+      beast::error_code ec;
+      co_await timer.async_wait(net::redirect_error(net::use_awaitable, ec));
+      state.ClearAbort();
+    }
+  }
+
+  net::awaitable<absl::Status> WatchLoop(Request req, WatchOptions options,
+                                         const EventCallback& on_event, CallState& state) {
+    std::string resource_version = options.resource_version;
+    std::string base_target = req.target;
+    std::string pending;
+    int quiet_ends = 0;
+    for (;;) {
+      req.target = base_target + WatchQuery(options, resource_version);
+      pending.clear();
+      bool got_event = false;
+      BodySink sink = [&](std::string_view chunk) -> absl::Status {
+        pending.append(chunk);
+        size_t start = 0;
+        for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+          std::string_view line(pending.data() + start, nl - start);
+          if (absl::StripAsciiWhitespace(ToAbsl(line)).empty()) continue;
+          absl::StatusOr<WatchEvent> event = ParseWatchEvent(line);
+          if (!event.ok()) return event.status();
+          if (!event->resource_version.empty()) resource_version = event->resource_version;
+          got_event = true;
+          on_event(*event);
+        }
+        pending.erase(0, start);
+        if (pending.size() > options_.max_watch_event_bytes) {
+          return absl::ResourceExhaustedError(
+              absl::StrCat("kubernetes: a watch event of ", req.resource_label, " is larger than ",
+                           options_.max_watch_event_bytes, " bytes"));
+        }
+        return absl::OkStatus();
+      };
+      absl::StatusOr<Response> r = co_await Execute(req, state, &sink);
+      if (state.interrupted()) {
+        co_return state.InterruptedStatus(absl::StrCat("watch ", req.resource_label));
+      }
+      bool dropped = !r.ok() && absl::IsUnavailable(r.status()) && HttpCode(r.status()) == 0;
+      if (!r.ok() && !dropped) co_return r.status();
+      if (!options.resume) co_return r.status();
+      // Resume from the last version seen. A stream that keeps ending without a single event
+      // backs off, so a server that closes every watch at once is not hammered.
+      quiet_ends = got_event ? 0 : quiet_ends + 1;
+      log::Debug("kubernetes: watch resumed")
+          .Kv("resource", req.resource_label)
+          .Kv("resource_version", resource_version)
+          .Kv("dropped", dropped);
+      if (quiet_ends > 0) {
+        absl::Duration delay = BackoffDelay(options_.retry, quiet_ends, Random01());
+        if (absl::Now() + delay >= state.deadline()) {
+          co_return state.InterruptedStatus(absl::StrCat("watch ", req.resource_label));
+        }
+        net::steady_timer timer(state.strand());
+        timer.expires_after(ToChrono(delay));
+        state.SetAbort([&timer] { timer.cancel(); });
+        beast::error_code ec;
+        co_await timer.async_wait(net::redirect_error(net::use_awaitable, ec));
+        state.ClearAbort();
+      }
+    }
+  }
+
+  net::io_context& io_;
+  const ConnectionConfig config_;
+  const ClientOptions options_;
+  std::string host_header_;
+  std::string verify_name_;
+  std::string sni_;
+
+  absl::Mutex ssl_mu_;
+  std::shared_ptr<ssl::context> ssl_ctx_ ABSL_GUARDED_BY(ssl_mu_);
+  std::string ssl_cert_ ABSL_GUARDED_BY(ssl_mu_);
+  std::string ssl_key_ ABSL_GUARDED_BY(ssl_mu_);
+
+  absl::Mutex pool_mu_;
+  std::vector<std::shared_ptr<Connection>> idle_ ABSL_GUARDED_BY(pool_mu_);
+
+  absl::Mutex rng_mu_;
+  absl::BitGen rng_ ABSL_GUARDED_BY(rng_mu_);
+};
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<Client>> NewClient(boost::asio::io_context& io,
+                                                  ConnectionConfig config, ClientOptions options) {
+  if (!config.credentials) {
+    config.credentials = std::make_shared<StaticCredentialProvider>(Credentials{});
+  }
+  auto client = std::make_shared<ClientImpl>(io, std::move(config), std::move(options));
+  if (absl::Status s = client->Init(); !s.ok()) return s;
+  return client;
+}
+
+}  // namespace kje::k8s

@@ -1,0 +1,99 @@
+#include "k8s/errors.h"
+
+#include <rapidjson/document.h>
+
+#include <charconv>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
+
+namespace kje::k8s {
+namespace {
+
+constexpr char kPayloadUrl[] = "type.kje.dev/k8s.ApiError";
+constexpr size_t kMaxPlainMessage = 512;
+
+}  // namespace
+
+absl::StatusCode CodeForHttp(int http_code, std::string_view reason) {
+  switch (http_code) {
+    case 400:
+    case 422:
+      return absl::StatusCode::kInvalidArgument;
+    case 401:
+      return absl::StatusCode::kUnauthenticated;
+    case 403:
+      return absl::StatusCode::kPermissionDenied;
+    case 404:
+      return absl::StatusCode::kNotFound;
+    case 409:
+      return reason == "AlreadyExists" ? absl::StatusCode::kAlreadyExists
+                                       : absl::StatusCode::kAborted;
+    case 410:
+      return absl::StatusCode::kOutOfRange;
+    case 429:
+    case 502:
+    case 503:
+      return absl::StatusCode::kUnavailable;
+    case 500:
+      return absl::StatusCode::kInternal;
+    case 501:
+      return absl::StatusCode::kUnimplemented;
+    case 504:
+      return absl::StatusCode::kDeadlineExceeded;
+    default:
+      return absl::StatusCode::kUnknown;
+  }
+}
+
+absl::Status MakeApiStatus(const ApiError& error) {
+  std::string text = absl::StrCat("kubernetes: ", error.http_code, error.reason.empty() ? "" : " ",
+                                  error.reason, error.message.empty() ? "" : ": ", error.message);
+  absl::Status status(CodeForHttp(error.http_code, error.reason), text);
+  status.SetPayload(kPayloadUrl, absl::Cord(absl::StrCat(error.http_code, "\n", error.reason, "\n",
+                                                         error.message)));
+  return status;
+}
+
+absl::Status StatusFromResponse(int http_code, std::string_view body) {
+  ApiError error;
+  error.http_code = http_code;
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("kind") && doc["kind"].IsString() &&
+      std::string_view(doc["kind"].GetString()) == "Status") {
+    if (doc.HasMember("reason") && doc["reason"].IsString()) {
+      error.reason = doc["reason"].GetString();
+    }
+    if (doc.HasMember("message") && doc["message"].IsString()) {
+      error.message = doc["message"].GetString();
+    }
+  } else {
+    error.message = std::string(body.substr(0, kMaxPlainMessage));
+  }
+  return MakeApiStatus(error);
+}
+
+std::optional<ApiError> GetApiError(const absl::Status& status) {
+  absl::optional<absl::Cord> payload = status.GetPayload(kPayloadUrl);
+  if (!payload) return std::nullopt;
+  std::string flat(*payload);
+  size_t first = flat.find('\n');
+  if (first == std::string::npos) return std::nullopt;
+  size_t second = flat.find('\n', first + 1);
+  if (second == std::string::npos) return std::nullopt;
+  ApiError error;
+  auto [ptr, ec] = std::from_chars(flat.data(), flat.data() + first, error.http_code);
+  if (ec != std::errc() || ptr != flat.data() + first) return std::nullopt;
+  error.reason = flat.substr(first + 1, second - first - 1);
+  error.message = flat.substr(second + 1);
+  return error;
+}
+
+int HttpCode(const absl::Status& status) {
+  std::optional<ApiError> error = GetApiError(status);
+  return error ? error->http_code : 0;
+}
+
+}  // namespace kje::k8s
