@@ -111,17 +111,16 @@ absl::StatusOr<Level> ParseLevel(std::string_view name) {
   if (lower == "info") return Level::kInfo;
   if (lower == "warn" || lower == "warning") return Level::kWarn;
   if (lower == "error") return Level::kError;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "must be one of debug, info, warn, error, got \"", ToAbsl(name),
-      "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("must be one of debug, info, warn, error, got \"", ToAbsl(name), "\""));
 }
 
 absl::StatusOr<Format> ParseFormat(std::string_view name) {
   std::string lower = absl::AsciiStrToLower(ToAbsl(name));
   if (lower == "text" || lower == "logfmt") return Format::kText;
   if (lower == "json") return Format::kJson;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "must be text or json, got \"", ToAbsl(name), "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("must be text or json, got \"", ToAbsl(name), "\""));
 }
 
 void Configure(Level min_level, Format format) {

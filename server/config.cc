@@ -40,9 +40,7 @@ absl::Status KeyError(const std::string& key, const std::string& rule) {
 
 std::string Quote(const std::string& v) { return absl::StrCat("\"", v, "\""); }
 
-std::string Trim(const std::string& s) {
-  return std::string(absl::StripAsciiWhitespace(s));
-}
+std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
 bool IsKnownKey(const std::string& key) {
   for (const std::string& k : KnownConfigKeys()) {
@@ -177,8 +175,8 @@ bool IsNamePrefix(const std::string& s) {
 
 // HOST:PORT with a numeric port 0-65535; HOST may be a bracketed IPv6 address.
 absl::Status ValidateHostPort(const std::string& key, const std::string& value) {
-  std::string rule = absl::StrCat("must be HOST:PORT with a port from 0 to 65535, got ",
-                                  Quote(value));
+  std::string rule =
+      absl::StrCat("must be HOST:PORT with a port from 0 to 65535, got ", Quote(value));
   size_t colon = value.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) {
     return KeyError(key, rule);
@@ -203,8 +201,8 @@ std::string SchemeOf(const std::string& uri) {
   for (size_t i = 0; i < colon; ++i) {
     char c = uri[i];
     bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
-              (i > 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
-                         c == '.'));
+              (i > 0 &&
+               (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
     if (!ok) return "";
   }
   return absl::AsciiStrToLower(uri.substr(0, colon));
@@ -233,8 +231,8 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     if (!c.context.empty()) return KeyError("masterUrl", "can't be set together with context");
     std::string scheme = SchemeOf(c.master_url);
     if (scheme != "https" && scheme != "http") {
-      return KeyError("masterUrl",
-                      absl::StrCat("must be an https:// or http:// URL, got ", Quote(c.master_url)));
+      return KeyError("masterUrl", absl::StrCat("must be an https:// or http:// URL, got ",
+                                                Quote(c.master_url)));
     }
   } else {
     if (!c.ca_cert_file.empty()) return KeyError("caCertFile", "can only be set with masterUrl");
@@ -268,7 +266,8 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
                     "spec.runtimeVersions.sparkVersion)");
   }
   r.String("spark.serviceAccount", s.service_account);
-  RETURN_IF_ERROR(r.PositiveMillis("spark.resourceRetainDurationMs", s.resource_retain_duration_ms));
+  RETURN_IF_ERROR(
+      r.PositiveMillis("spark.resourceRetainDurationMs", s.resource_retain_duration_ms));
   RETURN_IF_ERROR(r.PositiveMillis("spark.ttlAfterStopMs", s.ttl_after_stop_ms));
   RETURN_IF_ERROR(r.PositiveMillis("spark.driverStartTimeoutMs", s.driver_start_timeout_ms));
   RETURN_IF_ERROR(r.PositiveMillis("spark.driverReadyTimeoutMs", s.driver_ready_timeout_ms));

@@ -19,8 +19,8 @@ class GrpcServer {
  public:
   // Builds and starts the server on config.listen with `services` registered (not owned; they
   // must outlive the server). Fails if the address can't be bound.
-  static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(const ServerConfig& config,
-                                                           const std::vector<grpc::Service*>& services);
+  static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
+      const ServerConfig& config, const std::vector<grpc::Service*>& services);
 
   ~GrpcServer();
 

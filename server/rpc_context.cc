@@ -35,9 +35,10 @@ void RpcContext::LogFinish(const grpc::Status& status) const {
   double ms = absl::ToDoubleMilliseconds(absl::Now() - start_);
   log::Level level = status.ok() ? log::Level::kInfo : log::Level::kWarn;
   log::Event e(level, "rpc finished");
-  e.Kv("rpc", method_).Kv("request_id", request_id_).Kv("peer", peer_).Kv("code",
-                                                                          static_cast<int>(
-                                                                              status.error_code()));
+  e.Kv("rpc", method_)
+      .Kv("request_id", request_id_)
+      .Kv("peer", peer_)
+      .Kv("code", static_cast<int>(status.error_code()));
   e.Kv("duration_ms", ms);
   if (!status.ok()) e.Kv("error", status.error_message());
 }

@@ -1,12 +1,11 @@
 #include "server/serve.h"
 
-#include <csignal>
-#include <iostream>
-#include <thread>
-
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <iostream>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -35,17 +34,19 @@ std::map<std::string, std::string> ProcessEnvironment() {
 
 std::string ServeUsage() {
   return "usage: k8s-job-executor serve [--config FILE] [--listen HOST:PORT] [--set KEY=VALUE]...\n"
-         "                              [--log-level debug|info|warn|error] [--log-format text|json]\n"
+         "                              [--log-level debug|info|warn|error] [--log-format "
+         "text|json]\n"
          "\n"
          "Configuration keys come from, later ones winning: defaults, the YAML file given with\n"
-         "--config, K8S_JOB_EXECUTOR_<KEY> environment variables (e.g. K8S_JOB_EXECUTOR_SPARK_IMAGE\n"
+         "--config, K8S_JOB_EXECUTOR_<KEY> environment variables (e.g. "
+         "K8S_JOB_EXECUTOR_SPARK_IMAGE\n"
          "for spark.image), then flags. See README.md for every key.\n";
 }
 
 absl::StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& args) {
   ServeArgs out;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
+    const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       out.help = true;
       continue;
@@ -108,6 +109,7 @@ int RunServe(const ServeArgs& args) {
   boost::asio::io_context ioc;
   auto work = boost::asio::make_work_guard(ioc);
   std::vector<std::thread> io_threads;
+  io_threads.reserve(config->server.io_threads);
   for (int i = 0; i < config->server.io_threads; ++i) {
     io_threads.emplace_back([&ioc] { ioc.run(); });
   }

@@ -21,8 +21,11 @@ struct Captured {
 TEST_CASE("log: logfmt quotes only what needs it", "[log]") {
   Captured c;
   Configure(Level::kInfo, Format::kText);
-  Info("rpc finished").Kv("rpc", "Submit").Kv("code", 0).Kv("error", "bad \"x\"\nnext").Kv(
-      "ok", true);
+  Info("rpc finished")
+      .Kv("rpc", "Submit")
+      .Kv("code", 0)
+      .Kv("error", "bad \"x\"\nnext")
+      .Kv("ok", true);
   REQUIRE(c.lines.size() == 1);
   const std::string& l = c.lines[0];
   CHECK_THAT(l, Catch::StartsWith("ts="));
@@ -37,7 +40,8 @@ TEST_CASE("log: json lines are objects", "[log]") {
   Debug("x").Kv("k", "v\t").Kv("n", int64_t{-3});
   REQUIRE(c.lines.size() == 1);
   CHECK_THAT(c.lines[0], Catch::StartsWith("{\"ts\":\""));
-  CHECK_THAT(c.lines[0], Catch::EndsWith(",\"level\":\"debug\",\"msg\":\"x\",\"k\":\"v\\t\",\"n\":-3}"));
+  CHECK_THAT(c.lines[0],
+             Catch::EndsWith(",\"level\":\"debug\",\"msg\":\"x\",\"k\":\"v\\t\",\"n\":-3}"));
 }
 
 TEST_CASE("log: levels below the minimum are dropped", "[log]") {

@@ -91,7 +91,8 @@ TEST_CASE("config: the shipped example is valid", "[config]") {
 }
 
 TEST_CASE("config: spark.image and spark.sparkVersion are required", "[config]") {
-  CHECK_THAT(ErrorOf("spark: {sparkVersion: 3.5.5}"), Catch::StartsWith("spark.image: is required"));
+  CHECK_THAT(ErrorOf("spark: {sparkVersion: 3.5.5}"),
+             Catch::StartsWith("spark.image: is required"));
   CHECK_THAT(ErrorOf("spark: {image: x}"), Catch::StartsWith("spark.sparkVersion: is required"));
   CHECK_THAT(ErrorOf("spark: {image: '  ', sparkVersion: 3.5.5}"),
              Catch::StartsWith("spark.image: is required"));
@@ -99,8 +100,9 @@ TEST_CASE("config: spark.image and spark.sparkVersion are required", "[config]")
 }
 
 TEST_CASE("config: values are trimmed and blank means the default", "[config]") {
-  auto c = FromYaml(With("namespace: '  jobs  '\nnamePrefix: ''\nstatusCacheTtlMs: ' '\n"
-                         "spark.serviceAccount: ' runner '\ncluster: ~\n"));
+  auto c =
+      FromYaml(With("namespace: '  jobs  '\nnamePrefix: ''\nstatusCacheTtlMs: ' '\n"
+                    "spark.serviceAccount: ' runner '\ncluster: ~\n"));
   REQUIRE(c.ok());
   CHECK(c->namespace_ == "jobs");
   CHECK(c->name_prefix == "gravitino-job");
@@ -110,10 +112,12 @@ TEST_CASE("config: values are trimmed and blank means the default", "[config]") 
 }
 
 TEST_CASE("config: nested and dotted keys are the same key", "[config]") {
-  auto nested = FromYaml("spark:\n  image: a\n  sparkVersion: '4.0.0'\n  conf:\n"
-                         "    spark.executor.memory: 2g\n");
-  auto dotted = FromYaml("spark.image: a\nspark.sparkVersion: '4.0.0'\n"
-                         "spark.conf.spark.executor.memory: 2g\n");
+  auto nested = FromYaml(
+      "spark:\n  image: a\n  sparkVersion: '4.0.0'\n  conf:\n"
+      "    spark.executor.memory: 2g\n");
+  auto dotted = FromYaml(
+      "spark.image: a\nspark.sparkVersion: '4.0.0'\n"
+      "spark.conf.spark.executor.memory: 2g\n");
   REQUIRE(nested.ok());
   REQUIRE(dotted.ok());
   CHECK(nested->spark.image == dotted->spark.image);
@@ -173,9 +177,9 @@ TEST_CASE("config: millisecond keys", "[config]") {
   REQUIRE(c.ok());
   CHECK(c->status_cache_ttl_ms == -1);
   CHECK(FromYaml(With("statusCacheTtlMs: 0\n"))->status_cache_ttl_ms == 0);
-  for (const char* key : {"noStatusTimeoutMs", "spark.resourceRetainDurationMs",
-                          "spark.ttlAfterStopMs", "spark.driverStartTimeoutMs",
-                          "spark.driverReadyTimeoutMs", "server.drainTimeoutMs"}) {
+  for (const char* key :
+       {"noStatusTimeoutMs", "spark.resourceRetainDurationMs", "spark.ttlAfterStopMs",
+        "spark.driverStartTimeoutMs", "spark.driverReadyTimeoutMs", "server.drainTimeoutMs"}) {
     CAPTURE(key);
     CHECK(ErrorOf(With(std::string(key) + ": 0\n")) ==
           std::string(key) + ": must be greater than 0, got 0");
@@ -237,8 +241,9 @@ TEST_CASE("config: spark.builtinJobsJar must be reachable from the cluster", "[c
 }
 
 TEST_CASE("config: spark.conf entries", "[config]") {
-  auto c = FromYaml(With("spark.conf.spark.executor.cores: ' 2 '\nspark.conf.: ignored\n"
-                         "spark.conf.spark.blank: ''\n"));
+  auto c =
+      FromYaml(With("spark.conf.spark.executor.cores: ' 2 '\nspark.conf.: ignored\n"
+                    "spark.conf.spark.blank: ''\n"));
   REQUIRE(c.ok());
   CHECK(c->spark.conf.size() == 1);
   CHECK(c->spark.conf.at("spark.executor.cores") == "2");
@@ -256,8 +261,8 @@ TEST_CASE("config: unknown keys and bad shapes are rejected", "[config]") {
 }
 
 TEST_CASE("config: server keys", "[config]") {
-  for (const char* bad : {"50051", "host:", ":50051", "host:port", "host:70000", "::1:50051",
-                          "[::1:50051"}) {
+  for (const char* bad :
+       {"50051", "host:", ":50051", "host:port", "host:70000", "::1:50051", "[::1:50051"}) {
     CAPTURE(bad);
     CHECK_THAT(ErrorOf(With(std::string("server.listen: \"") + bad + "\"\n")),
                Catch::StartsWith("server.listen: must be HOST:PORT"));
@@ -284,9 +289,9 @@ TEST_CASE("config: TLS keys go together", "[config]") {
                                "must be set together"));
   CHECK_THAT(ErrorOf(With("server.tls.clientCaFile: " + cert.path() + "\n")),
              Catch::StartsWith("server.tls.clientCaFile: requires server.tls.certFile"));
-  CHECK_THAT(ErrorOf(With("server: {tls: {certFile: /nonexistent.crt, keyFile: " + key.path() +
-                          "}}\n")),
-             Catch::StartsWith("server.tls.certFile: file does not exist"));
+  CHECK_THAT(
+      ErrorOf(With("server: {tls: {certFile: /nonexistent.crt, keyFile: " + key.path() + "}}\n")),
+      Catch::StartsWith("server.tls.certFile: file does not exist"));
   auto c = FromYaml(With("server: {tls: {certFile: " + cert.path() + ", keyFile: " + key.path() +
                          ", clientCaFile: " + cert.path() + "}}\n"));
   REQUIRE(c.ok());

@@ -133,7 +133,8 @@ TEST_CASE("grpc server: an address in use is a clear error", "[server]") {
   config.listen = "127.0.0.1:" + std::to_string(r.server->port());
   auto s = GrpcServer::Start(config, {&other});
   REQUIRE_FALSE(s.ok());
-  CHECK_THAT(std::string(s.status().message()), Catch::StartsWith("server.listen: can't listen on"));
+  CHECK_THAT(std::string(s.status().message()),
+             Catch::StartsWith("server.listen: can't listen on"));
 }
 
 }  // namespace

@@ -6,9 +6,9 @@ namespace kje::server {
 namespace {
 
 TEST_CASE("serve args: flags map onto configuration keys", "[serve]") {
-  auto a = ParseServeArgs({"--config", "c.yaml", "--listen=127.0.0.1:0", "--set", "namespace=jobs",
-                           "--set=spark.conf.spark.x=a=b", "--log-level", "debug",
-                           "--log-format=json"});
+  auto a =
+      ParseServeArgs({"--config", "c.yaml", "--listen=127.0.0.1:0", "--set", "namespace=jobs",
+                      "--set=spark.conf.spark.x=a=b", "--log-level", "debug", "--log-format=json"});
   REQUIRE(a.ok());
   CHECK(a->sources.yaml_path == "c.yaml");
   using Flags = std::vector<std::pair<std::string, std::string>>;
