@@ -1,0 +1,94 @@
+#pragma once
+
+// kubesim's HTTP API, independent of the transport: routes a request onto the Store by the
+// Kubernetes REST conventions (discovery, OpenAPI, resources, subresources, watch, logs), with
+// authentication, Status errors, server-side Table printing, injected faults and statistics.
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kubesim/schema/crd.h"
+#include "kubesim/server/auth.h"
+#include "kubesim/server/faults.h"
+#include "kubesim/server/http_types.h"
+#include "kubesim/server/url.h"
+#include "kubesim/store/store.h"
+
+namespace kubesim {
+
+struct ApiOptions {
+  std::string git_version = "v1.32.0";  // what /version reports (kubectl dispatchers read it)
+  int64_t bookmark_interval_ms = 2000;  // BOOKMARK cadence of watches with allowWatchBookmarks
+  int64_t default_watch_timeout_ms = 30 * 60 * 1000;  // when timeoutSeconds is absent
+};
+
+// Core v1 types served besides the store's own CoreTypes() (services, serviceaccounts).
+std::vector<ResourceType> ExtraCoreTypes();
+
+// One ResourceType per served version of a CRD; validators wrap the versions' schemas.
+std::vector<ResourceType> CrdTypes(const Crd& crd);
+
+// An ApiError as a Status object, and as a whole response.
+boost::json::object StatusObject(const ApiError& error);
+HttpResponse ErrorResponse(const ApiError& error);
+ApiError MakeError(int code, std::string reason, std::string message);
+
+// JSON with two-space indentation (for ?pretty=true).
+std::string PrettyJson(const boost::json::value& value);
+
+class Api {
+ public:
+  Api(Store& store, TokenFile& tokens, ApiOptions options, std::function<int64_t()> now_ms);
+
+  // Registers the CRD's served versions with the store and serves the CRD itself.
+  void AddCrd(const Crd& crd);
+
+  // Handles one request. `notify` may be called from any thread, for as long as a stream
+  // returned in the response lives, when the stream may have more to send.
+  HttpResponse Handle(const HttpRequest& request, const std::function<void()>& notify);
+
+  FaultTable& faults() { return faults_; }
+  Stats& stats() { return stats_; }
+
+ private:
+  using Query = std::map<std::string, std::string>;
+
+  HttpResponse Dispatch(const HttpRequest& request, const ApiPath& path, const Query& query,
+                        const std::function<void()>& notify);
+  HttpResponse HandleResource(const HttpRequest& request, const ApiPath& path, const Query& query,
+                              const std::function<void()>& notify);
+  HttpResponse HandleCrds(const HttpRequest& request, const ApiPath& path, const Query& query);
+  HttpResponse HandleKubesim(const HttpRequest& request, const ApiPath& path);
+
+  HttpResponse CoreVersions() const;
+  HttpResponse GroupList() const;
+  HttpResponse Group(const std::string& group) const;
+  HttpResponse ResourceList(const std::string& group, const std::string& version) const;
+  HttpResponse OpenApiV2(const HttpRequest& request) const;
+  HttpResponse OpenApiV3Root() const;
+  HttpResponse OpenApiV3Doc(const std::string& group, const std::string& version) const;
+
+  // group -> versions, preferred first.
+  std::map<std::string, std::vector<std::string>> GroupVersions() const;
+  const boost::json::array* PrinterColumns(const ResourceType& type) const;
+
+  Store& store_;
+  TokenFile& tokens_;
+  const ApiOptions options_;
+  std::function<int64_t()> now_ms_;
+  FaultTable faults_;
+  Stats stats_;
+
+  mutable std::mutex crd_mu_;
+  std::map<std::string, boost::json::object> crd_objects_;                            // by CRD name
+  std::map<std::string, std::string> preferred_versions_;                             // by group
+  std::map<std::string, std::shared_ptr<const boost::json::array>> printer_columns_;  // g/v/p
+};
+
+}  // namespace kubesim

@@ -1,0 +1,173 @@
+// kubesim: a local Kubernetes API server and Spark-operator simulator (see kubesim/README.md).
+
+#include <openssl/rand.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#ifdef KUBESIM_HAVE_CONTROLLER
+#include "kubesim/controller/controller.h"
+#endif
+#include "kubesim/schema/crd.h"
+#include "kubesim/server/api.h"
+#include "kubesim/server/auth.h"
+#include "kubesim/server/config.h"
+#include "kubesim/server/http_server.h"
+#include "kubesim/server/tls.h"
+#include "kubesim/store/core_types.h"
+#include "kubesim/store/store.h"
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string RandomToken() {
+  unsigned char bytes[24];
+  RAND_bytes(bytes, sizeof(bytes));
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+int Fail(const std::string& message) {
+  std::cerr << "kubesim: " << message << std::endl;
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace kubesim;
+  Flags flags;
+  std::string error;
+  if (!ParseFlags(std::vector<std::string>(argv + 1, argv + argc), &flags, &error)) {
+    std::cerr << "kubesim: " << error << "\n" << UsageText();
+    return 2;
+  }
+  if (flags.help) {
+    std::cout << UsageText();
+    return 0;
+  }
+  std::string host;
+  uint16_t port = 0;
+  if (!SplitHostPort(flags.listen, &host, &port, &error)) return Fail(error);
+
+  // Signals are taken synchronously by sigwait below; every thread started from here on
+  // inherits the blocked mask, so none of them is interrupted by SIGTERM.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::unique_ptr<Store> store = NewMemoryStore(WallMs);
+  for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
+  for (const ResourceType& t : ExtraCoreTypes()) store->RegisterType(t);
+
+  TokenFile tokens(flags.token_file, flags.token_file.empty() ? RandomToken() : "");
+  ApiOptions api_options;
+  api_options.bookmark_interval_ms = flags.bookmark_interval_ms;
+  Api api(*store, tokens, api_options, WallMs);
+  for (const std::string& dir : flags.crd_dirs) {
+    std::vector<Crd> crds = LoadCrdDir(dir, &error);
+    if (crds.empty()) return Fail("loading CRDs from " + dir + ": " + error);
+    for (const Crd& crd : crds) api.AddCrd(crd);
+  }
+
+  std::set<std::string> namespaces = {"default", "kube-system"};
+  namespaces.insert(flags.namespaces.begin(), flags.namespaces.end());
+  const ResourceType* ns_type = store->FindType("", "v1", "namespaces");
+  if (ns_type == nullptr) return Fail("the store serves no namespaces");
+  for (const std::string& ns : namespaces) {
+    boost::json::object obj{{"apiVersion", "v1"},
+                            {"kind", "Namespace"},
+                            {"metadata", boost::json::object{{"name", ns}}}};
+    auto r = store->Create(*ns_type, "", obj, WriteOptions{});
+    if (!r.ok() && r.error().code != 409) {
+      return Fail("creating namespace " + ns + ": " + r.error().message);
+    }
+  }
+
+  HttpServerOptions http;
+  http.host = host;
+  http.port = port;
+  http.threads = flags.threads;
+  http.max_body_bytes = static_cast<size_t>(flags.max_body_bytes);
+  std::string ca_pem;
+  if (!flags.tls_cert.empty()) {
+    if (!ReadFile(flags.tls_cert, &http.cert_pem, &error) ||
+        !ReadFile(flags.tls_key, &http.key_pem, &error)) {
+      return Fail(error);
+    }
+    ca_pem = http.cert_pem;
+    if (!flags.tls_ca.empty() && !ReadFile(flags.tls_ca, &ca_pem, &error)) return Fail(error);
+  } else {
+    GeneratedTls tls;
+    if (!GenerateServerTls(&tls, &error)) return Fail(error);
+    http.cert_pem = tls.server.cert_pem;
+    http.key_pem = tls.server.key_pem;
+    ca_pem = tls.ca.cert_pem;
+  }
+  if (!flags.client_ca.empty() && !ReadFile(flags.client_ca, &http.client_ca_pem, &error)) {
+    return Fail(error);
+  }
+  if (!flags.write_ca.empty() && !WriteFileAtomically(flags.write_ca, ca_pem, &error)) {
+    return Fail(error);
+  }
+
+  std::unique_ptr<HttpServer> server = StartHttpServer(
+      http,
+      [&api](const HttpRequest& request, const std::function<void()>& notify) {
+        return api.Handle(request, notify);
+      },
+      &error);
+  if (!server) return Fail(error);
+  std::string url = "https://127.0.0.1:" + std::to_string(server->port());
+  if (!flags.write_kubeconfig.empty() &&
+      !WriteFileAtomically(
+          flags.write_kubeconfig,
+          KubeconfigYaml(url, ca_pem, tokens.Current(), flags.kubeconfig_namespace), &error)) {
+    return Fail(error);
+  }
+
+#ifdef KUBESIM_HAVE_CONTROLLER
+  std::unique_ptr<Controller> controller;
+  std::vector<std::string> operator_namespaces =
+      flags.operator_namespaces.value_or(std::vector<std::string>{"default"});
+  const ResourceType* spark = store->FindType("spark.apache.org", "v1", "sparkapplications");
+  if (spark != nullptr && !operator_namespaces.empty()) {
+    op::Options op_options;
+    op_options.time_scale = flags.time_scale;
+    controller =
+        NewController(*store, *spark,
+                      std::set<std::string>(operator_namespaces.begin(), operator_namespaces.end()),
+                      op_options, WallMs);
+    controller->Start();
+  }
+#else
+  std::cerr << "kubesim: built without the operator controller\n";
+#endif
+
+  std::printf("kubesim listening on %s\n", url.c_str());
+  std::fflush(stdout);
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+#ifdef KUBESIM_HAVE_CONTROLLER
+  if (controller) controller->Stop();
+#endif
+  server->Stop();
+  return 0;
+}
