@@ -35,6 +35,8 @@ class LogTail {
   LogTailResult Finish() const;
 
   uint64_t bytes_seen() const { return bytes_seen_; }
+  // The bytes held now: never more than max_bytes + 1.
+  size_t retained_bytes() const { return ring_.size(); }
 
  private:
   LogTail(int64_t max_lines, int64_t max_bytes);

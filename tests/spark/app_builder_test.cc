@@ -1,0 +1,406 @@
+#include "spark/app_builder.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "rapidjson/document.h"
+
+namespace kje::spark {
+namespace {
+
+BuilderOptions Options() {
+  BuilderOptions options;
+  options.cluster = "prod";
+  options.namespace_ = "spark-jobs";
+  options.image = "apache/spark:3.5.6";
+  options.spark_version = "3.5.6";
+  return options;
+}
+
+SparkTemplate PiTemplate() {
+  SparkTemplate t;
+  t.name = "spark-pi";
+  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
+  t.class_name = "org.apache.spark.examples.SparkPi";
+  t.arguments = {"100", "--verbose"};
+  return t;
+}
+
+rapidjson::Document Parse(const std::string& json) {
+  rapidjson::Document document;
+  document.Parse(json.c_str());
+  REQUIRE_FALSE(document.HasParseError());
+  return document;
+}
+
+std::string Str(const rapidjson::Value& v) {
+  REQUIRE(v.IsString());
+  return std::string(v.GetString(), v.GetStringLength());
+}
+
+const rapidjson::Value& Conf(const rapidjson::Document& app) { return app["spec"]["sparkConf"]; }
+
+bool HasConf(const rapidjson::Document& app, const char* key) { return Conf(app).HasMember(key); }
+
+std::string ConfValue(const rapidjson::Document& app, const char* key) {
+  REQUIRE(HasConf(app, key));
+  return Str(Conf(app)[key]);
+}
+
+absl::StatusOr<BuiltApplication> Build(const SparkTemplate& t, const BuilderOptions& o = Options(),
+                                       std::string_view job_id = "688822913391439376") {
+  return BuildSparkApplication(job_id, "metalake_1", t, o);
+}
+
+std::string ErrorOf(const absl::StatusOr<BuiltApplication>& built) {
+  REQUIRE_FALSE(built.ok());
+  return std::string(built.status().message());
+}
+
+TEST_CASE("The SparkApplication equals the Java executor's - field for field") {
+  absl::StatusOr<BuiltApplication> built = Build(PiTemplate());
+  REQUIRE(built.ok());
+  rapidjson::Document expected = Parse(R"({
+    "apiVersion": "spark.apache.org/v1",
+    "kind": "SparkApplication",
+    "metadata": {
+      "name": "gravitino-job-688822913391439376",
+      "namespace": "spark-jobs",
+      "labels": {
+        "app.kubernetes.io/managed-by": "gravitino",
+        "gravitino.apache.org/job-id": "688822913391439376"
+      },
+      "annotations": {"gravitino.apache.org/metalake": "metalake_1"}
+    },
+    "spec": {
+      "mainClass": "org.apache.spark.examples.SparkPi",
+      "jars": "local:///opt/spark/examples/jars/spark-examples.jar",
+      "driverArgs": ["100", "--verbose"],
+      "sparkConf": {
+        "spark.kubernetes.authenticate.driver.serviceAccountName": "spark",
+        "spark.kubernetes.container.image": "apache/spark:3.5.6",
+        "spark.kubernetes.namespace": "spark-jobs"
+      },
+      "runtimeVersions": {"sparkVersion": "3.5.6"},
+      "applicationTolerations": {
+        "restartConfig": {"restartPolicy": "Never"},
+        "applicationTimeoutConfig": {
+          "driverStartTimeoutMillis": 3600000,
+          "driverReadyTimeoutMillis": 3600000
+        },
+        "resourceRetainPolicy": "Always",
+        "resourceRetainDurationMillis": 86400000,
+        "ttlAfterStopMillis": 604800000
+      }
+    }
+  })");
+  rapidjson::Document actual = Parse(built->json);
+  CHECK(actual == expected);
+  CHECK(built->namespace_ == "spark-jobs");
+  CHECK(built->name == "gravitino-job-688822913391439376");
+  CHECK(built->execution_id.ToString() ==
+        "prod/sparkapp/spark-jobs/gravitino-job-688822913391439376");
+}
+
+TEST_CASE("Options reach the tolerations - image - service account and runtime version") {
+  BuilderOptions o = Options();
+  o.name_prefix = "gj";
+  o.service_account = "jobs-sa";
+  o.spark_version = "3.5.1";
+  o.resource_retain_duration_ms = 11;
+  o.ttl_after_stop_ms = 22;
+  o.driver_start_timeout_ms = 33;
+  o.driver_ready_timeout_ms = 44;
+  absl::StatusOr<BuiltApplication> built = Build(PiTemplate(), o, "5");
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(Str(app["metadata"]["name"]) == "gj-5");
+  CHECK(Str(app["spec"]["runtimeVersions"]["sparkVersion"]) == "3.5.1");
+  const rapidjson::Value& tolerations = app["spec"]["applicationTolerations"];
+  CHECK(tolerations["resourceRetainDurationMillis"].GetInt64() == 11);
+  CHECK(tolerations["ttlAfterStopMillis"].GetInt64() == 22);
+  CHECK(tolerations["applicationTimeoutConfig"]["driverStartTimeoutMillis"].GetInt64() == 33);
+  CHECK(tolerations["applicationTimeoutConfig"]["driverReadyTimeoutMillis"].GetInt64() == 44);
+  CHECK(ConfValue(app, "spark.kubernetes.authenticate.driver.serviceAccountName") == "jobs-sa");
+}
+
+TEST_CASE("The same inputs build the same JSON") {
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"b", "2"}, {"a", "1"}};
+  absl::StatusOr<BuiltApplication> one = Build(t);
+  absl::StatusOr<BuiltApplication> two = Build(t);
+  REQUIRE(one.ok());
+  REQUIRE(two.ok());
+  CHECK(one->json == two->json);
+}
+
+TEST_CASE("mainClass is set only when not blank") {
+  SparkTemplate t = PiTemplate();
+  t.class_name = "  ";
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  CHECK_FALSE(Parse(built->json)["spec"].HasMember("mainClass"));
+  t.class_name = "";
+  built = Build(t);
+  REQUIRE(built.ok());
+  CHECK_FALSE(Parse(built->json)["spec"].HasMember("mainClass"));
+}
+
+TEST_CASE("No arguments give an empty driverArgs list") {
+  SparkTemplate t = PiTemplate();
+  t.arguments.clear();
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  REQUIRE(app["spec"]["driverArgs"].IsArray());
+  CHECK(app["spec"]["driverArgs"].Size() == 0);
+}
+
+TEST_CASE("A Python executable - by its URI path - goes to pyFiles") {
+  struct Case {
+    const char* uri;
+    bool python;
+  };
+  auto c = GENERATE(
+      Case{"https://repo/job.PY?sig=abc", true}, Case{"https://repo/app.jar?name=job.py", false},
+      Case{"https://repo/app.jar#job.py", false}, Case{"local:///opt/jobs/etl.py", true},
+      Case{"local:///opt/jobs/etl.py#frag.jar", true}, Case{"s3a://bucket/dir/job.py", true},
+      Case{"hdfs://nn:8020/jobs/job.Py?x=1#y", true}, Case{"https://repo/job%2Epy", true},
+      Case{"https://repo/job.pyc", false}, Case{"https://repo.py", false},
+      Case{"local:///opt/jobs/etl.py.jar", false});
+  INFO(c.uri);
+  CHECK(IsPythonResource(c.uri) == c.python);
+  SparkTemplate t = PiTemplate();
+  t.executable = c.uri;
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  const rapidjson::Value& spec = Parse(built->json)["spec"];
+  CHECK(spec.HasMember("pyFiles") == c.python);
+  CHECK(spec.HasMember("jars") == !c.python);
+  CHECK(Str(spec[c.python ? "pyFiles" : "jars"]) == c.uri);
+}
+
+TEST_CASE("Template configs override server defaults: sorted keys") {
+  BuilderOptions o = Options();
+  o.conf = {{"spark.executor.instances", "2"}, {"spark.driver.memory", "1g"}};
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.executor.instances", "4"}, {"spark.sql.shuffle.partitions", "8"}};
+  absl::StatusOr<BuiltApplication> built = Build(t, o);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(ConfValue(app, "spark.executor.instances") == "4");
+  CHECK(ConfValue(app, "spark.driver.memory") == "1g");
+  CHECK(ConfValue(app, "spark.sql.shuffle.partitions") == "8");
+  std::string previous;
+  for (const auto& member : Conf(app).GetObject()) {
+    std::string key = member.name.GetString();
+    CHECK(previous < key);
+    previous = key;
+  }
+}
+
+TEST_CASE("spark.master and spark.submit.deployMode are removed from every source") {
+  BuilderOptions o = Options();
+  o.conf = {{"spark.master", "k8s://https://x"}, {"spark.submit.deployMode", "client"}};
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.master", "{{spark_master}}"}};
+  absl::StatusOr<BuiltApplication> built = Build(t, o);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK_FALSE(HasConf(app, "spark.master"));
+  CHECK_FALSE(HasConf(app, "spark.submit.deployMode"));
+}
+
+TEST_CASE("Image and service account are set only when blank") {
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.kubernetes.container.image", "mine:1"},
+               {"spark.kubernetes.authenticate.driver.serviceAccountName", " "}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(ConfValue(app, "spark.kubernetes.container.image") == "mine:1");
+  CHECK(ConfValue(app, "spark.kubernetes.authenticate.driver.serviceAccountName") == "spark");
+
+  BuilderOptions o = Options();
+  o.conf = {{"spark.kubernetes.authenticate.driver.serviceAccountName", "server-sa"}};
+  built = Build(PiTemplate(), o);
+  REQUIRE(built.ok());
+  CHECK(ConfValue(Parse(built->json), "spark.kubernetes.authenticate.driver.serviceAccountName") ==
+        "server-sa");
+}
+
+TEST_CASE("jars - files and archives are appended after the existing conf values") {
+  BuilderOptions o = Options();
+  o.conf = {{"spark.jars", "s3a://b/server.jar"}, {"spark.archives", " "}};
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.files", "https://h/conf.txt"}};
+  t.jars = {"s3a://b/a.jar", "local:///opt/b.jar"};
+  t.files = {"hdfs://nn/f1", "https://h/f2"};
+  t.archives = {"s3a://b/env.tgz#env"};
+  absl::StatusOr<BuiltApplication> built = Build(t, o);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(ConfValue(app, "spark.jars") == "s3a://b/server.jar,s3a://b/a.jar,local:///opt/b.jar");
+  CHECK(ConfValue(app, "spark.files") == "https://h/conf.txt,hdfs://nn/f1,https://h/f2");
+  CHECK(ConfValue(app, "spark.archives") == "s3a://b/env.tgz#env");
+}
+
+TEST_CASE("Empty lists leave the conf alone") {
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.jars", "s3a://b/x.jar"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(ConfValue(app, "spark.jars") == "s3a://b/x.jar");
+  CHECK_FALSE(HasConf(app, "spark.files"));
+  CHECK_FALSE(HasConf(app, "spark.archives"));
+}
+
+TEST_CASE("The namespace comes from spark.kubernetes.namespace - trimmed") {
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.kubernetes.namespace", "  team-a "}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(Str(app["metadata"]["namespace"]) == "team-a");
+  CHECK(ConfValue(app, "spark.kubernetes.namespace") == "team-a");
+  CHECK(built->namespace_ == "team-a");
+  CHECK(built->execution_id.namespace_ == "team-a");
+
+  BuilderOptions o = Options();
+  o.conf = {{"spark.kubernetes.namespace", "server-ns"}};
+  built = Build(PiTemplate(), o);
+  REQUIRE(built.ok());
+  CHECK(built->namespace_ == "server-ns");
+}
+
+TEST_CASE("Without spark.kubernetes.namespace the default namespace is written back") {
+  absl::StatusOr<BuiltApplication> built = Build(PiTemplate());
+  REQUIRE(built.ok());
+  CHECK(ConfValue(Parse(built->json), "spark.kubernetes.namespace") == "spark-jobs");
+}
+
+TEST_CASE("An invalid namespace is INVALID_ARGUMENT") {
+  const char* bad =
+      GENERATE("Team-A", "team_a", "", "   ", "-a",
+               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a.b");
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.kubernetes.namespace", bad}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  INFO("namespace: \"" << bad << "\"");
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ErrorOf(built).find("namespace") != std::string::npos);
+}
+
+TEST_CASE("Server-local resources are rejected with the reason") {
+  const char* local = GENERATE("/opt/app.jar", "app.jar", "file:///opt/app.jar", "FILE:/opt/a.jar",
+                               "", " ", "./x.jar", "1http://x/a.jar");
+  INFO("resource: \"" << local << "\"");
+  CHECK_FALSE(IsClusterReachable(local));
+  for (int field = 0; field < 4; ++field) {
+    SparkTemplate t = PiTemplate();
+    if (field == 0) t.executable = local;
+    if (field == 1) t.jars = {"s3a://ok/a.jar", local};
+    if (field == 2) t.files = {local};
+    if (field == 3) t.archives = {local};
+    absl::StatusOr<BuiltApplication> built = Build(t);
+    REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+    if (field != 0 || std::string(local).find_first_not_of(' ') != std::string::npos) {
+      CHECK(ErrorOf(built).find("Use a URI reachable from the cluster instead") !=
+            std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("Cluster-reachable schemes are accepted") {
+  for (const char* uri : {"local:///opt/a.jar", "https://h/a.jar", "http://h/a.jar", "s3a://b/a",
+                          "hdfs://nn:8020/a", "gs://b/a", "abfss://c@a.dfs/x", "my+scheme.x-y:z"}) {
+    INFO(uri);
+    CHECK(IsClusterReachable(uri));
+  }
+  CHECK(UriScheme("https://h/a.jar") == "https");
+  CHECK(UriScheme("/a:b") == "");
+  CHECK(UriScheme("a b:c") == "");
+}
+
+TEST_CASE("Environments are rejected listing names - never values") {
+  SparkTemplate t = PiTemplate();
+  t.environments = {{"DB_PASSWORD", "hunter2-s3cr3t"}, {"API_TOKEN", "tok-abcdef"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  std::string message = ErrorOf(built);
+  CHECK(message.find("API_TOKEN, DB_PASSWORD") != std::string::npos);
+  CHECK(message.find("hunter2") == std::string::npos);
+  CHECK(message.find("s3cr3t") == std::string::npos);
+  CHECK(message.find("tok-abcdef") == std::string::npos);
+  CHECK(message.find("Spark configurations") != std::string::npos);
+}
+
+TEST_CASE("SHELL templates are rejected") {
+  SparkTemplate t = PiTemplate();
+  t.is_shell = true;
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ErrorOf(built).find("only supports Spark jobs") != std::string::npos);
+  CHECK(ErrorOf(built).find("spark-pi") != std::string::npos);
+}
+
+TEST_CASE("Built-in templates with a server-local executable get the jobs jar") {
+  SparkTemplate t = PiTemplate();
+  t.name = "builtin-iceberg-rewrite-data-files";
+  t.executable = "/opt/gravitino/libs/gravitino-jobs-1.1.0.jar";
+  BuilderOptions o = Options();
+  o.builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
+  absl::StatusOr<BuiltApplication> built = Build(t, o);
+  REQUIRE(built.ok());
+  CHECK(Str(Parse(built->json)["spec"]["jars"]) ==
+        "local:///opt/gravitino/jobs/gravitino-jobs.jar");
+
+  t.executable = "https://repo/custom-jobs.jar";
+  built = Build(t, o);
+  REQUIRE(built.ok());
+  CHECK(Str(Parse(built->json)["spec"]["jars"]) == "https://repo/custom-jobs.jar");
+
+  t.name = "my-iceberg-job";  // Not built-in: the same local path is an error.
+  t.executable = "/opt/gravitino/libs/gravitino-jobs-1.1.0.jar";
+  CHECK(Build(t, o).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Bad job ids - metalakes and templates create nothing") {
+  CHECK(Build(PiTemplate(), Options(), "Job-1").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(Build(PiTemplate(), Options(), "").status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(BuildSparkApplication("1", " ", PiTemplate(), Options()).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  SparkTemplate t = PiTemplate();
+  t.name = "";
+  CHECK(Build(t).status().code() == absl::StatusCode::kInvalidArgument);
+  t = PiTemplate();
+  t.executable = "  ";
+  CHECK(Build(t).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Options without an image or Spark version are FAILED_PRECONDITION") {
+  BuilderOptions o = Options();
+  o.image = "";
+  CHECK(Build(PiTemplate(), o).status().code() == absl::StatusCode::kFailedPrecondition);
+  o = Options();
+  o.spark_version = " ";
+  CHECK(Build(PiTemplate(), o).status().code() == absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE("Strings with JSON metacharacters are escaped") {
+  SparkTemplate t = PiTemplate();
+  t.arguments = {"a\"b", "back\\slash", "line\nbreak", "ünï"};
+  absl::StatusOr<BuiltApplication> built = BuildSparkApplication("1", "m\"l", t, Options());
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(Str(app["spec"]["driverArgs"][0]) == "a\"b");
+  CHECK(Str(app["spec"]["driverArgs"][1]) == "back\\slash");
+  CHECK(Str(app["spec"]["driverArgs"][2]) == "line\nbreak");
+  CHECK(Str(app["spec"]["driverArgs"][3]) == "ünï");
+  CHECK(Str(app["metadata"]["annotations"]["gravitino.apache.org/metalake"]) == "m\"l");
+}
+
+}  // namespace
+}  // namespace kje::spark

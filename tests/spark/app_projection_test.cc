@@ -1,0 +1,212 @@
+#include "spark/app_projection.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "test_json.h"
+
+namespace kje::spark {
+namespace {
+
+using testing::App;
+using testing::AppMeta;
+using testing::PodStatus;
+using testing::Running;
+using testing::State;
+using testing::Status;
+using testing::Terminated;
+
+AppProjection Project(const std::string& json) {
+  absl::StatusOr<AppProjection> app = ProjectAppJson(json);
+  REQUIRE(app.ok());
+  return *std::move(app);
+}
+
+TEST_CASE("Metadata - labels and annotations are projected") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  meta.deletion = "2026-05-12T10:03:00Z";
+  meta.job_id = "77";
+  AppProjection app = Project(App("", meta));
+  CHECK(app.name == "gravitino-job-1");
+  CHECK(app.namespace_ == "spark-jobs");
+  CHECK(app.uid == "u-1");
+  CHECK(app.resource_version == "42");
+  CHECK(app.job_id == "77");
+  CHECK(app.metalake == "ml");
+  CHECK(app.managed_by_us);
+  CHECK(app.cancel_requested);
+  CHECK(app.deleting);
+  CHECK(app.creation_time == ParseRfc3339Millis("2026-05-12T10:00:00Z"));
+  CHECK(app.deletion_time == ParseRfc3339Millis("2026-05-12T10:03:00Z"));
+  CHECK(app.history.empty());
+  CHECK_FALSE(HasState(app));
+  CHECK_FALSE(IsStopped(app));
+  CHECK(app.OperatorState().empty());
+}
+
+TEST_CASE("Only the exact value true requests a cancel") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  for (const char* value : {"True", "TRUE", "yes", "1", "", " true"}) {
+    meta.cancel_value = value;
+    INFO(value);
+    CHECK_FALSE(Project(App("", meta)).cancel_requested);
+  }
+  CHECK_FALSE(Project(App("")).cancel_requested);
+}
+
+TEST_CASE("An unparsable deletionTimestamp still means deleting") {
+  AppMeta meta;
+  meta.deletion = "soon";
+  AppProjection app = Project(App("", meta));
+  CHECK(app.deleting);
+  CHECK(app.deletion_time == kNoTime);
+}
+
+TEST_CASE("History is sorted numerically - not as strings") {
+  std::string status = Status({{"10", State("Succeeded", "2026-05-12T10:00:10Z")},
+                               {"2", State("DriverRequested", "2026-05-12T10:00:02Z")},
+                               {"9", State("RunningHealthy", "2026-05-12T10:00:09Z")},
+                               {"0", State("Submitted", "2026-05-12T10:00:00Z")}});
+  AppProjection app = Project(App(status));
+  REQUIRE(app.history.size() == 4);
+  CHECK(app.history[0].id == 0);
+  CHECK(app.history[1].id == 2);
+  CHECK(app.history[2].id == 9);
+  CHECK(app.history[3].id == 10);
+  CHECK(app.history[3].state == AppState::kSucceeded);
+  CHECK(app.OperatorState() == "Succeeded");
+  CHECK(IsStopped(app));
+}
+
+TEST_CASE("The current state is appended when the history doesn't end with it") {
+  std::string status = Status({{"6", State("ScheduledToRestart", "2026-05-12T10:00:06Z")},
+                               {"7", State("DriverRequested", "2026-05-12T10:00:07Z")}},
+                              State("RunningHealthy", "2026-05-12T10:00:20Z", "", "running"));
+  AppProjection app = Project(App(status));
+  REQUIRE(app.history.size() == 3);
+  CHECK(app.history.back().id == kCurrentStateId);
+  CHECK(app.history.back().state == AppState::kRunningHealthy);
+  CHECK(app.history.back().transition_time == ParseRfc3339Millis("2026-05-12T10:00:20Z"));
+  CHECK(app.current_message == "running");
+}
+
+TEST_CASE("The current state is not duplicated when the history ends with it") {
+  std::string status = Status({{"0", State("Submitted", "2026-05-12T10:00:00Z")},
+                               {"1", State("DriverRequested", "2026-05-12T10:00:01Z")}},
+                              State("DriverRequested", "2026-05-12T10:00:01Z", "", "requested"));
+  AppProjection app = Project(App(status));
+  REQUIRE(app.history.size() == 2);
+  CHECK(app.history.back().id == 1);
+  CHECK(app.current_message == "requested");
+}
+
+TEST_CASE("Entries with a non-numeric id or without a string summary are skipped") {
+  std::string status = Status({{"x", State("Failed", "2026-05-12T10:00:00Z")},
+                               {"1.5", State("Failed", "2026-05-12T10:00:00Z")},
+                               {"", State("Failed", "2026-05-12T10:00:00Z")},
+                               {"99999999999999999999", State("Failed", "2026-05-12T10:00:00Z")},
+                               {"3", R"({"currentStateSummary":7})"},
+                               {"4", R"({"lastTransitionTime":"2026-05-12T10:00:00Z"})"},
+                               {"5", R"("not an object")"},
+                               {"+1", State("Submitted", "2026-05-12T10:00:00Z")},
+                               {"-1", State("DriverRequested", "2026-05-12T10:00:00Z")}});
+  AppProjection app = Project(App(status));
+  REQUIRE(app.history.size() == 2);
+  CHECK(app.history[0].id == -1);
+  CHECK(app.history[0].state == AppState::kDriverRequested);
+  CHECK(app.history[1].id == 1);
+  CHECK(app.history[1].state == AppState::kSubmitted);
+}
+
+TEST_CASE("A status with only currentState has a one-entry history") {
+  AppProjection app = Project(
+      App(R"({"currentState":)" + State("Submitted", "2025-01-01T00:00:00Z", "", "test") + "}"));
+  REQUIRE(app.history.size() == 1);
+  CHECK(app.history[0].state == AppState::kSubmitted);
+  CHECK(app.current_message == "test");
+}
+
+TEST_CASE("Malformed status parts read as absent") {
+  for (const char* status : {R"("oops")", "[]", "null", R"({"stateTransitionHistory":[]})",
+                             R"({"stateTransitionHistory":null,"currentState":5})",
+                             R"({"currentState":{"currentStateSummary":null}})"}) {
+    INFO(status);
+    AppProjection app = Project(App(status));
+    CHECK(app.history.empty());
+  }
+}
+
+TEST_CASE("Driver container times come from lastObservedDriverStatus") {
+  std::string failed =
+      State("Failed", "2026-05-12T10:00:40.9Z",
+            PodStatus({{"spark-kubernetes-driver",
+                        Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:40Z")}}));
+  AppProjection app = Project(App(Status({{"5", failed}})));
+  REQUIRE(app.history.size() == 1);
+  CHECK(app.history[0].driver_started == ParseRfc3339Millis("2026-05-12T10:00:02Z"));
+  CHECK(app.history[0].driver_finished == ParseRfc3339Millis("2026-05-12T10:00:40Z"));
+  CHECK(app.history[0].transition_time == ParseRfc3339Millis("2026-05-12T10:00:40.9Z"));
+}
+
+TEST_CASE("Unparsable transition and container times are absent") {
+  std::string state =
+      State("Failed", "not-a-time", PodStatus({{"spark-kubernetes-driver", Terminated("x", "y")}}));
+  AppProjection app = Project(App(Status({{"1", state}})));
+  REQUIRE(app.history.size() == 1);
+  CHECK(app.history[0].transition_time == kNoTime);
+  CHECK(app.history[0].driver_started == kNoTime);
+  CHECK(app.history[0].driver_finished == kNoTime);
+}
+
+TEST_CASE("An unknown current state keeps its spelling") {
+  AppProjection app = Project(App(Status({{"0", State("Submitted", "2026-05-12T10:00:00Z")},
+                                          {"1", State("Hibernating", "2026-05-12T10:00:01Z")}})));
+  REQUIRE(app.history.size() == 2);
+  CHECK(app.history.back().state == AppState::kUnknown);
+  CHECK(app.OperatorState() == "Hibernating");
+  CHECK_FALSE(IsStopped(app));
+}
+
+TEST_CASE("An unknown current state differing from an unknown last entry is appended") {
+  std::string status = Status({{"1", State("Hibernating", "2026-05-12T10:00:01Z")}},
+                              State("Dreaming", "2026-05-12T10:00:02Z"));
+  AppProjection app = Project(App(status));
+  REQUIRE(app.history.size() == 2);
+  CHECK(app.OperatorState() == "Dreaming");
+}
+
+TEST_CASE("Long messages are capped on a UTF-8 boundary") {
+  std::string message;
+  while (message.size() < 5000) message += "é";  // two bytes each
+  std::string status = R"({"currentState":)" +
+                       State("SchedulingFailure", "2026-05-12T10:00:01Z", "", "x" + message) + "}";
+  AppProjection app = Project(App(status));
+  CHECK(app.current_message.size() <= kMaxMessageBytes + 3);
+  CHECK(app.current_message.size() >= kMaxMessageBytes - 1);
+  CHECK(app.current_message.substr(0, 3) == "x\xC3\xA9");
+  CHECK(app.current_message.substr(app.current_message.size() - 5) == "\xC3\xA9...");
+}
+
+TEST_CASE("Objects without metadata.name or namespace are INVALID_ARGUMENT") {
+  for (const char* json :
+       {"{}", "[]", "7", R"({"metadata":{"name":"a"}})", R"({"metadata":{"namespace":"a"}})",
+        R"({"metadata":{"name":1,"namespace":"a"}})"}) {
+    INFO(json);
+    CHECK(ProjectAppJson(json).status().code() == absl::StatusCode::kInvalidArgument);
+  }
+  CHECK(ProjectAppJson("{not json").status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("A projection is far smaller than its JSON") {
+  std::string json = testing::ReadTestData("04-restart-onfailure-trimmed-history.json");
+  AppProjection app = Project(json);
+  CHECK(app.history.size() == 7);
+  // 100k applications must fit in well under 200 MB.
+  CHECK(app.ApproximateBytes() < 1000);
+  CHECK(app.ApproximateBytes() * 4 < json.size());
+}
+
+}  // namespace
+}  // namespace kje::spark

@@ -1,0 +1,79 @@
+#include "spark/execution_id.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace kje::spark {
+namespace {
+
+TEST_CASE("ExecutionId formats as cluster/kind/namespace/name and parses back") {
+  absl::StatusOr<ExecutionId> id = ExecutionId::Of("prod", "sparkapp", "jobs", "gravitino-job-7");
+  REQUIRE(id.ok());
+  CHECK(id->ToString() == "prod/sparkapp/jobs/gravitino-job-7");
+  absl::StatusOr<ExecutionId> parsed = ExecutionId::Parse(id->ToString());
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == *id);
+  CHECK(parsed->cluster == "prod");
+  CHECK(parsed->kind == "sparkapp");
+  CHECK(parsed->namespace_ == "jobs");
+  CHECK(parsed->name == "gravitino-job-7");
+}
+
+TEST_CASE("ExecutionId matches the reference's example") {
+  absl::StatusOr<ExecutionId> id = ExecutionId::Parse("default/sparkapp/default/gravitino-job-1");
+  REQUIRE(id.ok());
+  CHECK(id->ToString() == "default/sparkapp/default/gravitino-job-1");
+}
+
+TEST_CASE("ExecutionId::Parse rejects malformed ids with NOT_FOUND") {
+  const char* bad = GENERATE("", "/", "a/b/c", "a/sparkapp/c/d/e", "default/sparkapp/ns/name/",
+                             "/sparkapp/ns/name", "c/sparkapp//name", "c/sparkapp/ns/ ",
+                             "c/ /ns/name", "c/sparkapp/ns/\t", "c/job/ns/name",
+                             "c/SPARKAPP/ns/name", "c/sparkapp ns/name", "c//sparkapp/ns");
+  absl::StatusOr<ExecutionId> id = ExecutionId::Parse(bad);
+  INFO("id: \"" << bad << "\"");
+  REQUIRE_FALSE(id.ok());
+  CHECK(id.status().code() == absl::StatusCode::kNotFound);
+}
+
+TEST_CASE("ExecutionId::Parse names an unknown kind") {
+  absl::StatusOr<ExecutionId> id = ExecutionId::Parse("c/pod/ns/name");
+  REQUIRE(id.status().code() == absl::StatusCode::kNotFound);
+  CHECK(std::string(id.status().message()).find("unknown kind of a job") != std::string::npos);
+}
+
+TEST_CASE("ExecutionId::Parse quotes only the start of a huge id") {
+  std::string huge(100000, 'x');
+  absl::StatusOr<ExecutionId> id = ExecutionId::Parse(huge);
+  REQUIRE(id.status().code() == absl::StatusCode::kNotFound);
+  CHECK(id.status().message().size() < 1000);
+}
+
+TEST_CASE("ExecutionId::Of rejects blank parts - slashes and unknown kinds") {
+  CHECK(ExecutionId::Of("", "sparkapp", "ns", "n").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(ExecutionId::Of("a/b", "sparkapp", "ns", "n").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(ExecutionId::Of("c", "sparkapp", " ", "n").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(ExecutionId::Of("c", "sparkapp", "ns", "a/b").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  CHECK(ExecutionId::Of("c", "job", "ns", "n").status().code() ==
+        absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("An id of another cluster is NOT_FOUND with both cluster names") {
+  absl::StatusOr<ExecutionId> id = ParseForCluster("east/sparkapp/ns/gravitino-job-1", "west");
+  REQUIRE(id.status().code() == absl::StatusCode::kNotFound);
+  std::string message(id.status().message());
+  CHECK(message.find("runs in cluster \"east\"") != std::string::npos);
+  CHECK(message.find("connected to cluster \"west\"") != std::string::npos);
+
+  absl::StatusOr<ExecutionId> same = ParseForCluster("west/sparkapp/ns/gravitino-job-1", "west");
+  REQUIRE(same.ok());
+  CHECK(same->name == "gravitino-job-1");
+  CHECK(ParseForCluster("bad", "west").status().code() == absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace kje::spark

@@ -1,0 +1,477 @@
+#include "spark/status_mapping.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "test_json.h"
+
+namespace kje::spark {
+namespace {
+
+using testing::App;
+using testing::AppMeta;
+using testing::Pod;
+using testing::PodStatus;
+using testing::Running;
+using testing::State;
+using testing::Status;
+using testing::T;
+using testing::Terminated;
+
+const absl::Duration kTimeout = absl::Minutes(10);
+const absl::Time kNow = T("2026-05-12T10:05:00Z");  // 5 min after the apps' creation
+
+AppProjection Project(const std::string& json) {
+  absl::StatusOr<AppProjection> app = ProjectAppJson(json);
+  REQUIRE(app.ok());
+  return *std::move(app);
+}
+
+DriverPod ProjectPod(const std::string& json) {
+  rapidjson::Document document;
+  document.Parse(json.c_str());
+  absl::StatusOr<DriverPod> pod = ProjectDriverPod(document);
+  REQUIRE(pod.ok());
+  return *std::move(pod);
+}
+
+JobStatusInfo Map(const std::string& json, const DriverPod* driver = nullptr,
+                  absl::Time now = kNow) {
+  return MapStatus(Project(json), driver, now, kTimeout);
+}
+
+// A history ending in `states`, one second apart from 10:00:00.
+std::string History(const std::vector<std::string>& states, const std::string& current = "") {
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (size_t i = 0; i < states.size(); ++i) {
+    entries.push_back(
+        {std::to_string(i),
+         State(states[i], absl::StrCat("2026-05-12T10:00:", i < 10 ? "0" : "", i, "Z"))});
+  }
+  return Status(entries, current);
+}
+
+absl::Time At(int second) {
+  return T(absl::StrCat("2026-05-12T10:00:", second < 10 ? "0" : "", second, "Z"));
+}
+
+// ---- The mapping table, one row per operator state ----
+
+TEST_CASE("Queued states map to QUEUED without times") {
+  const char* state =
+      GENERATE("Submitted", "ScheduledToRestart", "DriverRequested", "DriverStarted");
+  JobStatusInfo info = Map(App(History({"Submitted", state})));
+  INFO(state);
+  CHECK(info.status == JobStatus::kQueued);
+  CHECK(info.operator_state == state);
+  CHECK_FALSE(info.started_at.has_value());
+  CHECK_FALSE(info.finished_at.has_value());
+  CHECK_FALSE(info.is_stopped);
+}
+
+TEST_CASE("Started states map to STARTED with a start time") {
+  const char* state =
+      GENERATE("DriverReady", "InitializedBelowThresholdExecutors", "RunningHealthy",
+               "RunningWithPartialCapacity", "RunningWithBelowThresholdExecutors");
+  JobStatusInfo info = Map(App(History({"Submitted", "DriverRequested", state})));
+  INFO(state);
+  CHECK(info.status == JobStatus::kStarted);
+  CHECK(info.operator_state == state);
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == At(2));  // the first started entry's transition
+  CHECK_FALSE(info.finished_at.has_value());
+}
+
+TEST_CASE("Succeeded maps to SUCCEEDED with both times") {
+  JobStatusInfo info =
+      Map(App(History({"Submitted", "DriverReady", "RunningHealthy", "Succeeded"})));
+  CHECK(info.status == JobStatus::kSucceeded);
+  CHECK(info.is_stopped);
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == At(1));
+  REQUIRE(info.finished_at.has_value());
+  CHECK(*info.finished_at == At(3));
+}
+
+TEST_CASE("Failure states map to FAILED") {
+  const char* state =
+      GENERATE("Failed", "SchedulingFailure", "DriverEvicted", "DriverStartTimedOut",
+               "ExecutorsStartTimedOut", "DriverReadyTimedOut");
+  JobStatusInfo info = Map(App(History({"Submitted", "DriverRequested", state})));
+  INFO(state);
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK(info.is_stopped);
+  CHECK_FALSE(info.started_at.has_value());  // never reached a started state
+  REQUIRE(info.finished_at.has_value());
+  CHECK(*info.finished_at == At(2));
+}
+
+TEST_CASE("Stopped states take the last outcome of the history") {
+  const char* stopped = GENERATE("ResourceReleased", "TerminatedWithoutReleaseResources");
+  INFO(stopped);
+  JobStatusInfo ok = Map(App(History({"Submitted", "DriverReady", "Succeeded", stopped})));
+  CHECK(ok.status == JobStatus::kSucceeded);
+  CHECK(ok.operator_state == stopped);
+  REQUIRE(ok.finished_at.has_value());
+  CHECK(*ok.finished_at == At(2));  // the outcome's time, not the stop's
+  JobStatusInfo failed = Map(App(History({"Submitted", "DriverReady", "Failed", stopped})));
+  CHECK(failed.status == JobStatus::kFailed);
+  REQUIRE(failed.finished_at.has_value());
+  CHECK(*failed.finished_at == At(2));
+}
+
+TEST_CASE("A stopped state without an outcome is FAILED") {
+  JobStatusInfo info = Map(App(History({"Submitted", "DriverRequested", "ResourceReleased"})));
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK(info.is_stopped);
+  CHECK_FALSE(info.finished_at.has_value());  // no outcome and no deletion
+}
+
+TEST_CASE("The walk-back takes the newest outcome across attempts") {
+  JobStatusInfo info = Map(App(History({"Submitted", "Failed", "ScheduledToRestart", "DriverReady",
+                                        "Succeeded", "TerminatedWithoutReleaseResources"})));
+  CHECK(info.status == JobStatus::kSucceeded);
+  CHECK(*info.finished_at == At(4));
+  info = Map(App(History({"Submitted", "Succeeded", "ScheduledToRestart", "DriverReady",
+                          "DriverEvicted", "ResourceReleased"})));
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK(*info.finished_at == At(4));
+}
+
+TEST_CASE("History keys are ordered numerically: 10 comes after 9") {
+  // As strings, "9" would sort last and make Failed the outcome and RunningHealthy current.
+  std::string status = Status({{"9", State("Failed", "2026-05-12T10:00:09Z")},
+                               {"10", State("Succeeded", "2026-05-12T10:00:10Z")},
+                               {"11", State("ResourceReleased", "2026-05-12T10:00:11Z")},
+                               {"8", State("RunningHealthy", "2026-05-12T10:00:08Z")}});
+  JobStatusInfo info = Map(App(status));
+  CHECK(info.status == JobStatus::kSucceeded);
+  CHECK(info.operator_state == "ResourceReleased");
+  CHECK(*info.finished_at == At(10));
+
+  std::string current = Status({{"9", State("RunningHealthy", "2026-05-12T10:00:09Z")},
+                                {"10", State("Succeeded", "2026-05-12T10:00:10Z")}});
+  CHECK(Map(App(current)).status == JobStatus::kSucceeded);
+}
+
+TEST_CASE("A trimmed history ends with the appended currentState") {
+  std::string status = Status({{"6", State("ScheduledToRestart", "2026-05-12T10:00:06Z")},
+                               {"7", State("DriverRequested", "2026-05-12T10:00:07Z")}},
+                              State("RunningHealthy", "2026-05-12T10:00:20Z"));
+  JobStatusInfo info = Map(App(status));
+  CHECK(info.status == JobStatus::kStarted);
+  CHECK(info.operator_state == "RunningHealthy");
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == At(20));
+
+  std::string stopped = Status({{"6", State("Succeeded", "2026-05-12T10:00:06Z")}},
+                               State("ResourceReleased", "2026-05-12T10:00:20Z"));
+  info = Map(App(stopped));
+  CHECK(info.status == JobStatus::kSucceeded);
+  CHECK(*info.finished_at == At(6));
+}
+
+// ---- No status ----
+
+TEST_CASE("No status is QUEUED until the no-status timeout - then FAILED") {
+  JobStatusInfo queued = Map(App(""));
+  CHECK(queued.status == JobStatus::kQueued);
+  CHECK_FALSE(queued.no_status_timed_out);
+  CHECK(queued.operator_state.empty());
+
+  absl::Time created = T("2026-05-12T10:00:00Z");
+  CHECK(Map(App(""), nullptr, created + kTimeout).status == JobStatus::kQueued);  // not yet past
+  JobStatusInfo failed = Map(App(""), nullptr, created + kTimeout + absl::Milliseconds(1));
+  CHECK(failed.status == JobStatus::kFailed);
+  CHECK(failed.no_status_timed_out);
+  CHECK(failed.message.find("watched by the Spark operator") != std::string::npos);
+  CHECK_FALSE(failed.started_at.has_value());
+  CHECK_FALSE(failed.finished_at.has_value());
+}
+
+TEST_CASE("An empty status counts as no status") {
+  CHECK(Map(App("{}")).status == JobStatus::kQueued);
+  CHECK(Map(App("{}"), nullptr, kNow + absl::Hours(1)).no_status_timed_out);
+}
+
+TEST_CASE("A state - however old - is never a no-status timeout") {
+  JobStatusInfo info = Map(App(History({"Submitted"})), nullptr, kNow + absl::Hours(100));
+  CHECK(info.status == JobStatus::kQueued);
+  CHECK_FALSE(info.no_status_timed_out);
+}
+
+// ---- Unknown states ----
+
+TEST_CASE("An unknown state is QUEUED when nothing in the history started") {
+  JobStatusInfo info = Map(App(History({"Submitted", "DriverRequested", "Hibernating"})));
+  CHECK(info.status == JobStatus::kQueued);
+  CHECK(info.unknown_state);
+  CHECK(info.operator_state == "Hibernating");
+  CHECK_FALSE(info.started_at.has_value());
+  CHECK_FALSE(info.is_stopped);
+}
+
+TEST_CASE("An unknown state is STARTED once the history has a started state") {
+  JobStatusInfo info = Map(App(
+      History({"Submitted", "DriverRequested", "DriverReady", "RunningHealthy", "Hibernating"})));
+  CHECK(info.status == JobStatus::kStarted);
+  CHECK(info.unknown_state);
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == At(2));
+}
+
+// ---- Deletion and cancel: the evaluation order ----
+
+TEST_CASE("Cancel requested and deleting is CANCELLED at the deletion time") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  meta.deletion = "2026-05-12T10:03:00Z";
+  JobStatusInfo info = Map(App(History({"Submitted", "DriverReady", "RunningHealthy"}), meta));
+  CHECK(info.status == JobStatus::kCancelled);
+  CHECK(info.deleting);
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == At(1));
+  REQUIRE(info.finished_at.has_value());
+  CHECK(*info.finished_at == T("2026-05-12T10:03:00Z"));
+}
+
+TEST_CASE("Cancel requested and stopped is CANCELLED at the outcome's time") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  JobStatusInfo info =
+      Map(App(History({"Submitted", "DriverReady", "Failed", "ResourceReleased"}), meta));
+  CHECK(info.status == JobStatus::kCancelled);
+  CHECK(*info.finished_at == At(2));
+  // An outcome as the current state is stopped too.
+  info = Map(App(History({"Submitted", "DriverReady", "Succeeded"}), meta));
+  CHECK(info.status == JobStatus::kCancelled);
+  CHECK(*info.finished_at == At(2));
+  // The outcome's time wins over the deletion time.
+  meta.deletion = "2026-05-12T10:03:00Z";
+  info = Map(App(History({"Submitted", "DriverReady", "Succeeded", "ResourceReleased"}), meta));
+  CHECK(info.status == JobStatus::kCancelled);
+  CHECK(*info.finished_at == At(2));
+}
+
+TEST_CASE("Cancel requested without a status and deleting is CANCELLED") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  meta.deletion = "2026-05-12T10:03:00Z";
+  JobStatusInfo info = Map(App("", meta), nullptr, kNow + absl::Hours(1));
+  CHECK(info.status == JobStatus::kCancelled);
+  CHECK_FALSE(info.no_status_timed_out);
+  CHECK_FALSE(info.started_at.has_value());
+  CHECK(*info.finished_at == T("2026-05-12T10:03:00Z"));
+}
+
+TEST_CASE("Cancel requested while running and not deleting is CANCELLING") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  JobStatusInfo running = Map(App(History({"Submitted", "DriverReady", "RunningHealthy"}), meta));
+  CHECK(running.status == JobStatus::kCancelling);
+  CHECK(running.operator_state == "RunningHealthy");
+  REQUIRE(running.started_at.has_value());
+  CHECK(*running.started_at == At(1));
+  CHECK_FALSE(running.finished_at.has_value());
+
+  JobStatusInfo queued = Map(App(History({"Submitted"}), meta));
+  CHECK(queued.status == JobStatus::kCancelling);
+  CHECK_FALSE(queued.started_at.has_value());
+
+  JobStatusInfo unknown = Map(App(History({"Submitted", "Hibernating"}), meta));
+  CHECK(unknown.status == JobStatus::kCancelling);
+
+  JobStatusInfo no_status = Map(App("", meta));
+  CHECK(no_status.status == JobStatus::kCancelling);
+}
+
+TEST_CASE("Cancel requested never hides a no-status timeout") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  JobStatusInfo info = Map(App("", meta), nullptr, kNow + absl::Hours(1));
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK(info.no_status_timed_out);
+}
+
+TEST_CASE("Deleted by someone else: the last outcome - else FAILED at the deletion time") {
+  AppMeta meta;
+  meta.deletion = "2026-05-12T10:03:00Z";
+  JobStatusInfo running = Map(App(History({"Submitted", "DriverReady", "RunningHealthy"}), meta));
+  CHECK(running.status == JobStatus::kFailed);
+  CHECK(running.deleting);
+  CHECK(*running.finished_at == T("2026-05-12T10:03:00Z"));
+  CHECK(*running.started_at == At(1));
+
+  JobStatusInfo succeeded =
+      Map(App(History({"Submitted", "DriverReady", "Succeeded", "ResourceReleased"}), meta));
+  CHECK(succeeded.status == JobStatus::kSucceeded);
+  CHECK(*succeeded.finished_at == At(2));
+
+  JobStatusInfo queued = Map(App(History({"Submitted"}), meta));
+  CHECK(queued.status == JobStatus::kFailed);
+  CHECK_FALSE(queued.started_at.has_value());
+
+  JobStatusInfo no_status = Map(App("", meta), nullptr, kNow + absl::Hours(1));
+  CHECK(no_status.status == JobStatus::kFailed);
+  CHECK_FALSE(no_status.no_status_timed_out);  // being deleted already
+  CHECK(*no_status.finished_at == T("2026-05-12T10:03:00Z"));
+}
+
+TEST_CASE("A cancel annotation other than true is not a cancel") {
+  AppMeta meta;
+  meta.cancel_requested = true;
+  meta.cancel_value = "yes";
+  meta.deletion = "2026-05-12T10:03:00Z";
+  CHECK(Map(App(History({"Submitted", "DriverReady"}), meta)).status == JobStatus::kFailed);
+}
+
+// ---- Times ----
+
+TEST_CASE(
+    "startedAt: the driver pod first - then history containers - then the first started entry") {
+  std::string failed_with_pod_status =
+      State("Failed", "2026-05-12T10:00:40Z",
+            PodStatus({{"spark-kubernetes-driver",
+                        Terminated("2026-05-12T10:00:03Z", "2026-05-12T10:00:39Z")}}));
+  std::string status = Status({{"0", State("Submitted", "2026-05-12T10:00:00Z")},
+                               {"1", State("DriverReady", "2026-05-12T10:00:05Z")},
+                               {"2", failed_with_pod_status},
+                               {"3", State("ResourceReleased", "2026-05-12T10:00:41Z")}});
+  // No pod: the earliest container start of the history.
+  JobStatusInfo info = Map(App(status));
+  CHECK(*info.started_at == At(3));
+  CHECK(*info.finished_at == At(39));  // the outcome's container finish
+  // A pod: its container's times win.
+  DriverPod pod = ProjectPod(Pod(
+      "d", "2026-05-12T10:00:01Z", "Failed",
+      {{"spark-kubernetes-driver", Terminated("2026-05-12T10:00:04Z", "2026-05-12T10:00:38Z")}}));
+  info = Map(App(status), &pod);
+  CHECK(*info.started_at == At(4));
+  CHECK(*info.finished_at == At(38));
+}
+
+TEST_CASE("startedAt is the earliest container start across the history") {
+  auto failed = [](const char* started, const char* finished, const char* at) {
+    return State("Failed", at,
+                 PodStatus({{"spark-kubernetes-driver", Terminated(started, finished)}}));
+  };
+  std::string status =
+      Status({{"1", failed("2026-05-12T10:00:20Z", "2026-05-12T10:00:30Z", "2026-05-12T10:00:31Z")},
+              {"2", State("ScheduledToRestart", "2026-05-12T10:00:32Z")},
+              {"3", failed("2026-05-12T10:00:40Z", "2026-05-12T10:00:50Z", "2026-05-12T10:00:51Z")},
+              {"4", State("ResourceReleased", "2026-05-12T10:00:52Z")}});
+  JobStatusInfo info = Map(App(status));
+  CHECK(*info.started_at == At(20));
+  CHECK(*info.finished_at == At(50));  // the newest outcome's finish
+}
+
+TEST_CASE("A running driver pod gives the start of a STARTED job") {
+  DriverPod pod = ProjectPod(Pod("d", "2026-05-12T10:00:01Z", "Running",
+                                 {{"spark-kubernetes-driver", Running("2026-05-12T10:00:02Z")}}));
+  JobStatusInfo info =
+      Map(App(History({"Submitted", "DriverRequested", "DriverStarted", "DriverReady"})), &pod);
+  CHECK(info.status == JobStatus::kStarted);
+  CHECK(*info.started_at == At(2));
+}
+
+TEST_CASE("finishedAt falls back to the outcome's transition time") {
+  DriverPod running_pod =
+      ProjectPod(Pod("d", "2026-05-12T10:00:01Z", "Running",
+                     {{"spark-kubernetes-driver", Running("2026-05-12T10:00:01Z")}}));
+  JobStatusInfo info = Map(
+      App(History({"Submitted", "DriverReady", "Succeeded", "ResourceReleased"})), &running_pod);
+  CHECK(*info.started_at == At(1));
+  CHECK(*info.finished_at == At(2));
+}
+
+TEST_CASE("Sidecars without a driver-named container: the operator's times") {
+  DriverPod pod =
+      ProjectPod(Pod("d", "2026-05-12T10:00:01Z", "Succeeded",
+                     {{"istio-proxy", Terminated("2026-05-12T10:00:00Z", "2026-05-12T10:00:59Z")},
+                      {"main", Terminated("2026-05-12T10:00:00Z", "2026-05-12T10:00:59Z")}}));
+  JobStatusInfo info =
+      Map(App(History({"Submitted", "DriverReady", "Succeeded", "ResourceReleased"})), &pod);
+  CHECK(*info.started_at == At(1));
+  CHECK(*info.finished_at == At(2));
+}
+
+TEST_CASE("Unparsable times are null - not errors") {
+  std::string status = Status({{"0", State("Submitted", "bad")},
+                               {"1", State("DriverReady", "also bad")},
+                               {"2", State("Succeeded", "2026-13-45T99:00:00Z")}});
+  JobStatusInfo info = Map(App(status));
+  CHECK(info.status == JobStatus::kSucceeded);
+  CHECK_FALSE(info.started_at.has_value());
+  CHECK_FALSE(info.finished_at.has_value());
+}
+
+TEST_CASE("A job that never started has no start time") {
+  JobStatusInfo info = Map(
+      App(History({"Submitted", "DriverRequested", "DriverStartTimedOut", "ResourceReleased"})));
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK_FALSE(info.started_at.has_value());
+  CHECK(*info.finished_at == At(2));
+}
+
+// ---- Orphan drivers and adoption ----
+
+TEST_CASE("An alive driver of a FAILED job is deleted: a terminated one is kept") {
+  JobStatusInfo failed;
+  failed.status = JobStatus::kFailed;
+  DriverPod pod;
+  for (const char* phase : {"Pending", "Running", "Unknown", ""}) {
+    pod.phase = phase;
+    INFO(phase);
+    CHECK(ShouldDeleteOrphanDriver(failed, pod));
+  }
+  pod.phase = "Failed";
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod));
+  pod.phase = "Succeeded";
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod));
+  pod.phase = "Running";
+  pod.deleting = true;
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod));
+  pod.deleting = false;
+  for (JobStatus other : {JobStatus::kQueued, JobStatus::kStarted, JobStatus::kSucceeded,
+                          JobStatus::kCancelling, JobStatus::kCancelled}) {
+    JobStatusInfo info;
+    info.status = other;
+    CHECK_FALSE(ShouldDeleteOrphanDriver(info, pod));
+  }
+}
+
+TEST_CASE("409: the same job's live app is adopted - anything else ALREADY_EXISTS") {
+  AppMeta meta;
+  meta.job_id = "42";
+  AppProjection mine = Project(App("", meta));
+  CHECK(CheckAdoption(mine, "42").ok());
+  absl::Status other = CheckAdoption(mine, "43");
+  CHECK(other.code() == absl::StatusCode::kAlreadyExists);
+  CHECK(std::string(other.message()).find("use a different namePrefix") != std::string::npos);
+  meta.deletion = "2026-05-12T10:03:00Z";
+  absl::Status deleting = CheckAdoption(Project(App("", meta)), "42");
+  CHECK(deleting.code() == absl::StatusCode::kAlreadyExists);
+  CHECK(std::string(deleting.message()).find("being deleted") != std::string::npos);
+  meta = AppMeta();
+  meta.job_id = "";
+  CHECK(CheckAdoption(Project(App("", meta)), "42").code() == absl::StatusCode::kAlreadyExists);
+}
+
+TEST_CASE("Job status names and terminality") {
+  CHECK(JobStatusName(JobStatus::kQueued) == "QUEUED");
+  CHECK(JobStatusName(JobStatus::kStarted) == "STARTED");
+  CHECK(JobStatusName(JobStatus::kSucceeded) == "SUCCEEDED");
+  CHECK(JobStatusName(JobStatus::kFailed) == "FAILED");
+  CHECK(JobStatusName(JobStatus::kCancelling) == "CANCELLING");
+  CHECK(JobStatusName(JobStatus::kCancelled) == "CANCELLED");
+  CHECK(IsTerminal(JobStatus::kSucceeded));
+  CHECK(IsTerminal(JobStatus::kFailed));
+  CHECK(IsTerminal(JobStatus::kCancelled));
+  CHECK_FALSE(IsTerminal(JobStatus::kQueued));
+  CHECK_FALSE(IsTerminal(JobStatus::kStarted));
+  CHECK_FALSE(IsTerminal(JobStatus::kCancelling));
+}
+
+}  // namespace
+}  // namespace kje::spark
