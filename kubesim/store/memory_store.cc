@@ -447,6 +447,7 @@ struct Bucket {
   std::deque<HistoryEvent> history;
   uint64_t compacted_rv = 0;  // events at or below this are gone
   std::vector<std::weak_ptr<WatcherImpl>> watchers;
+  std::unordered_map<std::string, int64_t> ns_counts;  // objects per namespace
 };
 
 struct Loc {
@@ -635,14 +636,15 @@ class MemoryStore : public Store {
 
     uint64_t snapshot = rv_;
     std::string start_after;
+    std::optional<ContinueToken> token;
     if (!options.continue_token.empty()) {
       if (!options.resource_version.empty() && options.resource_version != "0") {
         return BadRequest("specifying resource version is not allowed when using continue");
       }
-      auto token = DecodeContinue(options.continue_token);
+      token = DecodeContinue(options.continue_token);
       if (!token) return BadRequest("continue key is not valid: " + options.continue_token);
-      snapshot = token->first;
-      start_after = token->second;
+      snapshot = token->rv;
+      start_after = token->start;
       if (snapshot < b.compacted_rv) {
         return Expired(
             "The provided continue parameter is too old to display a consistent list result. You "
@@ -698,8 +700,24 @@ class MemoryStore : public Store {
     size_t limit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
     std::string last_key;
     bool more = false;
-    int64_t remaining = 0;
     bool filtering = !labels.value().Empty() || !fields.value().Empty();
+    // remainingItemCount without walking the rest of a large range: the first page of the
+    // current state knows the range size, and later pages inherit the count through the token
+    // (the snapshot is fixed, so it only shrinks by what each page returns).
+    std::optional<int64_t> total;
+    int64_t uncounted = 0;
+    if (!filtering) {
+      if (token && token->remaining) {
+        total = token->remaining;
+      } else if (overlay.empty() && start_after.empty()) {
+        if (ns.empty()) {
+          total = static_cast<int64_t>(b.objects.size());
+        } else {
+          auto c = b.ns_counts.find(ns);
+          total = c == b.ns_counts.end() ? 0 : c->second;
+        }
+      }
+    }
     while (true) {
       // Merge the two ordered sequences; the overlay wins on equal keys.
       std::string_view key;
@@ -722,8 +740,8 @@ class MemoryStore : public Store {
       if (obj == nullptr) continue;  // created after the snapshot
       if (items.size() >= limit) {
         more = true;
-        if (filtering) break;
-        ++remaining;
+        if (filtering || total) break;
+        ++uncounted;
         continue;
       }
       if (!labels.value().Matches(GetObject(Meta(obj->obj), "labels"))) continue;
@@ -733,8 +751,12 @@ class MemoryStore : public Store {
     }
     json::object meta{{"resourceVersion", std::to_string(snapshot)}};
     if (more) {
-      meta["continue"] = EncodeContinue(snapshot, last_key);
-      if (!filtering) meta["remainingItemCount"] = remaining;
+      std::optional<int64_t> remaining;
+      if (!filtering) {
+        remaining = total ? *total - static_cast<int64_t>(items.size()) : uncounted;
+        meta["remainingItemCount"] = *remaining;
+      }
+      meta["continue"] = EncodeContinue(ContinueToken{snapshot, last_key, remaining});
     }
     return json::object{{"apiVersion", type->api_version()},
                         {"kind", type->list_kind},
@@ -1055,12 +1077,19 @@ class MemoryStore : public Store {
     return Output(t, obj);
   }
 
-  static std::string EncodeContinue(uint64_t rv, std::string_view key) {
-    json::object token{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", key}};
+  struct ContinueToken {
+    uint64_t rv = 0;
+    std::string start;  // the last key returned
+    std::optional<int64_t> remaining;
+  };
+
+  static std::string EncodeContinue(const ContinueToken& t) {
+    json::object token{{"v", "meta.k8s.io/v1"}, {"rv", t.rv}, {"start", t.start}};
+    if (t.remaining) token["rem"] = *t.remaining;
     return Base64UrlEncode(json::serialize(token));
   }
 
-  static std::optional<std::pair<uint64_t, std::string>> DecodeContinue(std::string_view text) {
+  static std::optional<ContinueToken> DecodeContinue(std::string_view text) {
     auto raw = Base64UrlDecode(text);
     if (!raw) return std::nullopt;
     boost::system::error_code ec;
@@ -1079,7 +1108,13 @@ class MemoryStore : public Store {
     } else {
       return std::nullopt;
     }
-    return std::make_pair(version, std::string(start->value().get_string()));
+    ContinueToken t{version, std::string(start->value().get_string()), std::nullopt};
+    auto rem = o.find("rem");
+    if (rem != o.end()) {
+      if (!rem->value().is_int64() || rem->value().get_int64() < 0) return std::nullopt;
+      t.remaining = rem->value().get_int64();
+    }
+    return t;
   }
 
   std::string NewUid() {
@@ -1496,6 +1531,7 @@ class MemoryStore : public Store {
     Index(b, key, stored->obj);
     uids_[uid] = Loc{&b, key};
     b.objects[key] = stored;
+    if (prev == nullptr && b.namespaced) ++b.ns_counts[key.substr(0, key.find('/'))];
     Record(b, HistoryEvent{stored->rv, prev ? EventType::kModified : EventType::kAdded, key, stored,
                            prev});
     if (&b == pods_) UpdateLogState(key, stored->obj);
@@ -1512,6 +1548,10 @@ class MemoryStore : public Store {
     stored->obj = final_state ? std::move(*final_state) : prev->obj;
     MutableMeta(stored->obj)["resourceVersion"] = std::to_string(stored->rv);
     b.objects.erase(it);
+    if (b.namespaced) {
+      auto c = b.ns_counts.find(key.substr(0, key.find('/')));
+      if (c != b.ns_counts.end() && --c->second == 0) b.ns_counts.erase(c);
+    }
     Unindex(b, key, prev->obj);
     std::string uid = GetString(Meta(prev->obj), "uid");
     uids_.erase(uid);
