@@ -174,7 +174,8 @@ TEST_CASE("A Python executable - by its URI path - goes to pyFiles") {
   t.executable = c.uri;
   absl::StatusOr<BuiltApplication> built = Build(t);
   REQUIRE(built.ok());
-  const rapidjson::Value& spec = Parse(built->json)["spec"];
+  rapidjson::Document app = Parse(built->json);
+  const rapidjson::Value& spec = app["spec"];
   CHECK(spec.HasMember("pyFiles") == c.python);
   CHECK(spec.HasMember("jars") == !c.python);
   CHECK(Str(spec[c.python ? "pyFiles" : "jars"]) == c.uri);
