@@ -13,7 +13,7 @@
 //    call), and must not block; a streaming call's event callbacks run one at a time before it;
 //  - CallHandle::Cancel() (any thread) ends it with kCancelled unless it already finished;
 //  - every response body is size-limited; errors of the API server arrive as absl::Status with
-//    the HTTP code, reason and message kept (k8s/errors.h: IsNotFound, IsConflict, IsGone, ...);
+//    the HTTP code, reason and message kept (k8s/errors.h: IsK8sNotFound, IsK8sGone, ...);
 //  - retries (k8s/retry.h): lost connections and 429/5xx with exponential backoff and jitter within
 //    the deadline, 429's Retry-After honoured, only when repeating is safe; a 401 reloads the
 //    credentials once and retries.
@@ -98,7 +98,7 @@ class Client {
                                            const ListOptions& options, absl::Time deadline,
                                            Callback<ListPage> done) = 0;
   // Events in order, one at a time, until the deadline (done: DeadlineExceeded), Cancel()
-  // (Cancelled), 410 Gone (IsGone(status): relist), or another error. With options.resume, a
+  // (Cancelled), 410 Gone (IsK8sGone(status): relist), or another error. With options.resume, a
   // dropped or server-closed stream is re-opened from the last resourceVersion seen (bookmarks
   // included) without the caller noticing; without it, a server-closed stream ends with OK.
   virtual std::shared_ptr<CallHandle> Watch(const ResourceRef& collection,

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -116,7 +117,8 @@ absl::Status MergeFile(const std::string& path, Merged& merged) {
         return absl::InvalidArgumentError(
             absl::StrCat("kubeconfig ", path, ": an entry of \"", list, "\" has no name"));
       }
-      target->emplace(name, Entry{item[key], base_dir});
+      YAML::Node body = item[key];
+      target->emplace(name, Entry{body ? body : YAML::Node(YAML::NodeType::Null), base_dir});
     }
   }
   absl::StrAppend(&merged.files, merged.files.empty() ? "" : ":", path);
@@ -255,9 +257,15 @@ absl::StatusOr<ConnectionConfig> FromMerged(const Merged& merged, const std::str
 
 absl::StatusOr<ConnectionConfig> LoadMerged(const std::vector<std::string>& paths,
                                             const std::string& context, const Environment& env) {
-  Merged merged;
-  for (const std::string& path : paths) RETURN_IF_ERROR(MergeFile(path, merged));
-  return FromMerged(merged, context, env);
+  // yaml-cpp throws on shapes it does not expect (a list where a mapping belongs, ...).
+  try {
+    Merged merged;
+    for (const std::string& path : paths) RETURN_IF_ERROR(MergeFile(path, merged));
+    return FromMerged(merged, context, env);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kubeconfig ", absl::StrJoin(paths, ":"), " is malformed: ", e.what()));
+  }
 }
 
 absl::StatusOr<ConnectionConfig> InCluster(const Environment& env) {

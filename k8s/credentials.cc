@@ -18,6 +18,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "base/log.h"
 #include "base/strings.h"
 
@@ -250,11 +251,28 @@ absl::StatusOr<std::string> ExecCredentialProvider::Run() const {
       break;
     }
   }
-  if (!failure.ok()) ::kill(pid, SIGKILL);
   int wstatus = 0;
-  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  // The plugin closed its stdout and should exit now; a broken one that lingers is killed at the
+  // deadline all the same.
+  while (failure.ok()) {
+    pid_t done = ::waitpid(pid, &wstatus, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      failure = absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+    } else if (absl::Now() >= deadline) {
+      failure = absl::DeadlineExceededError(absl::StrCat("exec plugin ", config_.command,
+                                                         " did not exit within ",
+                                                         absl::FormatDuration(config_.timeout)));
+    } else {
+      absl::SleepFor(absl::Milliseconds(2));
+    }
   }
-  if (!failure.ok()) return failure;
+  if (!failure.ok()) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    return failure;
+  }
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
     return absl::UnavailableError(
         absl::StrCat("exec plugin ", config_.command, " failed (",

@@ -38,9 +38,9 @@ std::optional<ApiError> GetApiError(const absl::Status& status);
 // The HTTP code of the API error on `status`, or 0 when there is none.
 int HttpCode(const absl::Status& status);
 
-inline bool IsNotFound(const absl::Status& s) { return HttpCode(s) == 404; }
-inline bool IsConflict(const absl::Status& s) { return HttpCode(s) == 409; }
-inline bool IsGone(const absl::Status& s) { return HttpCode(s) == 410; }
-inline bool IsInvalid(const absl::Status& s) { return HttpCode(s) == 422; }
+inline bool IsK8sNotFound(const absl::Status& s) { return HttpCode(s) == 404; }
+inline bool IsK8sConflict(const absl::Status& s) { return HttpCode(s) == 409; }
+inline bool IsK8sGone(const absl::Status& s) { return HttpCode(s) == 410; }
+inline bool IsK8sInvalid(const absl::Status& s) { return HttpCode(s) == 422; }
 
 }  // namespace kje::k8s

@@ -100,7 +100,7 @@ std::string DeleteBody(const DeleteOptions& options);
 absl::StatusOr<ListPage> ParseListPage(std::string_view body);
 
 // Parses one line of a watch stream. An ERROR event becomes the error status it carries (410 Gone
-// stays recognizable with IsGone()).
+// stays recognizable with IsK8sGone()).
 absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line);
 
 // metadata.resourceVersion of an object's JSON, or "" when absent.
