@@ -30,8 +30,15 @@ class Controller {
 };
 
 // `spark_type` is the registered SparkApplication type (spark.apache.org/v1 sparkapplications).
+// An empty `namespaces` means every namespace.
 std::unique_ptr<Controller> NewController(Store& store, ResourceType spark_type,
                                           std::set<std::string> namespaces, op::Options options,
                                           std::function<int64_t()> now_ms);
+
+// The same with another reconciler in place of op::Reconcile (for tests of the controller).
+using ReconcileFn = std::function<op::Actions(const op::AppView&, const op::Options&)>;
+std::unique_ptr<Controller> NewController(Store& store, ResourceType spark_type,
+                                          std::set<std::string> namespaces, op::Options options,
+                                          std::function<int64_t()> now_ms, ReconcileFn reconcile);
 
 }  // namespace kubesim
