@@ -12,7 +12,7 @@ Control endpoints (no auth):
                       query) equals P get these responses in order; then the default answer.
      R: {"status": 200, "body": "...", "headers": {..}, "delayMs": N, "reset": true (close the
          connection after sending half the body), "stream": ["line", ...] (chunked, one chunk per
-         item), "streamEnd": "close" | "reset" | "hang", "chunkDelayMs": N}
+         item), "streamEnd": "close" | "drop" | "reset" | "hang", "chunkDelayMs": N}
   GET  /_ctl/requests -> [{"method","path","query","auth","body","conn"}] of every API request
   DELETE /_ctl/requests
 Default answer: 404 Status NotFound.
@@ -133,8 +133,6 @@ class Handler(BaseHTTPRequestHandler):
                              "auth": self.headers.get("Authorization", ""), "body": body,
                              "conn": conn, "contentType": self.headers.get("Content-Type", ""),
                              "host": self.headers.get("Host", "")})
-            script = SCRIPTS.get(url.path)
-            response = script.pop(0) if script else None
         try:
             with open(os.path.join(self.server_dir, "token")) as f:
                 token = f.read().strip()
@@ -147,6 +145,9 @@ class Handler(BaseHTTPRequestHandler):
             pass
         if not has_cert and self.headers.get("Authorization", "") != f"Bearer {token}":
             return self._send(401, status_body(401, "Unauthorized", "Unauthorized"))
+        with LOCK:
+            script = SCRIPTS.get(url.path)
+            response = script.pop(0) if script else None
         if response is None:
             return self._send(404, status_body(404, "NotFound", f"{url.path} not found"))
         if response.get("delayMs"):
@@ -166,6 +167,12 @@ class Handler(BaseHTTPRequestHandler):
             end = response.get("streamEnd", "close")
             if end == "reset":
                 return self._reset()
+            if end == "drop":
+                # The connection ends without the last chunk: an orderly FIN, so everything
+                # sent before it still arrives (an RST could discard it).
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
             if end == "hang":
                 time.sleep(30)
             self.wfile.write(b"0\r\n\r\n")
