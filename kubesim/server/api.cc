@@ -65,6 +65,13 @@ ApiError BadRequest(std::string message) {
   return MakeError(400, "BadRequest", std::move(message));
 }
 
+// Objects nest deeper than Boost.JSON's default limit of 32 (CRDs with their schemas do).
+json::value ParseJson(std::string_view text, json::error_code& ec) {
+  json::parse_options options;
+  options.max_depth = 1000;
+  return json::parse(text, ec, {}, options);
+}
+
 // Parses a request body as JSON, or YAML when the client says so.
 bool ParseBody(const HttpRequest& request, json::object* out, ApiError* error) {
   std::string media = MediaType(request.content_type);
@@ -78,7 +85,7 @@ bool ParseBody(const HttpRequest& request, json::object* out, ApiError* error) {
     }
   } else if (media.empty() || media == "application/json" || media == "*/*") {
     json::error_code ec;
-    v = json::parse(request.body, ec);
+    v = ParseJson(request.body, ec);
     if (ec) {
       *error = BadRequest("error decoding JSON: " + ec.message());
       return false;
@@ -192,7 +199,7 @@ bool ParseDeleteOptions(const HttpRequest& request, const std::map<std::string, 
   d->dry_run = dry == "All";
   if (!request.body.empty()) {
     json::error_code ec;
-    json::value v = json::parse(request.body, ec);
+    json::value v = ParseJson(request.body, ec);
     if (ec || !v.is_object()) {
       *error = BadRequest("error decoding DeleteOptions");
       return false;
@@ -654,7 +661,7 @@ HttpResponse Api::Handle(const HttpRequest& request, const std::function<void()>
   if (IsTrue(Get(query, "pretty")) && !r.stream &&
       MediaType(r.content_type) == "application/json") {
     json::error_code ec;
-    json::value v = json::parse(r.body, ec);
+    json::value v = ParseJson(r.body, ec);
     if (!ec) r.body = PrettyJson(v);
   }
   return r;
@@ -1055,7 +1062,7 @@ HttpResponse Api::HandleKubesim(const HttpRequest& request, const ApiPath& path)
   if (!rest.empty() && rest[0] == "faults") {
     if (rest.size() == 1 && m == "POST") {
       json::error_code ec;
-      json::value v = json::parse(request.body, ec);
+      json::value v = ParseJson(request.body, ec);
       if (ec || !v.is_object()) return ErrorResponse(BadRequest("a fault is a JSON object"));
       Fault added;
       std::string message;
