@@ -9,13 +9,12 @@
 // The job decides its own fate through sparkConf: `kubesim.outcome` = succeed (default) | fail |
 // evict | unschedulable | hang, and `kubesim.durationMs` (the driver's run time).
 
+#include <boost/json.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/json.hpp>
 
 namespace kubesim::op {
 
@@ -26,7 +25,7 @@ struct Options {
 };
 
 struct AppView {
-  const boost::json::object* app = nullptr;       // the SparkApplication
+  const boost::json::object* app = nullptr;      // the SparkApplication
   std::vector<const boost::json::object*> pods;  // pods whose ownerReference is this app
   int64_t now_ms = 0;                            // wall clock, ms since the epoch
 };
@@ -43,15 +42,15 @@ struct LogAppend {
 };
 
 struct Actions {
-  bool add_finalizer = false;     // sparkapplications.spark.apache.org/finalizer
-  bool remove_finalizer = false;  // cleanup done after a deletion
-  std::optional<boost::json::object> status;  // the app's new .status, whole
+  bool add_finalizer = false;                    // sparkapplications.spark.apache.org/finalizer
+  bool remove_finalizer = false;                 // cleanup done after a deletion
+  std::optional<boost::json::object> status;     // the app's new .status, whole
   std::vector<boost::json::object> create_pods;  // complete Pod objects (metadata incl.
                                                  // ownerReferences, spec, status)
   std::vector<PodStatusUpdate> pod_status;
   std::vector<std::string> delete_pods;
   std::vector<LogAppend> logs;
-  bool delete_app = false;                // ttlAfterStopMillis expired
+  bool delete_app = false;               // ttlAfterStopMillis expired
   std::optional<int64_t> requeue_at_ms;  // reconcile again at this wall-clock time
 };
 

@@ -1,0 +1,579 @@
+#include "kubesim/operator/driver.h"
+
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace kubesim::op::internal {
+namespace {
+
+namespace json = boost::json;
+
+// Operator-time delays of the simulated kubelet.
+constexpr int64_t kImagePullMs = 1500;  // pod created → container running
+constexpr int64_t kDefaultDurationMs = 3000;
+
+// Days since 1970-01-01 of a civil date, and back (the proleptic Gregorian calendar).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2 ? 1 : 0;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = yoe + era * 400 + (*m <= 2 ? 1 : 0);
+}
+
+std::string FormatTime(int64_t ms, bool millis) {
+  int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+  int64_t frac = ms - secs * 1000;
+  int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
+  int64_t rem = secs - days * 86400;
+  int64_t y = 0;
+  int64_t m = 0;
+  int64_t d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  char buf[160];
+  if (millis && frac != 0) {
+    std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",
+                  static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                  static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
+                  static_cast<long long>(rem % 60), static_cast<long long>(frac));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+                  static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                  static_cast<long long>(rem / 3600), static_cast<long long>(rem / 60 % 60),
+                  static_cast<long long>(rem % 60));
+  }
+  return buf;
+}
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+std::string Hex(uint64_t a, size_t len) {
+  std::string out;
+  uint64_t x = a;
+  while (out.size() < len) {
+    x = Mix(x);
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(x));
+    out += buf;
+  }
+  return out.substr(0, len);
+}
+
+std::string StringAt(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+const json::object* ObjectAt(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
+}
+
+std::string ReplaceAll(std::string s, std::string_view from, std::string_view to) {
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+std::string FirstOf(const std::string& comma_list) {
+  return comma_list.substr(0, comma_list.find(','));
+}
+
+// The image as the kubelet reports it: registry and "library/" made explicit.
+std::string FullImage(const std::string& image) {
+  std::string first = image.substr(0, image.find('/'));
+  bool has_registry = image.find('/') != std::string::npos &&
+                      (first.find('.') != std::string::npos ||
+                       first.find(':') != std::string::npos || first == "localhost");
+  if (has_registry) return image;
+  if (image.find('/') == std::string::npos) return "docker.io/library/" + image;
+  return "docker.io/" + image;
+}
+
+std::string PodIp(const JobConf& conf, int64_t attempt) {
+  uint64_t h = Mix(conf.seed ^ static_cast<uint64_t>(attempt));
+  return "10.244." + std::to_string(h % 4) + "." + std::to_string(2 + (h >> 8) % 250);
+}
+
+std::string HostIp(const JobConf& conf) { return "10.0.0." + std::to_string(10 + conf.seed % 3); }
+
+std::string NodeName(const JobConf& conf) {
+  return "kubesim-node-" + std::to_string(conf.seed % 3);
+}
+
+json::object Condition(const char* type, bool status, int64_t at_ms, const char* reason = nullptr,
+                       const std::string& message = "") {
+  json::object c;
+  c["type"] = type;
+  c["status"] = status ? "True" : "False";
+  c["lastProbeTime"] = nullptr;
+  c["lastTransitionTime"] = FormatPodTime(at_ms);
+  if (reason != nullptr) c["reason"] = reason;
+  if (!message.empty()) c["message"] = message;
+  return c;
+}
+
+}  // namespace
+
+int64_t ScaledMs(int64_t ms, double time_scale) {
+  if (ms <= 0) return 0;
+  double scale = time_scale > 0 ? time_scale : 1.0;
+  return static_cast<int64_t>(std::ceil(static_cast<double>(ms) / scale));
+}
+
+std::string FormatStatusTime(int64_t ms) { return FormatTime(ms, true); }
+std::string FormatPodTime(int64_t ms) { return FormatTime(ms, false); }
+
+std::optional<int64_t> ParseTime(std::string_view t) {
+  // YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)
+  if (t.size() < 20) return std::nullopt;
+  auto num = [&](size_t pos, size_t len, int64_t* out) {
+    int64_t v = 0;
+    for (size_t i = pos; i < pos + len; ++i) {
+      if (i >= t.size() || t[i] < '0' || t[i] > '9') return false;
+      v = v * 10 + (t[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (!num(0, 4, &y) || t[4] != '-' || !num(5, 2, &mo) || t[7] != '-' || !num(8, 2, &d) ||
+      (t[10] != 'T' && t[10] != 't') || !num(11, 2, &h) || t[13] != ':' || !num(14, 2, &mi) ||
+      t[16] != ':' || !num(17, 2, &s)) {
+    return std::nullopt;
+  }
+  size_t pos = 19;
+  int64_t ms = 0;
+  if (pos < t.size() && t[pos] == '.') {
+    ++pos;
+    int digits = 0;
+    while (pos < t.size() && t[pos] >= '0' && t[pos] <= '9') {
+      if (digits < 3) ms = ms * 10 + (t[pos] - '0');
+      ++digits;
+      ++pos;
+    }
+    if (digits == 0) return std::nullopt;
+    for (int i = digits; i < 3; ++i) ms *= 10;
+  }
+  int64_t offset_min = 0;
+  if (pos < t.size() && (t[pos] == 'Z' || t[pos] == 'z')) {
+    ++pos;
+  } else if (pos < t.size() && (t[pos] == '+' || t[pos] == '-')) {
+    int64_t oh = 0, om = 0;
+    if (!num(pos + 1, 2, &oh) || pos + 3 >= t.size() || t[pos + 3] != ':' ||
+        !num(pos + 4, 2, &om)) {
+      return std::nullopt;
+    }
+    offset_min = (t[pos] == '+' ? 1 : -1) * (oh * 60 + om);
+    pos += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (pos != t.size()) return std::nullopt;
+  int64_t secs = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offset_min * 60;
+  return secs * 1000 + ms;
+}
+
+std::string AppId(std::string_view ns, std::string_view name, int64_t attempt) {
+  std::string id = std::string(name) + "-" + std::to_string(attempt);
+  if (id.size() <= 46) return id;
+  std::string input = std::string(ns) + "/" + std::string(name) + "/" + std::to_string(attempt);
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
+  // The digest as one unsigned big number, in base 36 (most significant digit first).
+  std::vector<unsigned> number(digest, digest + SHA256_DIGEST_LENGTH);
+  std::string base36;
+  const char* kDigits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  while (std::any_of(number.begin(), number.end(), [](unsigned b) { return b != 0; })) {
+    unsigned rem = 0;
+    for (auto& b : number) {
+      unsigned cur = rem * 256 + b;
+      b = cur / 36;
+      rem = cur % 36;
+    }
+    base36.push_back(kDigits[rem]);
+  }
+  std::reverse(base36.begin(), base36.end());
+  return id.substr(0, 9) + "-" + base36.substr(0, 36);
+}
+
+JobConf ReadJobConf(const json::object& app) {
+  JobConf c;
+  if (const json::object* meta = ObjectAt(app, "metadata")) {
+    c.ns = StringAt(*meta, "namespace");
+    c.name = StringAt(*meta, "name");
+    c.uid = StringAt(*meta, "uid");
+  }
+  c.seed = Fnv1a(c.uid.empty() ? c.ns + "/" + c.name : c.uid);
+  static const json::object kEmpty;
+  const json::object* spec_ptr = ObjectAt(app, "spec");
+  const json::object& spec = spec_ptr != nullptr ? *spec_ptr : kEmpty;
+  const json::object* conf_ptr = ObjectAt(spec, "sparkConf");
+  const json::object& conf = conf_ptr != nullptr ? *conf_ptr : kEmpty;
+  if (const json::object* rv = ObjectAt(spec, "runtimeVersions")) {
+    c.spark_version = StringAt(*rv, "sparkVersion");
+  }
+  std::string outcome = StringAt(conf, "kubesim.outcome");
+  if (outcome == "fail") {
+    c.outcome = Outcome::kFail;
+  } else if (outcome == "evict") {
+    c.outcome = Outcome::kEvict;
+  } else if (outcome == "unschedulable") {
+    c.outcome = Outcome::kUnschedulable;
+  } else if (outcome == "hang") {
+    c.outcome = Outcome::kHang;
+  }
+  c.duration_ms = kDefaultDurationMs;
+  std::string duration = StringAt(conf, "kubesim.durationMs");
+  if (!duration.empty()) {
+    char* end = nullptr;
+    long long v = std::strtoll(duration.c_str(), &end, 10);
+    if (end != nullptr && *end == '\0' && v >= 0) c.duration_ms = v;
+  }
+  std::string image = StringAt(conf, "spark.kubernetes.driver.container.image");
+  if (image.empty()) image = StringAt(conf, "spark.kubernetes.container.image");
+  if (!image.empty()) c.image = ReplaceAll(image, "{{SPARK_VERSION}}", c.spark_version);
+  c.main_class = StringAt(spec, "mainClass");
+  std::string jars = StringAt(spec, "jars");
+  std::string py_files = StringAt(spec, "pyFiles");
+  if (!jars.empty()) {
+    c.primary_resource = FirstOf(jars);
+  } else if (c.main_class == "org.apache.spark.deploy.PythonRunner" && !py_files.empty()) {
+    c.primary_resource = FirstOf(py_files);
+    c.python = true;
+  } else if (!py_files.empty()) {
+    c.primary_resource = py_files;
+    c.python = true;
+  } else {
+    c.primary_resource = StringAt(spec, "sparkRFiles");
+  }
+  if (const json::value* args = spec.if_contains("driverArgs"); args && args->is_array()) {
+    for (const auto& a : args->as_array()) {
+      if (a.is_string()) c.driver_args.emplace_back(a.as_string());
+    }
+  }
+  std::string sa = StringAt(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
+  if (!sa.empty()) c.service_account = sa;
+  if (conf.contains("spark.app.name")) c.app_name_label = c.name;
+  c.client_mode = StringAt(spec, "deploymentMode") == "ClientMode";
+  return c;
+}
+
+Timeline DriverTimeline(const JobConf& conf, int64_t /*attempt*/, int64_t created_ms,
+                        double time_scale) {
+  Timeline t;
+  t.created_ms = created_ms;
+  if (conf.outcome == Outcome::kUnschedulable) return t;
+  t.started_ms = created_ms + ScaledMs(kImagePullMs, time_scale);
+  if (conf.outcome != Outcome::kHang) {
+    t.ended_ms = *t.started_ms + ScaledMs(conf.duration_ms, time_scale);
+  }
+  return t;
+}
+
+PodStage StageAt(const Timeline& t, int64_t now_ms) {
+  if (!t.started_ms || now_ms < *t.started_ms) return PodStage::kPending;
+  if (!t.ended_ms || now_ms < *t.ended_ms) return PodStage::kRunning;
+  return PodStage::kTerminated;
+}
+
+PodStage StageOf(const json::object& pod) {
+  std::string phase;
+  if (const json::object* status = ObjectAt(pod, "status")) phase = StringAt(*status, "phase");
+  if (phase == "Running") return PodStage::kRunning;
+  if (phase == "Succeeded" || phase == "Failed") return PodStage::kTerminated;
+  return PodStage::kPending;
+}
+
+json::object BuildDriverPod(const json::object& app, const JobConf& conf, int64_t attempt,
+                            const Timeline& timeline) {
+  const std::string app_id = AppId(conf.ns, conf.name, attempt);
+  static const json::object kEmpty;
+  const json::object* spec_ptr = ObjectAt(app, "spec");
+  const json::object& spec = spec_ptr != nullptr ? *spec_ptr : kEmpty;
+  const json::object* conf_ptr = ObjectAt(spec, "sparkConf");
+  const json::object& spark_conf = conf_ptr != nullptr ? *conf_ptr : kEmpty;
+
+  const json::object* tmpl = nullptr;
+  if (const json::object* driver_spec = ObjectAt(spec, "driverSpec")) {
+    tmpl = ObjectAt(*driver_spec, "podTemplateSpec");
+  }
+
+  json::object labels;
+  json::object annotations;
+  if (tmpl != nullptr) {
+    if (const json::object* meta = ObjectAt(*tmpl, "metadata")) {
+      if (const json::object* l = ObjectAt(*meta, "labels")) labels = *l;
+      if (const json::object* a = ObjectAt(*meta, "annotations")) annotations = *a;
+    }
+  }
+  const std::string kLabelPrefix = "spark.kubernetes.driver.label.";
+  const std::string kAnnotationPrefix = "spark.kubernetes.driver.annotation.";
+  for (const auto& kv : spark_conf) {
+    std::string_view key = kv.key();
+    if (!kv.value().is_string()) continue;
+    if (key.starts_with(kLabelPrefix)) labels[key.substr(kLabelPrefix.size())] = kv.value();
+    if (key.starts_with(kAnnotationPrefix)) {
+      annotations[key.substr(kAnnotationPrefix.size())] = kv.value();
+    }
+  }
+  labels["spark-app-name"] = conf.app_name_label;
+  labels["spark-app-selector"] = app_id;
+  labels["spark-role"] = "driver";
+  if (!conf.spark_version.empty()) labels["spark-version"] = conf.spark_version;
+  labels["spark.operator/name"] = kOperatorName;
+  labels["spark.operator/spark-app-name"] = conf.name;
+
+  json::object meta;
+  meta["name"] = app_id + "-driver";
+  meta["namespace"] = conf.ns;
+  meta["labels"] = std::move(labels);
+  if (!annotations.empty()) meta["annotations"] = std::move(annotations);
+  json::object owner;
+  owner["apiVersion"] = "spark.apache.org/v1";
+  owner["kind"] = "SparkApplication";
+  owner["name"] = conf.name;
+  owner["uid"] = conf.uid;
+  owner["blockOwnerDeletion"] = true;
+  meta["ownerReferences"] = json::array{owner};
+
+  // The template's pod spec is the base; Spark then sets what it needs.
+  json::object pod_spec;
+  json::object container;
+  json::array other_containers;
+  if (tmpl != nullptr) {
+    if (const json::object* s = ObjectAt(*tmpl, "spec")) pod_spec = *s;
+  }
+  if (const json::value* cs = pod_spec.if_contains("containers"); cs && cs->is_array()) {
+    std::string wanted = StringAt(spark_conf, "spark.kubernetes.driver.podTemplateContainerName");
+    bool taken = false;
+    for (const auto& c : cs->as_array()) {
+      bool match =
+          c.is_object() && (wanted.empty() ? !taken : StringAt(c.as_object(), "name") == wanted);
+      if (match && !taken) {
+        container = c.as_object();
+        taken = true;
+      } else {
+        other_containers.push_back(c);
+      }
+    }
+  }
+  const std::string local_dir = "/var/data/spark-" + Hex(conf.seed ^ 0x51, 8) + "-" +
+                                Hex(conf.seed ^ 0x52, 4) + "-" + Hex(conf.seed ^ 0x53, 4) + "-" +
+                                Hex(conf.seed ^ 0x54, 4) + "-" + Hex(conf.seed ^ 0x55, 12);
+  container["name"] = kDriverContainer;
+  container["image"] = conf.image.value_or("");
+  if (!container.contains("imagePullPolicy")) container["imagePullPolicy"] = "IfNotPresent";
+  json::array args{"driver", "--properties-file", "/opt/spark/conf/spark.properties"};
+  if (!conf.main_class.empty() && !conf.python) {
+    args.push_back("--class");
+    args.emplace_back(conf.main_class);
+  }
+  args.emplace_back(conf.primary_resource.empty() ? "spark-internal" : conf.primary_resource);
+  for (const auto& a : conf.driver_args) args.emplace_back(a);
+  container["args"] = std::move(args);
+  json::array env;
+  if (const json::value* e = container.if_contains("env"); e && e->is_array()) env = e->as_array();
+  env.push_back(json::object{{"name", "SPARK_USER"}, {"value", "spark"}});
+  env.push_back(json::object{{"name", "SPARK_APPLICATION_ID"}, {"value", app_id}});
+  env.push_back(json::object{
+      {"name", "SPARK_DRIVER_BIND_ADDRESS"},
+      {"valueFrom", json::object{{"fieldRef", json::object{{"apiVersion", "v1"},
+                                                           {"fieldPath", "status.podIP"}}}}}});
+  env.push_back(json::object{{"name", "SPARK_LOCAL_DIRS"}, {"value", local_dir}});
+  env.push_back(json::object{{"name", "SPARK_CONF_DIR"}, {"value", "/opt/spark/conf"}});
+  container["env"] = std::move(env);
+  container["ports"] = json::array{
+      json::object{{"containerPort", 7078}, {"name", "driver-rpc-port"}, {"protocol", "TCP"}},
+      json::object{{"containerPort", 7079}, {"name", "blockmanager"}, {"protocol", "TCP"}},
+      json::object{{"containerPort", 4040}, {"name", "spark-ui"}, {"protocol", "TCP"}}};
+  container["resources"] =
+      json::object{{"limits", json::object{{"memory", "1408Mi"}}},
+                   {"requests", json::object{{"cpu", "1"}, {"memory", "1408Mi"}}}};
+  json::array mounts;
+  if (const json::value* m = container.if_contains("volumeMounts"); m && m->is_array()) {
+    mounts = m->as_array();
+  }
+  mounts.push_back(json::object{{"mountPath", local_dir}, {"name", "spark-local-dir-1"}});
+  mounts.push_back(
+      json::object{{"mountPath", "/opt/spark/conf"}, {"name", "spark-conf-volume-driver"}});
+  container["volumeMounts"] = std::move(mounts);
+  if (!container.contains("terminationMessagePath")) {
+    container["terminationMessagePath"] = "/dev/termination-log";
+  }
+  if (!container.contains("terminationMessagePolicy")) {
+    container["terminationMessagePolicy"] = "File";
+  }
+  json::array containers{container};
+  for (auto& c : other_containers) containers.push_back(std::move(c));
+  pod_spec["containers"] = std::move(containers);
+
+  json::array volumes;
+  if (const json::value* v = pod_spec.if_contains("volumes"); v && v->is_array()) {
+    volumes = v->as_array();
+  }
+  volumes.push_back(json::object{{"name", "spark-local-dir-1"}, {"emptyDir", json::object()}});
+  volumes.push_back(json::object{
+      {"name", "spark-conf-volume-driver"},
+      {"configMap", json::object{{"name", app_id + "-spark-drv-conf-map"},
+                                 {"defaultMode", 420},
+                                 {"items", json::array{json::object{{"key", "spark.properties"},
+                                                                    {"path", "spark.properties"},
+                                                                    {"mode", 420}}}}}}});
+  pod_spec["volumes"] = std::move(volumes);
+  pod_spec["restartPolicy"] = "Never";
+  pod_spec["serviceAccountName"] = conf.service_account;
+  pod_spec["serviceAccount"] = conf.service_account;
+  pod_spec["hostname"] = app_id + "-driver";
+  if (!pod_spec.contains("dnsPolicy")) pod_spec["dnsPolicy"] = "ClusterFirst";
+  if (!pod_spec.contains("schedulerName")) pod_spec["schedulerName"] = "default-scheduler";
+  if (!pod_spec.contains("terminationGracePeriodSeconds")) {
+    pod_spec["terminationGracePeriodSeconds"] = 30;
+  }
+  if (!pod_spec.contains("enableServiceLinks")) pod_spec["enableServiceLinks"] = true;
+  if (!pod_spec.contains("securityContext")) pod_spec["securityContext"] = json::object();
+  // The scheduler binds a schedulable pod at once.
+  if (conf.outcome != Outcome::kUnschedulable) pod_spec["nodeName"] = NodeName(conf);
+
+  json::object pod;
+  pod["apiVersion"] = "v1";
+  pod["kind"] = "Pod";
+  pod["metadata"] = std::move(meta);
+  pod["spec"] = std::move(pod_spec);
+  pod["status"] = DriverPodStatus(conf, attempt, timeline, PodStage::kPending);
+  return pod;
+}
+
+json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timeline& t,
+                             PodStage stage) {
+  json::object status;
+  status["qosClass"] = "Burstable";
+  if (conf.outcome == Outcome::kUnschedulable) {
+    status["phase"] = "Pending";
+    status["conditions"] = json::array{Condition(
+        "PodScheduled", false, t.created_ms, "Unschedulable",
+        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 "
+        "No preemption victims found for incoming pod.")};
+    return status;
+  }
+  const std::string image = FullImage(conf.image.value_or(""));
+  const std::string container_id =
+      "containerd://" + Hex(conf.seed ^ static_cast<uint64_t>(attempt * 31 + 7), 64);
+  const std::string message_unready =
+      std::string("containers with unready status: [") + kDriverContainer + "]";
+  json::object cs;
+  cs["name"] = kDriverContainer;
+  cs["image"] = image;
+  cs["imageID"] = "";
+  cs["lastState"] = json::object();
+  cs["restartCount"] = 0;
+  const std::string host_ip = HostIp(conf);
+  const std::string pod_ip = PodIp(conf, attempt);
+  status["hostIP"] = host_ip;
+  status["hostIPs"] = json::array{json::object{{"ip", host_ip}}};
+  status["startTime"] = FormatPodTime(t.created_ms);
+
+  if (stage == PodStage::kPending) {
+    status["phase"] = "Pending";
+    status["conditions"] = json::array{
+        Condition("PodReadyToStartContainers", false, t.created_ms),
+        Condition("Initialized", true, t.created_ms),
+        Condition("Ready", false, t.created_ms, "ContainersNotReady", message_unready),
+        Condition("ContainersReady", false, t.created_ms, "ContainersNotReady", message_unready),
+        Condition("PodScheduled", true, t.created_ms)};
+    cs["ready"] = false;
+    cs["started"] = false;
+    cs["state"] = json::object{{"waiting", json::object{{"reason", "ContainerCreating"}}}};
+    status["containerStatuses"] = json::array{cs};
+    return status;
+  }
+
+  const int64_t started = t.started_ms.value_or(t.created_ms);
+  cs["containerID"] = container_id;
+  cs["imageID"] = image.substr(0, image.rfind(':')) + "@sha256:" + Hex(Fnv1a(image), 64);
+  status["podIP"] = pod_ip;
+  status["podIPs"] = json::array{json::object{{"ip", pod_ip}}};
+  if (stage == PodStage::kRunning) {
+    status["phase"] = "Running";
+    status["conditions"] = json::array{
+        Condition("PodReadyToStartContainers", true, started),
+        Condition("Initialized", true, t.created_ms), Condition("Ready", true, started),
+        Condition("ContainersReady", true, started), Condition("PodScheduled", true, t.created_ms)};
+    cs["ready"] = true;
+    cs["started"] = true;
+    cs["state"] = json::object{{"running", json::object{{"startedAt", FormatPodTime(started)}}}};
+    status["containerStatuses"] = json::array{cs};
+    return status;
+  }
+
+  const int64_t ended = t.ended_ms.value_or(started);
+  const bool success = conf.outcome == Outcome::kSucceed;
+  const bool evicted = conf.outcome == Outcome::kEvict;
+  const char* pod_reason = success ? "PodCompleted" : "PodFailed";
+  json::array conditions;
+  const std::string evict_message =
+      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi. "
+      "Container spark-kubernetes-driver was using 1398Mi, request is 1408Mi, has larger "
+      "consumption of memory. ";
+  if (evicted) {
+    conditions.push_back(
+        Condition("DisruptionTarget", true, ended, "TerminationByKubelet", evict_message));
+  }
+  conditions.push_back(Condition("PodReadyToStartContainers", false, ended));
+  conditions.push_back(Condition("Initialized", true, t.created_ms));
+  conditions.push_back(Condition("Ready", false, ended, pod_reason));
+  conditions.push_back(Condition("ContainersReady", false, ended, pod_reason));
+  conditions.push_back(Condition("PodScheduled", true, t.created_ms));
+  status["conditions"] = std::move(conditions);
+  status["phase"] = success ? "Succeeded" : "Failed";
+  if (evicted) {
+    status["reason"] = "Evicted";
+    status["message"] = evict_message;
+  }
+  json::object terminated;
+  terminated["containerID"] = container_id;
+  terminated["exitCode"] = success ? 0 : (evicted ? 137 : 1);
+  terminated["reason"] = success ? "Completed" : "Error";
+  terminated["startedAt"] = FormatPodTime(started);
+  terminated["finishedAt"] = FormatPodTime(ended);
+  cs["ready"] = false;
+  cs["started"] = false;
+  cs["state"] = json::object{{"terminated", std::move(terminated)}};
+  status["containerStatuses"] = json::array{cs};
+  return status;
+}
+
+}  // namespace kubesim::op::internal

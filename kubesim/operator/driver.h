@@ -1,0 +1,78 @@
+#pragma once
+
+// The driver side of the simulated operator: resource names, what the job asks for (from its
+// spec and sparkConf), the driver Pod the operator creates, and the simulated kubelet's view of
+// that pod over time. Internal to kubesim/operator.
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kubesim::op::internal {
+
+inline constexpr const char* kDriverContainer = "spark-kubernetes-driver";
+inline constexpr const char* kOperatorName = "spark-kubernetes-operator";
+
+// An operator-time delay in wall-clock ms: divided by the time scale, rounded up.
+int64_t ScaledMs(int64_t ms, double time_scale);
+
+// RFC 3339 UTC. Status times carry milliseconds as Java's Instant does (none when zero); pod
+// times are whole seconds, as metav1.Time is.
+std::string FormatStatusTime(int64_t ms);
+std::string FormatPodTime(int64_t ms);
+std::optional<int64_t> ParseTime(std::string_view text);
+
+// `<name>-<attempt>`, or the documented hash-shortened id when that exceeds 46 characters.
+std::string AppId(std::string_view ns, std::string_view name, int64_t attempt);
+
+enum class Outcome { kSucceed, kFail, kEvict, kUnschedulable, kHang };
+
+// What a job asks for, read from its spec and sparkConf.
+struct JobConf {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  Outcome outcome = Outcome::kSucceed;
+  int64_t duration_ms = 3000;        // operator time
+  std::optional<std::string> image;  // spark.kubernetes.container.image, {{SPARK_VERSION}} set
+  std::string spark_version;
+  std::string main_class;
+  std::string primary_resource;
+  bool python = false;
+  std::vector<std::string> driver_args;
+  std::string service_account = "default";
+  std::string app_name_label = "spark";  // Spark's default app name unless spark.app.name is set
+  bool client_mode = false;
+  uint64_t seed = 0;  // from the uid: varies per app, stable per app
+};
+
+JobConf ReadJobConf(const boost::json::object& app);
+
+// When the simulated kubelet moves the driver of one attempt, in wall-clock ms.
+struct Timeline {
+  int64_t created_ms = 0;
+  std::optional<int64_t> started_ms;  // never, when unschedulable
+  std::optional<int64_t> ended_ms;    // never, when unschedulable or hanging
+};
+
+Timeline DriverTimeline(const JobConf& conf, int64_t attempt, int64_t created_ms,
+                        double time_scale);
+
+enum class PodStage { kPending = 0, kRunning = 1, kTerminated = 2 };
+
+PodStage StageAt(const Timeline& timeline, int64_t now_ms);
+// The stage a pod's status shows.
+PodStage StageOf(const boost::json::object& pod);
+
+// The complete driver Pod of an attempt, as created (status Pending).
+boost::json::object BuildDriverPod(const boost::json::object& app, const JobConf& conf,
+                                   int64_t attempt, const Timeline& timeline);
+
+// The driver pod's status at `stage`.
+boost::json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timeline& timeline,
+                                    PodStage stage);
+
+}  // namespace kubesim::op::internal

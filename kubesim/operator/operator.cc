@@ -1,0 +1,692 @@
+// The reconciler of the simulated apache/spark-kubernetes-operator. Like the real one it moves an
+// application by one state per pass (each pass is one status write the clients can watch), and
+// it finds everything it needs in the status and the pods. The simulated kubelet's progress of
+// the driver pod is derived from the DriverRequested transition time, so it needs no memory
+// either.
+
+#include "kubesim/operator/operator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kubesim/operator/driver.h"
+#include "kubesim/operator/driver_log.h"
+
+namespace kubesim::op {
+namespace {
+
+namespace json = boost::json;
+using internal::AppId;
+using internal::JobConf;
+using internal::PodStage;
+using internal::Timeline;
+
+constexpr const char* kFinalizer = "sparkapplications.spark.apache.org/finalizer";
+
+// Operator-time delays between passes, close to what the real operator shows.
+constexpr int64_t kStepMs = 500;          // e.g. Submitted → DriverRequested, stop → cleanup
+constexpr int64_t kRunningMs = 400;       // DriverReady → RunningHealthy
+constexpr int64_t kDriverGraceMs = 1000;  // a just-requested driver may not be visible yet
+
+// The operator's messages (Constants.java, 0.9.0).
+constexpr const char* kSubmittedMsg = "Spark application has been created on Kubernetes Cluster.";
+constexpr const char* kDriverRequestedMsg = "Requested driver from resource scheduler.";
+constexpr const char* kDriverStartedMsg = "Driver has started running.";
+constexpr const char* kDriverReadyMsg = "Driver has reached ready state.";
+constexpr const char* kRunningHealthyMsg = "Application is running healthy.";
+constexpr const char* kSucceededMsg = "Spark application completed successfully.";
+constexpr const char* kFailedContainerMsg =
+    "Driver has one or more failed critical container(s), refer last observed status for "
+    "details.";
+constexpr const char* kDriverRemovedMsg =
+    "Driver removed. This could caused by 'exit' called in driver process with non-zero code, "
+    "involuntary disruptions or unintentional destroy behavior, check Kubernetes events for more "
+    "details.";
+constexpr const char* kClientModeMsg = "Client mode is not supported yet.";
+constexpr const char* kUnknownStateMsg = "Cannot process application status.";
+constexpr const char* kStartTimedOutMsg =
+    "The driver has not responded to the initial health check request within the allotted "
+    "start-up time. This can be configured by setting "
+    ".spec.applicationTolerations.applicationTimeoutConfig.";
+constexpr const char* kRestartRetainMsg =
+    "Application is configured to restart, resources created in current attempt would be force "
+    "released.";
+constexpr const char* kShutdownMsg = "Spark application has been shutdown as requested.";
+constexpr const char* kRetainExpiredMsg =
+    "Spark application resources released after exceeding the configured retain duration.";
+constexpr const char* kTerminatedWithoutReleaseMsg =
+    "Application is terminated without releasing resources as configured.";
+constexpr const char* kNoImageStack =
+    "Failed to request driver from scheduler backend. StackTrace: "
+    "org.apache.spark.SparkException: Must specify the driver container image\n"
+    "\tat org.apache.spark.deploy.k8s.features.BasicDriverFeatureStep."
+    "$anonfun$driverContainerImage$1(BasicDriverFeatureStep.scala:46)\n"
+    "\tat scala.Option.getOrElse(Option.scala:201)\n"
+    "\tat org.apache.spark.deploy.k8s.features.BasicDriverFeatureStep.<init>"
+    "(BasicDriverFeatureStep.scala:46)\n"
+    "\tat org.apache.spark.deploy.k8s.submit.KubernetesDriverBuilder.$anonfun$buildFromFeatures"
+    "$1(KubernetesDriverBuilder.scala:56)\n"
+    "\tat org.apache.spark.deploy.k8s.submit.KubernetesDriverBuilder.buildFromFeatures"
+    "(KubernetesDriverBuilder.scala:98)\n"
+    "\tat org.apache.spark.k8s.operator.SparkAppSubmissionWorker.getResourceSpec"
+    "(SparkAppSubmissionWorker.java:171)\n"
+    "\tat org.apache.spark.k8s.operator.reconciler.reconcilesteps.AppInitStep.reconcile"
+    "(AppInitStep.java:73)\n"
+    "\tat org.apache.spark.k8s.operator.reconciler.SparkAppReconciler.reconcile"
+    "(SparkAppReconciler.java:128)\n";
+
+bool IsStarting(const std::string& s) {
+  return s == "DriverRequested" || s == "DriverStarted" || s == "DriverReady" ||
+         s == "InitializedBelowThresholdExecutors";
+}
+bool IsRunning(const std::string& s) {
+  return s == "RunningHealthy" || s == "RunningWithPartialCapacity" ||
+         s == "RunningWithBelowThresholdExecutors";
+}
+bool IsFailure(const std::string& s) {
+  return s == "DriverStartTimedOut" || s == "ExecutorsStartTimedOut" || s == "SchedulingFailure" ||
+         s == "DriverEvicted" || s == "Failed" || s == "DriverReadyTimedOut";
+}
+bool IsInfrastructureFailure(const std::string& s) {
+  return s == "DriverStartTimedOut" || s == "ExecutorsStartTimedOut" || s == "SchedulingFailure";
+}
+bool IsStopping(const std::string& s) { return IsFailure(s) || s == "Succeeded"; }
+bool IsTerminated(const std::string& s) {
+  return s == "ResourceReleased" || s == "TerminatedWithoutReleaseResources";
+}
+
+std::string StringAt(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+const json::object* ObjectAt(const json::object* o, std::string_view key) {
+  if (o == nullptr) return nullptr;
+  const json::value* v = o->if_contains(key);
+  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
+}
+
+std::optional<int64_t> IntAt(const json::object* o, std::string_view key) {
+  if (o == nullptr) return std::nullopt;
+  const json::value* v = o->if_contains(key);
+  if (v == nullptr) return std::nullopt;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(v->as_uint64(), INT64_MAX));
+  if (v->is_double()) return static_cast<int64_t>(v->as_double());
+  return std::nullopt;
+}
+
+struct Tolerations {
+  std::string restart_policy = "Never";
+  int64_t max_restart_attempts = 3;
+  int64_t restart_backoff_ms = 30000;
+  int64_t restart_counter_reset_ms = -1;
+  std::optional<int64_t> max_restart_on_failure;
+  std::optional<int64_t> backoff_on_failure_ms;
+  std::optional<int64_t> max_restart_on_scheduling_failure;
+  std::optional<int64_t> backoff_on_scheduling_failure_ms;
+  int64_t driver_start_timeout_ms = 300000;
+  int64_t driver_ready_timeout_ms = 300000;
+  int64_t termination_requeue_ms = 2000;
+  std::string retain_policy = "Never";
+  int64_t retain_duration_ms = -1;
+  int64_t ttl_after_stop_ms = -1;
+};
+
+Tolerations ReadTolerations(const json::object& app) {
+  Tolerations t;
+  const json::object* tol = ObjectAt(ObjectAt(&app, "spec"), "applicationTolerations");
+  if (tol == nullptr) return t;
+  const json::object* restart = ObjectAt(tol, "restartConfig");
+  if (std::string p = restart ? StringAt(*restart, "restartPolicy") : ""; !p.empty()) {
+    t.restart_policy = p;
+  }
+  t.max_restart_attempts = IntAt(restart, "maxRestartAttempts").value_or(t.max_restart_attempts);
+  t.restart_backoff_ms = IntAt(restart, "restartBackoffMillis").value_or(t.restart_backoff_ms);
+  t.restart_counter_reset_ms = IntAt(restart, "restartCounterResetMillis").value_or(-1);
+  t.max_restart_on_failure = IntAt(restart, "maxRestartOnFailure");
+  t.backoff_on_failure_ms = IntAt(restart, "restartBackoffMillisForFailure");
+  t.max_restart_on_scheduling_failure = IntAt(restart, "maxRestartOnSchedulingFailure");
+  t.backoff_on_scheduling_failure_ms = IntAt(restart, "restartBackoffMillisForSchedulingFailure");
+  const json::object* timeouts = ObjectAt(tol, "applicationTimeoutConfig");
+  t.driver_start_timeout_ms =
+      IntAt(timeouts, "driverStartTimeoutMillis").value_or(t.driver_start_timeout_ms);
+  t.driver_ready_timeout_ms =
+      IntAt(timeouts, "driverReadyTimeoutMillis").value_or(t.driver_ready_timeout_ms);
+  t.termination_requeue_ms =
+      IntAt(timeouts, "terminationRequeuePeriodMillis").value_or(t.termination_requeue_ms);
+  if (std::string p = StringAt(*tol, "resourceRetainPolicy"); !p.empty()) t.retain_policy = p;
+  t.retain_duration_ms = IntAt(tol, "resourceRetainDurationMillis").value_or(-1);
+  t.ttl_after_stop_ms = IntAt(tol, "ttlAfterStopMillis").value_or(-1);
+  return t;
+}
+
+// A history map's entries in numeric key order.
+std::vector<std::pair<int64_t, const json::object*>> Entries(const json::object* history) {
+  std::vector<std::pair<int64_t, const json::object*>> out;
+  if (history == nullptr) return out;
+  for (const auto& kv : *history) {
+    if (!kv.value().is_object()) continue;
+    char* end = nullptr;
+    std::string key(kv.key());
+    long long k = std::strtoll(key.c_str(), &end, 10);
+    if (end == nullptr || *end != '\0') continue;
+    out.emplace_back(k, &kv.value().as_object());
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+class Reconciler {
+ public:
+  Reconciler(const AppView& view, const Options& options)
+      : view_(view),
+        options_(options),
+        app_(*view.app),
+        now_(view.now_ms),
+        conf_(internal::ReadJobConf(app_)),
+        tol_(ReadTolerations(app_)) {}
+
+  Actions Run() {
+    const json::object* meta = ObjectAt(&app_, "metadata");
+    bool has_finalizer = false;
+    if (meta != nullptr) {
+      if (const json::value* f = meta->if_contains("finalizers"); f && f->is_array()) {
+        for (const auto& item : f->as_array()) {
+          has_finalizer = has_finalizer || (item.is_string() && item.as_string() == kFinalizer);
+        }
+      }
+    }
+    const bool deleting = meta != nullptr && meta->contains("deletionTimestamp") &&
+                          !meta->at("deletionTimestamp").is_null();
+    if (const json::object* s = ObjectAt(&app_, "status")) status_ = *s;
+    has_state_ = ObjectAt(&status_, "currentState") != nullptr;
+    if (has_state_) {
+      const json::object* current = ObjectAt(&status_, "currentState");
+      state_ = StringAt(*current, "currentStateSummary");
+      state_time_ = internal::ParseTime(StringAt(*current, "lastTransitionTime")).value_or(now_);
+    }
+    attempt_ = IntAt(ObjectAt(ObjectAt(&status_, "currentAttemptSummary"), "attemptInfo"), "id")
+                   .value_or(0);
+    driver_name_ = AppId(conf_.ns, conf_.name, attempt_) + "-driver";
+    for (const json::object* pod : view_.pods) {
+      const json::object* pm = ObjectAt(pod, "metadata");
+      if (pm == nullptr || pm->contains("deletionTimestamp")) continue;
+      if (StringAt(*pm, "name") == driver_name_) {
+        driver_ = pod;
+      } else {
+        actions_.delete_pods.push_back(StringAt(*pm, "name"));  // a previous attempt's leftover
+      }
+    }
+
+    if (deleting) {
+      if (has_finalizer) Cleanup();
+      return std::move(actions_);
+    }
+    if (!has_finalizer) actions_.add_finalizer = true;
+    if (!has_state_) {
+      status_ = json::object();
+      status_["currentAttemptSummary"] = json::object{{"attemptInfo", AttemptInfo(0, 0, 0, 0)}};
+      Transition("Submitted", kSubmittedMsg);
+      Requeue(Due(now_, kStepMs));
+      return Finish();
+    }
+    Step();
+    return Finish();
+  }
+
+ private:
+  Actions Finish() {
+    if (dirty_) actions_.status = std::move(status_);
+    return std::move(actions_);
+  }
+
+  int64_t Due(int64_t base, int64_t operator_ms) const {
+    return base + internal::ScaledMs(operator_ms, options_.time_scale);
+  }
+
+  void Requeue(int64_t at) {
+    if (!actions_.requeue_at_ms || at < *actions_.requeue_at_ms) actions_.requeue_at_ms = at;
+  }
+
+  static json::object AttemptInfo(int64_t id, int64_t restarts, int64_t failures,
+                                  int64_t scheduling_failures) {
+    return json::object{{"failureRestartCounter", failures},
+                        {"id", id},
+                        {"restartCounter", restarts},
+                        {"schedulingFailureRestartCounter", scheduling_failures}};
+  }
+
+  json::object& History() {
+    json::value& h = status_["stateTransitionHistory"];
+    if (!h.is_object()) h = json::object();
+    return h.as_object();
+  }
+
+  int64_t NextKey() {
+    int64_t max_key = -1;
+    for (const auto& [k, e] : Entries(&History())) max_key = std::max(max_key, k);
+    const json::object* prev =
+        ObjectAt(ObjectAt(&status_, "previousAttemptSummary"), "stateTransitionHistory");
+    for (const auto& [k, e] : Entries(prev)) max_key = std::max(max_key, k);
+    return max_key + 1;
+  }
+
+  void Transition(const std::string& state, const char* message,
+                  const json::object* driver_status = nullptr) {
+    Transition(state, message != nullptr ? std::optional<std::string>(message) : std::nullopt,
+               driver_status);
+  }
+
+  void Transition(const std::string& state, std::optional<std::string> message,
+                  const json::object* driver_status) {
+    json::object entry;
+    entry["currentStateSummary"] = state;
+    entry["lastTransitionTime"] = internal::FormatStatusTime(now_);
+    if (message) entry["message"] = *message;
+    if (driver_status != nullptr) entry["lastObservedDriverStatus"] = *driver_status;
+    // The key first: History() may insert the map, which must not race the lookup.
+    const std::string key = std::to_string(NextKey());
+    History()[key] = entry;
+    status_["currentState"] = std::move(entry);
+    state_ = state;
+    state_time_ = now_;
+    dirty_ = true;
+  }
+
+  // When the current attempt's driver was requested (the kubelet's clock starts there).
+  int64_t RequestedAt() {
+    auto entries = Entries(&History());
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+      if (StringAt(*it->second, "currentStateSummary") == "DriverRequested") {
+        return internal::ParseTime(StringAt(*it->second, "lastTransitionTime")).value_or(now_);
+      }
+    }
+    return state_time_;
+  }
+
+  void DeleteAllPods() {
+    for (const json::object* pod : view_.pods) {
+      const json::object* pm = ObjectAt(pod, "metadata");
+      if (pm == nullptr || pm->contains("deletionTimestamp")) continue;
+      std::string name = StringAt(*pm, "name");
+      if (std::find(actions_.delete_pods.begin(), actions_.delete_pods.end(), name) ==
+          actions_.delete_pods.end()) {
+        actions_.delete_pods.push_back(name);
+      }
+    }
+  }
+
+  // The DELETE of the application: release everything, record it, and let go of the object
+  // after the termination requeue period.
+  void Cleanup() {
+    if (has_state_ && state_ == "ResourceReleased") {
+      const json::object* current = ObjectAt(&status_, "currentState");
+      bool just_shut_down = current != nullptr && StringAt(*current, "message") == kShutdownMsg;
+      int64_t due = Due(state_time_, tol_.termination_requeue_ms);
+      if (just_shut_down && now_ < due) {
+        Requeue(due);
+        return;
+      }
+      DeleteAllPods();
+      actions_.remove_finalizer = true;
+      return;
+    }
+    if (!has_state_) {
+      actions_.remove_finalizer = true;
+      return;
+    }
+    DeleteAllPods();
+    Transition("ResourceReleased", kShutdownMsg);
+    Requeue(Due(now_, tol_.termination_requeue_ms));
+    actions_.status = status_;
+  }
+
+  // The simulated kubelet: moves the driver pod to where its timeline says it is now.
+  void RunKubelet() {
+    if (driver_ == nullptr) return;
+    timeline_ = internal::DriverTimeline(conf_, attempt_, RequestedAt(), options_.time_scale);
+    PodStage shown = internal::StageOf(*driver_);
+    PodStage due = internal::StageAt(*timeline_, now_);
+    if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
+    if (due > shown) {
+      driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
+      actions_.pod_status.push_back({driver_name_, driver_status_});
+      std::string text;
+      if (shown < PodStage::kRunning) text += internal::DriverLogStart(conf_, attempt_, *timeline_);
+      if (due == PodStage::kTerminated) text += internal::DriverLogEnd(conf_, attempt_, *timeline_);
+      if (!text.empty()) {
+        actions_.logs.push_back({driver_name_, internal::kDriverContainer, std::move(text)});
+      }
+    }
+    if (due == PodStage::kPending && timeline_->started_ms) Requeue(*timeline_->started_ms);
+    if (due < PodStage::kTerminated && timeline_->ended_ms) Requeue(*timeline_->ended_ms);
+  }
+
+  PodStage DriverStage() const {
+    std::string phase = StringAt(driver_status_, "phase");
+    if (phase == "Running") return PodStage::kRunning;
+    if (phase == "Succeeded" || phase == "Failed") return PodStage::kTerminated;
+    return PodStage::kPending;
+  }
+
+  // Creates the attempt's driver (or adopts one of that name) and records the request.
+  void RequestDriver() {
+    if (conf_.client_mode) {
+      Transition("Failed", kClientModeMsg);
+      Requeue(Due(now_, kStepMs));
+      return;
+    }
+    if (!conf_.image) {
+      Transition("SchedulingFailure", kNoImageStack);
+      Requeue(Due(now_, kStepMs));
+      return;
+    }
+    Transition("DriverRequested", kDriverRequestedMsg);
+    if (driver_ == nullptr) {
+      Timeline t = internal::DriverTimeline(conf_, attempt_, now_, options_.time_scale);
+      actions_.create_pods.push_back(internal::BuildDriverPod(app_, conf_, attempt_, t));
+      if (t.started_ms) Requeue(*t.started_ms);
+    } else {
+      Requeue(now_);
+    }
+    if (tol_.driver_start_timeout_ms > 0) Requeue(Due(now_, tol_.driver_start_timeout_ms));
+  }
+
+  int64_t RestartBackoff() {
+    const json::object* prev =
+        ObjectAt(ObjectAt(&status_, "previousAttemptSummary"), "stateTransitionHistory");
+    std::string stopped;
+    for (const auto& [k, e] : Entries(prev)) {
+      std::string s = StringAt(*e, "currentStateSummary");
+      if (IsStopping(s)) stopped = s;
+    }
+    if (stopped == "SchedulingFailure" && tol_.backoff_on_scheduling_failure_ms) {
+      return *tol_.backoff_on_scheduling_failure_ms;
+    }
+    if (IsFailure(stopped) && stopped != "SchedulingFailure" && tol_.backoff_on_failure_ms) {
+      return *tol_.backoff_on_failure_ms;
+    }
+    return tol_.restart_backoff_ms;
+  }
+
+  // After a stopping state: restart when the policy and the limits allow, else terminate.
+  void StopAttempt() {
+    int64_t due = Due(state_time_, kStepMs);
+    if (now_ < due) {
+      Requeue(due);
+      return;
+    }
+    const std::string stopped = state_;
+    const bool restart =
+        tol_.restart_policy == "Always" ||
+        (tol_.restart_policy == "OnFailure" && IsFailure(stopped)) ||
+        (tol_.restart_policy == "OnInfrastructureFailure" && IsInfrastructureFailure(stopped));
+    std::optional<std::string> exceeded;
+    if (restart) {
+      const json::object* info =
+          ObjectAt(ObjectAt(&status_, "currentAttemptSummary"), "attemptInfo");
+      int64_t restarts = IntAt(info, "restartCounter").value_or(0);
+      int64_t failures = IntAt(info, "failureRestartCounter").value_or(0);
+      int64_t scheduling = IntAt(info, "schedulingFailureRestartCounter").value_or(0);
+      auto entries = Entries(&History());
+      int64_t attempt_start =
+          entries.empty()
+              ? state_time_
+              : internal::ParseTime(StringAt(*entries.front().second, "lastTransitionTime"))
+                    .value_or(state_time_);
+      bool reset = tol_.restart_counter_reset_ms >= 0 &&
+                   state_time_ - attempt_start >=
+                       internal::ScaledMs(tol_.restart_counter_reset_ms, options_.time_scale);
+      if (reset) restarts = failures = scheduling = 0;
+      restarts += 1;
+      bool scheduling_failure = stopped == "SchedulingFailure";
+      bool failure = IsFailure(stopped) && !scheduling_failure;
+      failures = failure ? failures + 1 : 0;
+      scheduling = scheduling_failure ? scheduling + 1 : 0;
+      if (restarts > tol_.max_restart_attempts) {
+        exceeded = "The maximum number of restart attempts (" +
+                   std::to_string(tol_.max_restart_attempts) + ") has been exceeded.";
+      } else if (scheduling_failure && tol_.max_restart_on_scheduling_failure &&
+                 scheduling > *tol_.max_restart_on_scheduling_failure) {
+        exceeded = "The maximum number of restart attempts on consecutive scheduling failures (" +
+                   std::to_string(*tol_.max_restart_on_scheduling_failure) + ") has been exceeded.";
+      } else if (failure && tol_.max_restart_on_failure &&
+                 failures > *tol_.max_restart_on_failure) {
+        exceeded = "The maximum number of restart attempts on consecutive failures (" +
+                   std::to_string(*tol_.max_restart_on_failure) + ") has been exceeded.";
+      }
+      if (!exceeded) {
+        DeleteAllPods();
+        // History trimming (the operator's default): the finished attempt's history moves to
+        // previousAttemptSummary; keys keep counting.
+        json::object previous;
+        previous["attemptInfo"] = info != nullptr ? *info : AttemptInfo(attempt_, 0, 0, 0);
+        previous["stateTransitionHistory"] = History();
+        int64_t next_key = NextKey();
+        status_["previousAttemptSummary"] = std::move(previous);
+        status_["stateTransitionHistory"] = json::object();
+        status_["currentAttemptSummary"] = json::object{
+            {"attemptInfo", AttemptInfo(attempt_ + 1, restarts, failures, scheduling)}};
+        json::object entry;
+        entry["currentStateSummary"] = "ScheduledToRestart";
+        entry["lastTransitionTime"] = internal::FormatStatusTime(now_);
+        if (tol_.retain_policy != "Never") entry["message"] = kRestartRetainMsg;
+        History()[std::to_string(next_key)] = entry;
+        status_["currentState"] = std::move(entry);
+        state_ = "ScheduledToRestart";
+        state_time_ = now_;
+        dirty_ = true;
+        Requeue(Due(now_, RestartBackoff()));
+        return;
+      }
+    }
+    const bool retain =
+        tol_.retain_policy == "Always" || (tol_.retain_policy == "OnFailure" && IsFailure(stopped));
+    if (retain) {
+      std::string message = kTerminatedWithoutReleaseMsg;
+      if (exceeded) message += " " + *exceeded;
+      Transition("TerminatedWithoutReleaseResources", message, nullptr);
+      RequeueTerminated();
+      return;
+    }
+    DeleteAllPods();
+    Transition("ResourceReleased", exceeded, nullptr);
+    RequeueTerminated();
+  }
+
+  // When the current attempt stopped for good: its first terminated state.
+  int64_t StoppedAt() {
+    auto entries = Entries(&History());
+    int64_t at = state_time_;
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+      std::string s = StringAt(*it->second, "currentStateSummary");
+      if (!IsTerminated(s)) break;
+      at = internal::ParseTime(StringAt(*it->second, "lastTransitionTime")).value_or(at);
+    }
+    return at;
+  }
+
+  void RequeueTerminated() {
+    if (state_ == "TerminatedWithoutReleaseResources") {
+      int64_t keep = std::numeric_limits<int64_t>::max();
+      if (tol_.retain_duration_ms >= 0) keep = tol_.retain_duration_ms;
+      if (tol_.ttl_after_stop_ms >= 0) keep = std::min(keep, tol_.ttl_after_stop_ms);
+      if (keep != std::numeric_limits<int64_t>::max()) Requeue(Due(state_time_, keep));
+      return;
+    }
+    if (tol_.ttl_after_stop_ms >= 0) Requeue(Due(StoppedAt(), tol_.ttl_after_stop_ms));
+  }
+
+  void Terminated() {
+    if (state_ == "TerminatedWithoutReleaseResources") {
+      int64_t keep = std::numeric_limits<int64_t>::max();
+      if (tol_.retain_duration_ms >= 0) keep = tol_.retain_duration_ms;
+      if (tol_.ttl_after_stop_ms >= 0) keep = std::min(keep, tol_.ttl_after_stop_ms);
+      if (keep == std::numeric_limits<int64_t>::max()) return;  // retained for good
+      int64_t due = Due(state_time_, keep);
+      if (now_ < due) {
+        Requeue(due);
+        return;
+      }
+      DeleteAllPods();
+      Transition("ResourceReleased", kRetainExpiredMsg);
+      RequeueTerminated();
+      return;
+    }
+    DeleteAllPods();  // released means no pods, whoever recreated them
+    if (tol_.ttl_after_stop_ms >= 0) {
+      int64_t due = Due(StoppedAt(), tol_.ttl_after_stop_ms);
+      if (now_ >= due) {
+        actions_.delete_app = true;
+      } else {
+        Requeue(due);
+      }
+    }
+  }
+
+  void Step() {
+    if (state_ == "Submitted") {
+      int64_t due = Due(state_time_, kStepMs);
+      if (now_ < due) {
+        Requeue(due);
+      } else {
+        RequestDriver();
+      }
+      return;
+    }
+    if (state_ == "ScheduledToRestart") {
+      int64_t due = Due(state_time_, RestartBackoff());
+      if (now_ < due) {
+        Requeue(due);
+      } else {
+        RequestDriver();
+      }
+      return;
+    }
+    if (IsStarting(state_) || IsRunning(state_)) {
+      RunKubelet();
+      if (driver_ == nullptr) {
+        int64_t due = Due(state_time_, kDriverGraceMs);
+        if (state_ == "DriverRequested" && now_ < due) {
+          Requeue(due);
+          return;
+        }
+        Transition("Failed", kDriverRemovedMsg);
+        Requeue(Due(now_, kStepMs));
+        return;
+      }
+      ObserveDriver();
+      return;
+    }
+    if (IsStopping(state_)) {
+      StopAttempt();
+      return;
+    }
+    if (IsTerminated(state_)) {
+      Terminated();
+      return;
+    }
+    Transition("Failed", kUnknownStateMsg);
+    Requeue(Due(now_, kStepMs));
+  }
+
+  // One step of the starting and running states, from what the driver pod shows.
+  void ObserveDriver() {
+    const PodStage stage = DriverStage();
+    const bool failed = StringAt(driver_status_, "phase") == "Failed";
+    if (stage == PodStage::kTerminated && (IsRunning(state_) || !EverStarted())) {
+      if (!failed) {
+        Transition("Succeeded", kSucceededMsg);
+      } else if (StringAt(driver_status_, "reason") == "Evicted") {
+        Transition("DriverEvicted", kFailedContainerMsg, &driver_status_);
+      } else {
+        Transition("Failed", kFailedContainerMsg, &driver_status_);
+      }
+      Requeue(Due(now_, kStepMs));
+      return;
+    }
+    if (state_ == "DriverRequested") {
+      if (EverStarted()) {
+        Transition("DriverStarted", kDriverStartedMsg);
+        Requeue(now_);
+      } else if (tol_.driver_start_timeout_ms > 0 &&
+                 now_ >= Due(state_time_, tol_.driver_start_timeout_ms)) {
+        Transition("DriverStartTimedOut", kStartTimedOutMsg, &driver_status_);
+        Requeue(Due(now_, kStepMs));
+      } else if (tol_.driver_start_timeout_ms > 0) {
+        Requeue(Due(state_time_, tol_.driver_start_timeout_ms));
+      }
+      return;
+    }
+    if (state_ == "DriverStarted") {
+      if (EverStarted()) {
+        // The pod turns Ready together with its only container.
+        Transition("DriverReady", kDriverReadyMsg);
+        Requeue(Due(now_, kRunningMs));
+      } else if (tol_.driver_ready_timeout_ms > 0 &&
+                 now_ >= Due(state_time_, tol_.driver_ready_timeout_ms)) {
+        Transition("DriverReadyTimedOut", kStartTimedOutMsg, &driver_status_);
+        Requeue(Due(now_, kStepMs));
+      }
+      return;
+    }
+    if (state_ == "DriverReady" || state_ == "InitializedBelowThresholdExecutors") {
+      // Executors are not simulated: the requested ones are taken to be up.
+      int64_t due = Due(state_time_, kRunningMs);
+      if (now_ < due) {
+        Requeue(due);
+      } else {
+        Transition("RunningHealthy", kRunningHealthyMsg);
+      }
+      return;
+    }
+    // Running: nothing to do until the kubelet ends the driver (RunKubelet requeued for that).
+  }
+
+  // Whether the driver container ever ran (running now, or terminated after a start).
+  bool EverStarted() const {
+    const json::value* cs = driver_status_.if_contains("containerStatuses");
+    if (cs == nullptr || !cs->is_array()) return false;
+    for (const auto& c : cs->as_array()) {
+      if (!c.is_object()) continue;
+      const json::object* state = ObjectAt(&c.as_object(), "state");
+      if (ObjectAt(state, "running") != nullptr) return true;
+      const json::object* terminated = ObjectAt(state, "terminated");
+      if (terminated != nullptr && terminated->contains("startedAt")) return true;
+    }
+    return false;
+  }
+
+  const AppView& view_;
+  const Options& options_;
+  const json::object& app_;
+  const int64_t now_;
+  const JobConf conf_;
+  const Tolerations tol_;
+  Actions actions_;
+  json::object status_;
+  bool has_state_ = false;
+  bool dirty_ = false;
+  std::string state_;
+  int64_t state_time_ = 0;
+  int64_t attempt_ = 0;
+  std::string driver_name_;
+  const json::object* driver_ = nullptr;
+  json::object driver_status_;
+  std::optional<Timeline> timeline_;
+};
+
+}  // namespace
+
+Actions Reconcile(const AppView& view, const Options& options) {
+  if (view.app == nullptr) return {};
+  return Reconciler(view, options).Run();
+}
+
+}  // namespace kubesim::op
