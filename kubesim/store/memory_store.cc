@@ -1463,8 +1463,11 @@ class MemoryStore : public Store {
     }
     if (!causes.empty()) return Invalid(t, name, causes);
 
-    // generation counts changes of everything but metadata and status.
-    if (IsCustom(t) && !status && !SameIgnoring(old, next, {"metadata", "status"})) {
+    // generation counts changes of everything but metadata (and status, when it is a
+    // subresource of its own).
+    bool changed = t.status_subresource ? !SameIgnoring(old, next, {"metadata", "status"})
+                                        : !SameIgnoring(old, next, {"metadata"});
+    if (IsCustom(t) && !status && changed) {
       auto g = old_meta.find("generation");
       int64_t gen = g != old_meta.end() && g->value().is_int64() ? g->value().get_int64() : 0;
       MutableMeta(next)["generation"] = gen + 1;

@@ -1,7 +1,10 @@
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "kubesim/store/core_types.h"
 #include "kubesim/store/store.h"
@@ -1047,6 +1050,84 @@ TEST_CASE_METHOD(Fixture, "100k objects list in pages", "[.][scale]") {
   using ms = std::chrono::milliseconds;
   WARN("create " << std::chrono::duration_cast<ms>(t1 - t0).count() << " ms, paged list "
                  << std::chrono::duration_cast<ms>(t2 - t1).count() << " ms");
+}
+
+}  // namespace
+}  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+TEST_CASE_METHOD(Fixture, "generation without a status subresource counts status too", "[store]") {
+  ResourceType widget;
+  widget.group = "example.com";
+  widget.version = "v1";
+  widget.plural = "widgets";
+  widget.kind = "Widget";
+  widget.list_kind = "WidgetList";
+  store->RegisterType(widget);
+  json::object created = MustCreate(widget, {{"metadata", {{"name", "w"}}}, {"spec", {{"a", 1}}}});
+  CHECK(Meta(created).at("generation") == 1);
+  json::object s = MustPatch(widget, "w", R"({"status":{"ready":true}})");
+  CHECK(s.at("status").at("ready") == true);  // no subresource: the main resource owns status
+  CHECK(Meta(s).at("generation") == 2);
+  CHECK(store->Patch(widget, "spark", "w", PatchType::kMerge, "{}", true, {}).error().code == 404);
+}
+
+TEST_CASE_METHOD(Fixture, "concurrent writers and a watcher see one ordered history", "[store]") {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 400;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool poked = false;
+  ListOptions o;
+  o.resource_version = store->CurrentResourceVersion();
+  auto w = store->Watch(app, "spark", o, [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    poked = true;
+    cv.notify_all();
+  });
+  REQUIRE(w.ok());
+  std::vector<WatchEvent> events;
+  std::thread watcher([&] {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (events.size() < kThreads * kPerThread * 2) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (!cv.wait_until(lock, deadline, [&] { return poked; })) return;
+        poked = false;
+      }
+      for (WatchEvent& e : w.value()->Drain()) events.push_back(std::move(e));
+    }
+  });
+  std::vector<std::thread> writers;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        std::string name = "t" + std::to_string(t) + "-" + std::to_string(i);
+        if (!store->Create(app, "spark", App(name), {}).ok()) ++failures;
+        if (!store->Get(app, "spark", name).ok()) ++failures;
+        auto p = store->Patch(app, "spark", name, PatchType::kMerge,
+                              R"({"metadata":{"labels":{"done":"yes"}}})", false, {});
+        if (!p.ok()) ++failures;
+        if (i % 50 == 0 && !store->List(app, "spark", Labels("done=yes")).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  watcher.join();
+  CHECK(failures == 0);
+  REQUIRE(events.size() == kThreads * kPerThread * 2);
+  uint64_t last = 0;
+  int added = 0;
+  for (const WatchEvent& e : events) {
+    uint64_t rv = std::stoull(Rv(e.object));
+    CHECK(rv > last);
+    last = rv;
+    added += e.type == "ADDED";
+  }
+  CHECK(added == kThreads * kPerThread);
 }
 
 }  // namespace
