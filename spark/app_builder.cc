@@ -69,13 +69,16 @@ std::optional<std::string> UriPath(std::string_view uri) {
   return path;
 }
 
-absl::Status CheckReachable(std::string_view uri, std::string_view template_name) {
+absl::Status CheckReachable(std::string_view uri) {
+  if (!IsValidUri(uri)) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid resource URI: ", ToAbsl(uri)));
+  }
   if (IsClusterReachable(uri)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "Resource \"", ToAbsl(uri), "\" of job template ", ToAbsl(template_name),
-      " is a path on the server, which the cluster can't read. Use a URI reachable from the "
-      "cluster instead, such as local:// (a path in the Spark image), https://, s3a:// or "
-      "hdfs://"));
+      "Resource ", ToAbsl(uri),
+      " of the job is a path on the Gravitino server, which the Spark job on Kubernetes can't "
+      "reach. Use a URI reachable from the cluster instead, such as local:// for a file in the "
+      "image, https://, s3a:// or hdfs://"));
 }
 
 // `existing,appended...`: the template's lists come after what the conf already names.
@@ -127,6 +130,28 @@ std::string_view UriScheme(std::string_view uri) {
   return scheme;
 }
 
+bool IsValidUri(std::string_view uri) {
+  size_t hashes = 0;
+  for (size_t i = 0; i < uri.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(uri[i]);
+    if (c <= 0x20 || c == 0x7F) return false;  // Controls and spaces.
+    if (std::string_view("\"<>\\^`{|}").find(static_cast<char>(c)) != std::string_view::npos) {
+      return false;
+    }
+    if (c == '#' && ++hashes > 1) return false;
+    if (c == '%' && (i + 2 >= uri.size() || HexValue(uri[i + 1]) < 0 || HexValue(uri[i + 2]) < 0)) {
+      return false;
+    }
+  }
+  std::string_view scheme = UriScheme(uri);
+  if (!scheme.empty()) {
+    std::string_view rest = uri.substr(scheme.size() + 1);
+    if (rest.empty() || rest.front() == '#') return false;  // No scheme-specific part.
+    if (rest == "//") return false;                         // No authority.
+  }
+  return true;
+}
+
 bool IsClusterReachable(std::string_view uri) {
   std::string_view scheme = UriScheme(uri);
   return !scheme.empty() && !absl::EqualsIgnoreCase(ToAbsl(scheme), "file");
@@ -165,9 +190,9 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     for (const auto& [name, value] : spark_template.environments) names.push_back(name);
     // Values may be secrets: only the names are ever quoted.
     return absl::InvalidArgumentError(absl::StrCat(
-        "Job template ", template_name, " sets environment variables (", absl::StrJoin(names, ", "),
-        "), which the k8s job executor doesn't support yet. Pass them as Spark configurations "
-        "instead, such as spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
+        "Job template ", template_name, " sets environment variables [", absl::StrJoin(names, ", "),
+        "], which the k8s job executor doesn't support yet. Pass them as Spark configurations "
+        "instead, for example spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
   }
 
   std::string executable = spark_template.executable;
@@ -175,10 +200,10 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     // Built-in jobs name the jobs jar on the server; the Spark image carries its own copy.
     executable = options.builtin_jobs_jar;
   }
-  RETURN_IF_ERROR(CheckReachable(executable, template_name));
+  RETURN_IF_ERROR(CheckReachable(executable));
   for (const auto* list : {&spark_template.jars, &spark_template.files, &spark_template.archives}) {
     for (const std::string& uri : *list) {
-      RETURN_IF_ERROR(CheckReachable(uri, template_name));
+      RETURN_IF_ERROR(CheckReachable(uri));
     }
   }
 
@@ -194,15 +219,17 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   SetIfBlank(conf, kConfImage, options.image);
   SetIfBlank(conf, kConfServiceAccount, options.service_account);
   std::string namespace_ = options.namespace_;
-  if (auto it = conf.find(std::string(kConfNamespace)); it != conf.end()) {
+  if (auto it = conf.find(std::string(kConfNamespace)); it != conf.end() && !IsBlank(it->second)) {
     namespace_ = std::string(absl::StripAsciiWhitespace(it->second));
+    if (!IsDns1123Label(namespace_)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(kConfNamespace), " of job template ", template_name,
+                       " isn't a valid namespace name: ", namespace_));
+    }
   }
   if (!IsDns1123Label(namespace_)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "The namespace \"", namespace_, "\" of job template ", template_name, " (",
-        ToAbsl(kConfNamespace),
-        ") isn't a valid Kubernetes namespace: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 "
-        "characters"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "The executor's default namespace isn't a valid namespace name: ", namespace_));
   }
   conf[std::string(kConfNamespace)] = namespace_;
 

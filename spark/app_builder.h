@@ -57,7 +57,8 @@ struct BuiltApplication {
 
 // INVALID_ARGUMENT for a template the executor can't run, with the reason: a SHELL template, a
 // blank name or executable, an invalid job id, environments (listed by name, never by value),
-// a resource without a cluster-reachable URI scheme, or an invalid spark.kubernetes.namespace.
+// a resource that isn't a valid URI or has no cluster-reachable scheme, or an invalid (non-blank)
+// spark.kubernetes.namespace; a blank one means the default namespace.
 // FAILED_PRECONDITION when `options` lack the image or the Spark version.
 absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        std::string_view metalake,
@@ -66,6 +67,9 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
 
 // The scheme of a URI ("https", "local"), or "" when the text has none (a plain path).
 std::string_view UriScheme(std::string_view uri);
+// Whether the text is a URI as java.net.URI accepts it, roughly: no spaces, controls or
+// "<>\\^`{|}, well-formed %-escapes, at most one '#', and something after "scheme:".
+bool IsValidUri(std::string_view uri);
 // Whether the cluster can fetch the resource: it has a URI scheme other than `file`.
 bool IsClusterReachable(std::string_view uri);
 // Whether the URI's path (query and fragment ignored), lower-cased, ends with ".py".

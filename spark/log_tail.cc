@@ -3,6 +3,58 @@
 #include <algorithm>
 
 namespace kje::spark {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// The length of the well-formed UTF-8 sequence at the start of `s`, or -(the length of its
+// maximal ill-formed prefix, at least 1), per Unicode's "maximal subpart" practice, which Java's
+// decoder follows.
+int SequenceLength(std::string_view s) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  int length;
+  unsigned char low = 0x80, high = 0xBF;  // The range of the second byte.
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return -1;
+  }
+  for (int i = 1; i < length; ++i) {
+    if (static_cast<size_t>(i) >= s.size()) return -i;
+    unsigned char b = byte(i);
+    bool ok = i == 1 ? (b >= low && b <= high) : (b >= 0x80 && b <= 0xBF);
+    if (!ok) return -i;
+  }
+  return length;
+}
+
+std::string ToValidUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    int length = SequenceLength(s);
+    if (length > 0) {
+      out.append(s.substr(0, length));
+      s.remove_prefix(length);
+    } else {
+      out.append(kReplacement);
+      s.remove_prefix(-length);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<LogTail> LogTail::Create(int64_t max_lines, int64_t max_bytes) {
   if (max_lines <= 0 || max_bytes <= 0) {
@@ -60,22 +112,21 @@ LogTailResult LogTail::Finish() const {
     mid_line = content.front() != '\n';
     content.remove_prefix(1);
     result.truncated = true;
+    // Don't start inside a UTF-8 character; a '\n' is never part of one.
+    while (!content.empty() && (static_cast<unsigned char>(content.front()) & 0xC0) == 0x80) {
+      content.remove_prefix(1);
+    }
   }
   if (mid_line) {
     size_t newline = content.find('\n');
     if (newline != std::string_view::npos && newline + 1 < content.size()) {
       // Complete lines follow the partial one.
       content.remove_prefix(newline + 1);
-    } else {
-      // The partial line is the only line: keep its tail, unless nothing of it is left.
+    } else if (newline != std::string_view::npos) {
+      // The partial line is the only line and ends here: keep its tail, unless nothing of it
+      // but its line terminator is left.
       std::string_view only_line = content.substr(0, newline);
-      if (newline != std::string_view::npos && (only_line.empty() || only_line == "\r")) {
-        return result;
-      }
-      // Don't start inside a UTF-8 character.
-      while (!content.empty() && (static_cast<unsigned char>(content.front()) & 0xC0) == 0x80) {
-        content.remove_prefix(1);
-      }
+      if (only_line.empty() || only_line == "\r") return result;
     }
   }
   std::vector<std::string_view> pieces;
@@ -95,7 +146,7 @@ LogTailResult LogTail::Finish() const {
   size_t first = pieces.size() > max_lines_ ? pieces.size() - max_lines_ : 0;
   if (first > 0) result.truncated = true;
   result.lines.reserve(pieces.size() - first);
-  for (size_t i = first; i < pieces.size(); ++i) result.lines.emplace_back(pieces[i]);
+  for (size_t i = first; i < pieces.size(); ++i) result.lines.push_back(ToValidUtf8(pieces[i]));
   return result;
 }
 

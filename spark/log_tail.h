@@ -31,7 +31,8 @@ class LogTail {
   // The last max_lines lines of the last max_bytes bytes, split on "\n" or "\r\n", one trailing
   // empty element dropped. When the window starts mid-line, its partial first line is dropped
   // unless it is the only line (then its leading UTF-8 continuation bytes are skipped); a window
-  // holding only the newline of a line gives nothing.
+  // holding only the newline of a line gives nothing. Lines are valid UTF-8: an ill-formed
+  // sequence becomes U+FFFD, as when Java decodes the bytes.
   LogTailResult Finish() const;
 
   uint64_t bytes_seen() const { return bytes_seen_; }

@@ -77,6 +77,8 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
   info.message = app.current_message;
   info.is_stopped = IsStopped(app);
   info.deleting = app.deleting;
+  // As in the Java executor, whatever the status; JobManager drops it from a QUEUED report.
+  info.started_at = StartedAt(app, driver);
   const bool stopped_state = HasState(app) && IsStoppedState(app.history.back().state);
 
   // 1 and 2: the app is over; its outcome, if any, is somewhere in the history.
@@ -88,7 +90,6 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
     } else {
       info.status = outcome != nullptr ? OutcomeStatus(outcome->state) : JobStatus::kFailed;
     }
-    info.started_at = StartedAt(app, driver);
     info.finished_at =
         outcome != nullptr ? FinishedAt(*outcome, driver) : ToOptionalTime(app.deletion_time);
     return info;
@@ -112,7 +113,6 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
       info.status = JobStatus::kQueued;
     } else if (IsOutcomeState(current.state)) {  // 5
       info.status = OutcomeStatus(current.state);
-      info.started_at = StartedAt(app, driver);
       info.finished_at = FinishedAt(current, driver);
       return info;
     } else if (IsStartedState(current.state)) {  // 6
@@ -124,7 +124,6 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
       info.status = started ? JobStatus::kStarted : JobStatus::kQueued;
     }
   }
-  if (info.status == JobStatus::kStarted) info.started_at = StartedAt(app, driver);
   // Reported where the Java executor leaves it to JobManager to keep the job CANCELLING.
   if (app.cancel_requested) info.status = JobStatus::kCancelling;
   return info;

@@ -21,8 +21,9 @@ bool IsTerminal(JobStatus status);                 // SUCCEEDED, FAILED or CANCE
 
 struct JobStatusInfo {
   JobStatus status = JobStatus::kQueued;
-  // Set once the job has started, on every later status too; whole driver-container seconds
-  // when the driver's times are known, else the operator's transition times (milliseconds).
+  // When the driver started, whatever the status (the Java executor reports it on QUEUED too;
+  // absent until something started): whole seconds from the driver container when known, else
+  // the first started state's transition time (millisecond precision).
   std::optional<absl::Time> started_at;
   std::optional<absl::Time> finished_at;  // Set on terminal statuses only (and may be absent).
   std::string operator_state;             // The current operator state; "" when none.

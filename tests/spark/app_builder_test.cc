@@ -281,9 +281,27 @@ TEST_CASE("Without spark.kubernetes.namespace the default namespace is written b
   CHECK(ConfValue(Parse(built->json), "spark.kubernetes.namespace") == "spark-jobs");
 }
 
+TEST_CASE("A blank spark.kubernetes.namespace means the default namespace") {
+  for (const char* blank : {"", "   ", "\t"}) {
+    SparkTemplate t = PiTemplate();
+    t.configs = {{"spark.kubernetes.namespace", blank}};
+    absl::StatusOr<BuiltApplication> built = Build(t);
+    INFO("namespace: \"" << blank << "\"");
+    REQUIRE(built.ok());
+    CHECK(built->namespace_ == "spark-jobs");
+    CHECK(ConfValue(Parse(built->json), "spark.kubernetes.namespace") == "spark-jobs");
+  }
+}
+
+TEST_CASE("An invalid default namespace is FAILED_PRECONDITION") {
+  BuilderOptions o = Options();
+  o.namespace_ = "Bad_NS";
+  CHECK(Build(PiTemplate(), o).status().code() == absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_CASE("An invalid namespace is INVALID_ARGUMENT") {
   const char* bad =
-      GENERATE("Team-A", "team_a", "", "   ", "-a",
+      GENERATE("Team-A", "team_a", "-a", "a b",
                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a.b");
   SparkTemplate t = PiTemplate();
   t.configs = {{"spark.kubernetes.namespace", bad}};
@@ -295,7 +313,7 @@ TEST_CASE("An invalid namespace is INVALID_ARGUMENT") {
 
 TEST_CASE("Server-local resources are rejected with the reason") {
   const char* local = GENERATE("/opt/app.jar", "app.jar", "file:///opt/app.jar", "FILE:/opt/a.jar",
-                               "", " ", "./x.jar", "1http://x/a.jar");
+                               "", "./x.jar", "1http://x/a.jar");
   INFO("resource: \"" << local << "\"");
   CHECK_FALSE(IsClusterReachable(local));
   for (int field = 0; field < 4; ++field) {
@@ -310,6 +328,27 @@ TEST_CASE("Server-local resources are rejected with the reason") {
       CHECK(ErrorOf(built).find("Use a URI reachable from the cluster instead") !=
             std::string::npos);
     }
+  }
+}
+
+TEST_CASE("Resources that aren't valid URIs are rejected") {
+  const char* bad =
+      GENERATE("s3a://b/my file.jar", " ", "https://h/a%zz.jar", "https://h/a%2", "https://h/a#b#c",
+               "http:", "http://", "https://h/{x}.jar", "https://h/a\\b.jar", "https://h/\x01.jar");
+  INFO("resource: \"" << bad << "\"");
+  CHECK_FALSE(IsValidUri(bad));
+  SparkTemplate t = PiTemplate();
+  t.jars = {bad};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ErrorOf(built).find("Invalid resource URI") != std::string::npos);
+}
+
+TEST_CASE("Valid URIs") {
+  for (const char* uri : {"https://h/a%20b.jar", "s3a://b/env.tgz#env", "local:///opt/ü.jar", "",
+                          "https://h/a.jar?x=1&y=2", "/opt/a.jar"}) {
+    INFO(uri);
+    CHECK(IsValidUri(uri));
   }
 }
 

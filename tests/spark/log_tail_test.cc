@@ -111,6 +111,27 @@ TEST_CASE("The cut never starts inside a UTF-8 character") {
   CHECK(Tail("x" + euro, 10, 2).lines == Lines{});
 }
 
+TEST_CASE("Continuation bytes are skipped before the partial line is judged") {
+  // The window "\xA9\n" is only the end of "é" and its newline.
+  CHECK(Tail("ab\xC3\xA9\n", 10, 2).lines.empty());
+  // The Java executor's own example: the window starts at the second byte of "é".
+  CHECK(Tail("\xC3\xA9xy", 10, 3).lines == Lines{"xy"});
+}
+
+TEST_CASE("Ill-formed UTF-8 becomes U+FFFD, one per maximal subpart") {
+  const std::string r = "\xEF\xBF\xBD";
+  CHECK(Tail("a\xFF"
+             "b\n\xC3(\n",
+             10, 100)
+            .lines == Lines{"a" + r + "b", r + "("});
+  CHECK(Tail("ok\xE2\x82", 10, 100).lines == Lines{"ok" + r});             // truncated sequence
+  CHECK(Tail("\xED\xA0\x80", 10, 100).lines == Lines{r + r + r});          // a surrogate
+  CHECK(Tail("\xC0\x80", 10, 100).lines == Lines{r + r});                  // overlong
+  CHECK(Tail("\xF4\x90\x80\x80", 10, 100).lines == Lines{r + r + r + r});  // beyond U+10FFFF
+  CHECK(Tail("\xF0\x9F\x98\x80 \xE2\x82\xAC", 10, 100).lines ==
+        Lines{"\xF0\x9F\x98\x80 \xE2\x82\xAC"});  // well-formed stays as is
+}
+
 TEST_CASE("Exact caps: a log of exactly max_bytes is whole") {
   LogTailResult r = Tail("ab\ncd\n", 10, 6);
   CHECK(r.lines == Lines{"ab", "cd"});

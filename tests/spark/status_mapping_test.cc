@@ -172,6 +172,16 @@ TEST_CASE("A trimmed history ends with the appended currentState") {
   CHECK(*info.finished_at == At(6));
 }
 
+TEST_CASE("A restarted app waiting again keeps the start of its earlier attempt") {
+  // As in the Java executor; Gravitino's JobManager drops a start time from a QUEUED report.
+  JobStatusInfo info = Map(App(
+      History({"Submitted", "DriverReady", "Failed", "ScheduledToRestart", "DriverRequested"})));
+  CHECK(info.status == JobStatus::kQueued);
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == At(1));
+  CHECK_FALSE(info.finished_at.has_value());
+}
+
 // ---- No status ----
 
 TEST_CASE("No status is QUEUED until the no-status timeout - then FAILED") {
