@@ -41,6 +41,7 @@ using Strand = net::strand<net::io_context::executor_type>;
 
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
+constexpr int kMaxCredentialReloads = 3;
 
 std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
   if (d < absl::ZeroDuration()) d = absl::ZeroDuration();
@@ -629,7 +630,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
   // the stream (streams are never retried once they started).
   net::awaitable<absl::StatusOr<Response>> Execute(const Request& req, CallState& state,
                                                    const BodySink* sink) {
-    bool reauthenticated = false;
+    int reloads = 0;
     absl::Status last;
     for (int attempt = 1;; ++attempt) {
       if (state.interrupted()) {
@@ -645,11 +646,20 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         if (r.streamed && !r.ec) co_return Response{r.http_code, ""};
         last = TransportStatus(req, r, state);
         if (state.interrupted() || r.streamed) co_return last;
-      } else if (r.http_code == 401 && !reauthenticated) {
-        // The token may have rotated under us: reload once, then give up.
-        reauthenticated = true;
+      } else if (r.http_code == 401 && reloads < kMaxCredentialReloads) {
+        // The credentials may have rotated under us: reload them, and try again only if that
+        // gave different ones (a token rotating faster than a request is a retry, a token that
+        // is just wrong is not).
+        ++reloads;
         config_.credentials->Invalidate();
-        log::Info("kubernetes: 401, reloading credentials").Kv("server", config_.server_url);
+        absl::StatusOr<Credentials> fresh = config_.credentials->Get();
+        if (!fresh.ok()) co_return fresh.status();
+        if (fresh->bearer_token == creds->bearer_token &&
+            fresh->client_cert_pem == creds->client_cert_pem) {
+          co_return StatusFromResponse(r.http_code, r.body);
+        }
+        log::Info("kubernetes: 401, retrying with reloaded credentials")
+            .Kv("server", config_.server_url);
         --attempt;
         continue;
       } else if ((r.http_code >= 200 && r.http_code < 300) || req.raw) {

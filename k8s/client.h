@@ -16,7 +16,7 @@
 //    the HTTP code, reason and message kept (k8s/errors.h: IsK8sNotFound, IsK8sGone, ...);
 //  - retries (k8s/retry.h): lost connections and 429/5xx with exponential backoff and jitter within
 //    the deadline, 429's Retry-After honoured, only when repeating is safe; a 401 reloads the
-//    credentials once and retries.
+//    credentials and retries if they changed (at most 3 times: a token rotating during a request).
 
 #include <cstddef>
 #include <functional>
