@@ -10,13 +10,14 @@ command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 7
 source "$(dirname "$0")/lib.sh"
 
 start_kubesim "$KUBESIM_BIN" --crd-dir "$CRD_DIR" --namespaces spark-jobs,unwatched \
-  --operator-namespaces default,spark-jobs --time-scale 50
+  --operator-namespaces default,spark-jobs --time-scale 20
 k() { kubectl --kubeconfig "$KC" --request-timeout=20s "$@"; }
+absent() { [[ -z "$(k get "$@" --ignore-not-found -o name)" ]]; }
 
 # The token and namespace come from the written kubeconfig.
 [[ "$(k config view --minify -o jsonpath='{.contexts[0].context.namespace}')" == default ]] ||
   fail "kubeconfig namespace"
-k version -o json | grep -q '"gitVersion"' || fail "kubectl version"
+k version -o json | grep_q '"gitVersion"' || fail "kubectl version"
 pass "kubectl connects with the written kubeconfig"
 
 # A bad token is refused with 401.
@@ -26,40 +27,60 @@ fi
 grep -qi "unauthorized\|provide credentials" "$WORK/err" || fail "401 not reported: $(cat "$WORK/err")"
 pass "a wrong token gets 401"
 
+# The examples as shipped: pi.yaml stops after the driver's run and is deleted
+# ttlAfterStopMillis later. Where the operator does not watch it stays as applied; a retained
+# variant in a watched namespace keeps its driver pod for the pod and log checks.
+/usr/bin/python3 - "$EXAMPLES/pi.yaml" "$WORK/pi-retained.yaml" <<'PY'
+import sys, yaml
+app = yaml.safe_load(open(sys.argv[1]))
+app["metadata"]["name"] = "pi-retained"
+app["spec"]["applicationTolerations"] = {"resourceRetainPolicy": "Always"}
+yaml.safe_dump(app, open(sys.argv[2], "w"))
+PY
+
 # apply (client-side: GET 404, then POST with fieldValidation=Strict after OpenAPI v3 checks).
-k apply -f "$EXAMPLES/pi.yaml" | grep -q "sparkapplication.spark.apache.org/pi created" ||
+k apply -n unwatched -f "$EXAMPLES/pi.yaml" | grep_q "sparkapplication.spark.apache.org/pi created" ||
   fail "apply pi.yaml"
-k apply -f "$EXAMPLES/pi.yaml" | grep -Eq "pi (unchanged|configured)" || fail "re-apply"
+k apply -n unwatched -f "$EXAMPLES/pi.yaml" | grep_q -E "pi (unchanged|configured)" ||
+  fail "re-apply"
 pass "kubectl apply pi.yaml (create and re-apply)"
 
-# An application in a namespace the operator does not watch.
-k apply -n unwatched -f "$EXAMPLES/pi.yaml" >/dev/null || fail "apply in unwatched namespace"
-
 # get -o json
-name="$(k get sparkapplications -o json | /usr/bin/python3 -c \
+name="$(k get sparkapplications -n unwatched -o json | /usr/bin/python3 -c \
   'import json,sys; print(",".join(i["metadata"]["name"] for i in json.load(sys.stdin)["items"]))')"
 [[ "$name" == pi ]] || fail "get sparkapplications -o json: $name"
 pass "kubectl get sparkapplications -o json"
 
-# The operator runs pi: a driver pod labelled spark-role=driver appears and logs Pi.
+# Where the operator watches, pi.yaml runs to its end and is deleted after ttlAfterStopMillis.
+k apply -f "$EXAMPLES/pi.yaml" >/dev/null || fail "apply pi.yaml in default"
+wait_for 40 "pi in default to be deleted after its TTL" bash -c \
+  "[[ -z \$(kubectl --kubeconfig '$KC' get sparkapp pi --ignore-not-found -o name) ]]"
+pass "pi.yaml ran and was deleted after ttlAfterStopMillis"
+
+# The retained variant: a driver pod labelled spark-role=driver that logs Pi.
+k apply -n spark-jobs -f "$WORK/pi-retained.yaml" >/dev/null || fail "apply pi-retained"
 wait_for 30 "a driver pod" bash -c \
-  "kubectl --kubeconfig '$KC' get pods -l spark-role=driver -o name | grep -q pod/"
-driver="$(k get pods -l spark-role=driver -o jsonpath='{.items[0].metadata.name}')"
-[[ "$driver" == pi-0-driver ]] || fail "driver pod name: $driver"
-k get pods -l spark-role=driver | grep -q "^pi-0-driver " || fail "get pods -l table output"
-k get pods -l spark-role=executor -o name | grep -q pi-0-driver && fail "selector mismatch"
+  "kubectl --kubeconfig '$KC' get pods -n spark-jobs -l spark-role=driver -o name | grep pod/ >/dev/null"
+driver="$(k get pods -n spark-jobs -l spark-role=driver -o jsonpath='{.items[0].metadata.name}')"
+[[ "$driver" == pi-retained-0-driver ]] || fail "driver pod name: $driver"
+k get pods -n spark-jobs -l spark-role=driver | grep_q "^pi-retained-0-driver " ||
+  fail "get pods -l table output"
+if k get pods -n spark-jobs -l spark-role=executor -o name | grep_q driver; then
+  fail "selector mismatch"
+fi
 pass "kubectl get pods -l spark-role=driver"
 wait_for 40 "Pi in the driver log" bash -c \
-  "kubectl --kubeconfig '$KC' logs '$driver' | grep -q 'Pi is roughly 3.14'"
-pass "kubectl logs $driver shows 'Pi is roughly 3.14'"
+  "kubectl --kubeconfig '$KC' logs -n spark-jobs '$driver' | grep 'Pi is roughly 3\.' >/dev/null"
+pass "kubectl logs $driver shows 'Pi is roughly 3\.'"
 
 # Table output has the CRD's printer columns; the state column is filled by the operator.
-k get sparkapp pi | head -1 | grep -q "CURRENT STATE" || fail "printer columns"
-[[ -n "$(k get sparkapp pi -o jsonpath='{.status.currentState.currentStateSummary}')" ]] ||
-  fail "pi has no status"
+k get sparkapp -n spark-jobs pi-retained | grep_q "CURRENT STATE" ||
+  fail "printer columns"
+[[ -n "$(k get sparkapp -n spark-jobs pi-retained -o jsonpath='{.status.currentState.currentStateSummary}')" ]] ||
+  fail "pi-retained has no status"
 pass "kubectl get shows the printer columns and the operator's state"
 
-# The unwatched application never got a status, though pi ran meanwhile.
+# The unwatched application never got a status, though the others ran meanwhile.
 [[ -z "$(k get sparkapp pi -n unwatched -o jsonpath='{.status}')" ]] ||
   fail "an app in an unwatched namespace got a status"
 pass "no status in a namespace the operator does not watch"
@@ -78,7 +99,7 @@ pass "kubectl get -w"
   fail "annotation not stored"
 k patch sparkapp pi -n unwatched --type=merge -p '{"metadata":{"labels":{"team":"blue"}}}' >/dev/null ||
   fail "patch --type=merge"
-k get sparkapp -n unwatched -l team=blue -o name | grep -q sparkapplication.spark.apache.org/pi ||
+k get sparkapp -n unwatched -l team=blue -o name | grep_q sparkapplication.spark.apache.org/pi ||
   fail "label from merge patch not selectable"
 k patch sparkapp pi -n unwatched --subresource=status --type=merge \
   -p '{"status":{"currentState":{"currentStateSummary":"Submitted"}},"spec":{"mainClass":"ignored"}}' \
@@ -103,23 +124,30 @@ YAML
 if k apply -f "$WORK/bad.yaml" 2>"$WORK/err"; then fail "a bad spec was accepted"; fi
 grep -q "is invalid" "$WORK/err" || fail "no Invalid error: $(cat "$WORK/err")"
 grep -q "spec.runtimeVersions.sparkVersion" "$WORK/err" || fail "field not named: $(cat "$WORK/err")"
-k get sparkapp bad 2>&1 | grep -q NotFound || fail "the bad app was created"
+absent sparkapp bad || fail "the bad app was created"
 pass "a bad spec gets 422 naming spec.runtimeVersions.sparkVersion"
 
 # A fault is visible to kubectl.
 echo '{"verb":"list","resource":"sparkapplications","status":503,"count":1}' >"$WORK/fault.json"
-k create --raw /kubesim/faults -f "$WORK/fault.json" | grep -q '"id"' || fail "adding a fault"
+k create --raw /kubesim/faults -f "$WORK/fault.json" | grep_q '"id"' || fail "adding a fault"
 if k get sparkapp 2>"$WORK/err"; then fail "the 503 fault did not reach kubectl"; fi
 grep -q "ServiceUnavailable" "$WORK/err" || fail "fault error: $(cat "$WORK/err")"
 k get sparkapp >/dev/null || fail "the fault outlived its count"
-k get --raw /kubesim/stats | grep -q '"503":1' || fail "stats miss the 503"
+k get --raw /kubesim/stats | grep_q '"503":1' || fail "stats miss the 503"
 pass "an injected 503 is visible to kubectl, and counted"
 
-# delete --cascade=foreground waits for the operator's finalizer and the driver pod.
-k delete sparkapp pi --cascade=foreground --timeout=40s | grep -q '"pi" deleted' ||
-  fail "delete --cascade=foreground"
-k get sparkapp pi 2>&1 | grep -q NotFound || fail "pi still exists after delete"
-k get pods -l spark-role=driver -o name | grep -q . && fail "driver pod left behind"
+# delete --cascade=foreground waits for the operator's finalizer and the retained driver pod.
+k get pod -n spark-jobs pi-retained-0-driver >/dev/null || fail "the retained driver pod is gone"
+k delete sparkapp pi-retained -n spark-jobs --cascade=foreground --timeout=40s |
+  grep_q '"pi-retained" deleted' || fail "delete --cascade=foreground"
+absent sparkapp pi-retained -n spark-jobs ||
+  fail "pi-retained still exists after delete"
+if k get pods -n spark-jobs -o name | grep_q pi-retained; then
+  fail "driver pod left behind"
+fi
+k delete sparkapp pi -n unwatched --cascade=foreground --timeout=20s >/dev/null ||
+  fail "delete in the unwatched namespace"
+absent sparkapp pi -n unwatched || fail "pi still exists after delete"
 pass "kubectl delete --cascade=foreground"
 
 # SIGTERM exits 0 promptly.

@@ -21,6 +21,10 @@ trap cleanup EXIT
 
 fail() {
   echo "FAIL: $*" >&2
+  if [[ -s "$KC" ]] && command -v kubectl >/dev/null; then
+    echo "--- cluster state ---" >&2
+    kubectl --kubeconfig "$KC" --request-timeout=5s get sparkapplications,pods -A >&2 || true
+  fi
   if [[ -f "$WORK/kubesim.err" ]]; then
     echo "--- kubesim stderr (last 20 lines) ---" >&2
     tail -20 "$WORK/kubesim.err" >&2 || true
@@ -57,3 +61,7 @@ wait_for() {
     sleep 0.2
   done
 }
+
+# grep -q exits at the first match, and under pipefail the writer's SIGPIPE fails the pipeline:
+# read all of the input instead.
+grep_q() { grep "$@" >/dev/null; }
