@@ -1,7 +1,10 @@
 #include "spark/app_projection.h"
 
+#include <malloc.h>
+
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "test_json.h"
 
@@ -206,6 +209,52 @@ TEST_CASE("A projection is far smaller than its JSON") {
   // 100k applications must fit in well under 200 MB.
   CHECK(app.ApproximateBytes() < 1000);
   CHECK(app.ApproximateBytes() * 4 < json.size());
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kPlainMalloc = false;
+#else
+constexpr bool kPlainMalloc = true;
+#endif
+
+TEST_CASE("100k projections take far less than 200 MB of heap") {
+  if (!kPlainMalloc) {
+    WARN("skipped: a sanitizer's allocator doesn't report through mallinfo2");
+    return;
+  }
+  // A realistic app: a long name and job id, a uid, a finished history of 7 states with driver
+  // times and a 300-byte message.
+  AppMeta meta;
+  meta.name = "gravitino-job-688822913391439376";
+  meta.job_id = "688822913391439376";
+  std::string failed =
+      State("Failed", "2026-05-12T10:00:40.9Z",
+            PodStatus({{"spark-kubernetes-driver",
+                        Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:40Z")}}),
+            std::string(300, 'm'));
+  std::string status =
+      Status({{"0", State("Submitted", "2026-05-12T10:00:00Z")},
+              {"1", State("DriverRequested", "2026-05-12T10:00:01Z")},
+              {"2", State("DriverStarted", "2026-05-12T10:00:02Z")},
+              {"3", State("DriverReady", "2026-05-12T10:00:03Z")},
+              {"4", State("RunningHealthy", "2026-05-12T10:00:04Z")},
+              {"5", failed},
+              {"6", State("ResourceReleased", "2026-05-12T10:00:41Z")}},
+             State("ResourceReleased", "2026-05-12T10:00:41Z", "", std::string(300, 'm')));
+  AppProjection one = Project(App(status, meta));
+  REQUIRE(one.history.size() == 7);
+  constexpr size_t kApps = 100000;
+  size_t before = mallinfo2().uordblks;
+  std::vector<AppProjection> apps;
+  apps.reserve(kApps);
+  for (size_t i = 0; i < kApps; ++i) apps.push_back(one);
+  size_t used = mallinfo2().uordblks - before;
+  INFO("bytes per projection: " << used / kApps << ", estimated " << one.ApproximateBytes());
+  CHECK(used < size_t{200} << 20);
+  CHECK(used / kApps < 1500);
+  // The estimate the cache can use is within a third of the truth.
+  CHECK(one.ApproximateBytes() * 3 > used / kApps * 2);
+  CHECK(one.ApproximateBytes() * 2 < used / kApps * 3);
 }
 
 }  // namespace
