@@ -23,3 +23,31 @@ class RealClock final : public Clock {
 };
 
 }  // namespace kje
+
+#include "absl/synchronization/mutex.h"
+
+namespace kje {
+
+// A clock that moves only when told to. Thread-safe.
+class FakeClock final : public Clock {
+ public:
+  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1767225600)) : now_(start) {}
+  absl::Time Now() const override {
+    absl::MutexLock lock(&mu_);
+    return now_;
+  }
+  void Advance(absl::Duration d) {
+    absl::MutexLock lock(&mu_);
+    now_ += d;
+  }
+  void Set(absl::Time t) {
+    absl::MutexLock lock(&mu_);
+    now_ = t;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace kje

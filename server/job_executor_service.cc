@@ -1,51 +1,210 @@
 #include "server/job_executor_service.h"
 
+#include <atomic>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "server/rpc_context.h"
+#include "server/status_mapping.h"
 
 namespace kje::server {
 namespace {
 
-// The SparkApplication executor behind these RPCs is not wired in yet. Answering UNIMPLEMENTED
-// with the reason, rather than anything made up, lets a caller tell this build apart.
-grpc::ServerUnaryReactor* NotYet(grpc::CallbackServerContext* ctx, const char* method) {
-  RpcContext rpc(ctx, method);
-  grpc::Status status(grpc::StatusCode::UNIMPLEMENTED,
-                      absl::StrCat(method,
-                                   " is not implemented in this build yet: the SparkApplication "
-                                   "executor lands with the executor milestone"));
-  rpc.LogFinish(status);
-  auto* reactor = ctx->DefaultReactor();
-  reactor->Finish(status);
+namespace pb = jobexecutor::v1;
+
+// A unary reactor whose work runs elsewhere. It lives until both gRPC is done with it (OnDone)
+// and the code that started the work has attached the work's cancel handle, whichever is last:
+// the work may finish, and gRPC call OnDone, before Attach runs.
+class CallReactor final : public grpc::ServerUnaryReactor {
+ public:
+  CallReactor(grpc::CallbackServerContext* ctx, std::string_view method)
+      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())) {}
+
+  absl::Time deadline() const { return deadline_; }
+
+  // Hands over the work's cancel handle and gives up the starter's reference.
+  void Attach(std::shared_ptr<k8s::CallHandle> handle) {
+    bool cancel = false;
+    {
+      absl::MutexLock lock(&mu_);
+      handle_ = handle;
+      cancel = cancelled_;
+    }
+    if (cancel && handle) handle->Cancel();
+    Release();
+  }
+
+  void Complete(const absl::Status& status) {
+    grpc::Status s = ToGrpcStatus(status);
+    rpc_.LogFinish(s);
+    Finish(s);
+  }
+
+  void OnCancel() override {
+    std::shared_ptr<k8s::CallHandle> handle;
+    {
+      absl::MutexLock lock(&mu_);
+      cancelled_ = true;
+      handle = handle_;
+    }
+    if (handle) handle->Cancel();
+  }
+
+  void OnDone() override { Release(); }
+
+ private:
+  void Release() {
+    if (refs_.fetch_sub(1) == 1) delete this;
+  }
+
+  RpcContext rpc_;
+  absl::Time deadline_;
+  std::atomic<int> refs_{2};  // gRPC's (released by OnDone) and the starter's (by Attach)
+  absl::Mutex mu_;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<k8s::CallHandle> handle_ ABSL_GUARDED_BY(mu_);
+};
+
+grpc::ServerUnaryReactor* NotConfigured(grpc::CallbackServerContext* ctx, const char* method) {
+  auto* reactor = new CallReactor(ctx, method);
+  reactor->Complete(absl::UnimplementedError(
+      absl::StrCat(method, " is not available: this server runs without a Kubernetes executor")));
+  reactor->Attach(nullptr);
   return reactor;
+}
+
+google::protobuf::Timestamp ToTimestamp(absl::Time t) {
+  google::protobuf::Timestamp ts;
+  timespec spec = absl::ToTimespec(t);
+  ts.set_seconds(spec.tv_sec);
+  ts.set_nanos(static_cast<int32_t>(spec.tv_nsec));
+  return ts;
+}
+
+pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
+  switch (status) {
+    case spark::JobStatus::kQueued:
+      return pb::JobInfo::QUEUED;
+    case spark::JobStatus::kStarted:
+      return pb::JobInfo::STARTED;
+    case spark::JobStatus::kSucceeded:
+      return pb::JobInfo::SUCCEEDED;
+    case spark::JobStatus::kFailed:
+      return pb::JobInfo::FAILED;
+    case spark::JobStatus::kCancelling:
+      return pb::JobInfo::CANCELLING;
+    case spark::JobStatus::kCancelled:
+      return pb::JobInfo::CANCELLED;
+  }
+  return pb::JobInfo::STATUS_UNSPECIFIED;
 }
 
 }  // namespace
 
+spark::SparkTemplate ToSparkTemplate(const pb::JobTemplate& t) {
+  spark::SparkTemplate out;
+  out.name = t.name();
+  out.comment = t.comment();
+  out.executable = t.executable();
+  out.arguments.assign(t.arguments().begin(), t.arguments().end());
+  out.environments.insert(t.environments().begin(), t.environments().end());
+  out.custom_fields.insert(t.custom_fields().begin(), t.custom_fields().end());
+  out.is_shell = t.has_shell();
+  if (t.has_spark()) {
+    const pb::SparkJob& s = t.spark();
+    out.class_name = s.class_name();
+    out.jars.assign(s.jars().begin(), s.jars().end());
+    out.files.assign(s.files().begin(), s.files().end());
+    out.archives.assign(s.archives().begin(), s.archives().end());
+    out.configs.insert(s.configs().begin(), s.configs().end());
+  }
+  return out;
+}
+
+void ToJobInfo(const JobResult& result, pb::JobInfo* info) {
+  info->set_execution_id(result.execution_id);
+  info->set_status(ToProtoStatus(result.info.status));
+  if (result.info.started_at) *info->mutable_started_at() = ToTimestamp(*result.info.started_at);
+  if (result.info.finished_at) {
+    *info->mutable_finished_at() = ToTimestamp(*result.info.finished_at);
+  }
+  info->set_operator_state(result.info.operator_state);
+  info->set_message(result.info.message);
+  info->set_namespace_(result.namespace_);
+  info->set_name(result.name);
+  info->set_driver_pod(result.driver_pod);
+}
+
 grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext* ctx,
-                                                     const jobexecutor::v1::SubmitRequest*,
-                                                     jobexecutor::v1::SubmitResponse*) {
-  return NotYet(ctx, "Submit");
+                                                     const pb::SubmitRequest* request,
+                                                     pb::SubmitResponse* response) {
+  if (executor_ == nullptr) return NotConfigured(ctx, "Submit");
+  auto* reactor = new CallReactor(ctx, "Submit");
+  if (!request->has_template_()) {
+    reactor->Complete(absl::InvalidArgumentError("template is required"));
+    reactor->Attach(nullptr);
+    return reactor;
+  }
+  if (!request->template_().has_spark() && !request->template_().has_shell()) {
+    reactor->Complete(absl::InvalidArgumentError(
+        "template must be a Spark job (template.spark) or a shell job (template.shell)"));
+    reactor->Attach(nullptr);
+    return reactor;
+  }
+  reactor->Attach(executor_->Submit(request->job_id(), request->metalake(),
+                                    ToSparkTemplate(request->template_()), reactor->deadline(),
+                                    [reactor, response](absl::StatusOr<SubmitResult> r) {
+                                      if (r.ok()) {
+                                        response->set_execution_id(r->execution_id);
+                                        response->set_adopted(r->adopted);
+                                      }
+                                      reactor->Complete(r.status());
+                                    }));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext* ctx,
-                                                     const jobexecutor::v1::StatusRequest*,
-                                                     jobexecutor::v1::JobInfo*) {
-  return NotYet(ctx, "Status");
+                                                     const pb::StatusRequest* request,
+                                                     pb::JobInfo* response) {
+  if (executor_ == nullptr) return NotConfigured(ctx, "Status");
+  auto* reactor = new CallReactor(ctx, "Status");
+  reactor->Attach(executor_->Status(request->execution_id(), reactor->deadline(),
+                                    [reactor, response](absl::StatusOr<JobResult> r) {
+                                      if (r.ok()) ToJobInfo(*r, response);
+                                      reactor->Complete(r.status());
+                                    }));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext* ctx,
-                                                     const jobexecutor::v1::CancelRequest*,
-                                                     jobexecutor::v1::CancelResponse*) {
-  return NotYet(ctx, "Cancel");
+                                                     const pb::CancelRequest* request,
+                                                     pb::CancelResponse*) {
+  if (executor_ == nullptr) return NotConfigured(ctx, "Cancel");
+  auto* reactor = new CallReactor(ctx, "Cancel");
+  reactor->Attach(
+      executor_->Cancel(request->execution_id(), reactor->deadline(),
+                        [reactor](absl::StatusOr<bool> r) { reactor->Complete(r.status()); }));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext* ctx,
-                                                     const jobexecutor::v1::OutputRequest*,
-                                                     jobexecutor::v1::OutputResponse*) {
-  return NotYet(ctx, "Output");
+                                                     const pb::OutputRequest* request,
+                                                     pb::OutputResponse* response) {
+  if (executor_ == nullptr) return NotConfigured(ctx, "Output");
+  auto* reactor = new CallReactor(ctx, "Output");
+  reactor->Attach(executor_->Output(request->execution_id(), request->max_lines(),
+                                    request->max_bytes(), reactor->deadline(),
+                                    [reactor, response](absl::StatusOr<spark::LogTailResult> r) {
+                                      if (r.ok()) {
+                                        for (auto& line : r->lines)
+                                          response->add_lines(std::move(line));
+                                        response->set_truncated(r->truncated);
+                                      }
+                                      reactor->Complete(r.status());
+                                    }));
+  return reactor;
 }
 
 }  // namespace kje::server

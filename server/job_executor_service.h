@@ -1,12 +1,19 @@
 #pragma once
 
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
+#include "server/spark_executor.h"
 
 namespace kje::server {
 
-// The gRPC edge of jobexecutor.v1.JobExecutor: callback reactors that never block.
+// The gRPC edge of jobexecutor.v1.JobExecutor: callback reactors that never block. Each RPC hands
+// its work to the SparkExecutor and finishes from the completion; a cancelled RPC cancels its
+// Kubernetes calls. Internal absl::Status values become grpc::Status here and nowhere else.
 class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackService {
  public:
+  // `executor` may be null: every RPC then answers UNIMPLEMENTED (a server built for health and
+  // reflection only, e.g. in tests of the process lifecycle).
+  explicit JobExecutorService(SparkExecutor* executor = nullptr) : executor_(executor) {}
+
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::SubmitRequest* request,
                                    jobexecutor::v1::SubmitResponse* response) override;
@@ -19,6 +26,14 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   grpc::ServerUnaryReactor* Output(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::OutputRequest* request,
                                    jobexecutor::v1::OutputResponse* response) override;
+
+ private:
+  SparkExecutor* executor_;
 };
+
+// The template of a SubmitRequest as the SparkApplication builder takes it.
+spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
+// A Status result as the caller sees it.
+void ToJobInfo(const JobResult& result, jobexecutor::v1::JobInfo* info);
 
 }  // namespace kje::server

@@ -11,8 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "base/log.h"
+#include "cache/app_cache.h"
+#include "k8s/client.h"
+#include "k8s/connection_config.h"
 #include "server/grpc_server.h"
 #include "server/job_executor_service.h"
+#include "server/spark_executor.h"
+#include "spark/names.h"
 
 extern char** environ;
 
@@ -104,6 +109,16 @@ int RunServe(const ServeArgs& args) {
   log::Configure(*log::ParseLevel(config->server.log_level),
                  *log::ParseFormat(config->server.log_format));
 
+  k8s::ConnectionOptions connection_options{config->kubeconfig, config->context, config->master_url,
+                                            config->ca_cert_file, config->token_file};
+  absl::StatusOr<k8s::ConnectionConfig> connection =
+      k8s::ResolveConnection(connection_options, k8s::Environment::Process());
+  if (!connection.ok()) {
+    std::cerr << "k8s-job-executor: can't use the Kubernetes connection: "
+              << connection.status().message() << "\n";
+    return 2;
+  }
+
   // One io_context, a few threads, for every outbound conversation (the Kubernetes API) and for
   // the signals that end the process.
   boost::asio::io_context ioc;
@@ -127,10 +142,53 @@ int RunServe(const ServeArgs& args) {
     stop_requested.Notify();
   });
 
-  JobExecutorService service;
+  std::string kube_source = connection->source;
+  auto client = k8s::NewClient(ioc, *std::move(connection));
+  if (!client.ok()) {
+    std::cerr << "k8s-job-executor: can't use the Kubernetes connection: "
+              << client.status().message() << "\n";
+    stop_io();
+    return 2;
+  }
+
+  const Clock& clock = RealClock::Get();
+  cache::InformerOptions informer;
+  informer.collection = k8s::ResourceRef{std::string(spark::kGroup),
+                                         std::string(spark::kVersion),
+                                         std::string(spark::kPlural),
+                                         "",
+                                         "",
+                                         ""};
+  informer.label_selector = spark::ManagedAppSelector();
+  cache::AppCache cache(ioc, *client, informer, config->status_cache_ttl_ms > 0, clock);
+
+  ExecutorOptions executor_options;
+  spark::BuilderOptions& b = executor_options.builder;
+  b.cluster = config->cluster;
+  b.namespace_ = config->namespace_;
+  b.name_prefix = config->name_prefix;
+  b.image = config->spark.image;
+  b.spark_version = config->spark.spark_version;
+  b.service_account = config->spark.service_account;
+  b.resource_retain_duration_ms = config->spark.resource_retain_duration_ms;
+  b.ttl_after_stop_ms = config->spark.ttl_after_stop_ms;
+  b.driver_start_timeout_ms = config->spark.driver_start_timeout_ms;
+  b.driver_ready_timeout_ms = config->spark.driver_ready_timeout_ms;
+  b.builtin_jobs_jar = config->spark.builtin_jobs_jar;
+  b.conf = config->spark.conf;
+  executor_options.no_status_timeout = absl::Milliseconds(config->no_status_timeout_ms);
+  executor_options.allowed_namespaces = config->server.allowed_namespaces;
+  SparkExecutor executor(*client, cache, executor_options, clock);
+
+  // The configured namespaces are followed from the start; others from their first lookup.
+  cache.Watch(config->namespace_);
+  for (const auto& ns : config->server.allowed_namespaces) cache.Watch(ns);
+
+  JobExecutorService service(&executor);
   auto server = GrpcServer::Start(config->server, {&service});
   if (!server.ok()) {
     log::Error("can't start").Kv("error", std::string(server.status().message()));
+    cache.Stop();
     stop_io();
     return 1;
   }
@@ -141,7 +199,9 @@ int RunServe(const ServeArgs& args) {
       .Kv("tls", !config->server.tls_cert_file.empty())
       .Kv("mtls", !config->server.tls_client_ca_file.empty())
       .Kv("cluster", config->cluster)
-      .Kv("namespace", config->namespace_);
+      .Kv("namespace", config->namespace_)
+      .Kv("kubernetes", kube_source)
+      .Kv("status_cache", cache.enabled() ? "informer" : "off");
   if (!config->server.metrics_listen.empty()) {
     log::Warn("server.metricsListen is set, but this build serves no metrics endpoint yet");
   }
@@ -151,6 +211,7 @@ int RunServe(const ServeArgs& args) {
   log::Info("draining").Kv("deadline_ms", config->server.drain_timeout_ms);
   (*server)->Shutdown(drain);
   server->reset();
+  cache.Stop();
   stop_io();
   log::Info("stopped");
   return 0;

@@ -20,7 +20,85 @@ from google.protobuf import descriptor_pb2  # noqa: E402
 
 BINARY = os.environ["KJE_BINARY"]
 SOURCE_DIR = os.environ["KJE_SOURCE_DIR"]
+KUBESIM = os.environ.get("KJE_KUBESIM", "")
+CRD_DIR = os.path.join(SOURCE_DIR, "..", "shared", "crds", "apache-spark-operator", "1.0.0")
 RPC_TIMEOUT = 10
+
+
+def wait_until(predicate, timeout, what, interval=0.05):
+    """Polls `predicate` until it returns a truthy value (returned) or `timeout` seconds pass.
+    Used for outcomes that take the simulated operator time, never to order our own calls."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError("timed out after %ss waiting for %s (last: %r)" % (timeout, what, last))
+
+
+class Kubesim:
+    """kubesim with the Spark operator, on a free port, with its own CA, token and kubeconfig."""
+
+    def __init__(self, operator_namespaces=("default", "spark-jobs"),
+                 namespaces=("spark-jobs", "unwatched"), time_scale=20):
+        assert KUBESIM, "KJE_KUBESIM is not set"
+        self.dir = tempfile.mkdtemp(prefix="kje-e2e-")
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+        self.token_file = os.path.join(self.dir, "token")
+        with open(self.token_file, "w") as f:
+            f.write(os.urandom(16).hex())
+        self.out_path = os.path.join(self.dir, "kubesim.out")
+        self.err = open(os.path.join(self.dir, "kubesim.err"), "w")
+        out = open(self.out_path, "w")
+        self.proc = subprocess.Popen(
+            [KUBESIM, "--listen", "127.0.0.1:0", "--crd-dir", CRD_DIR,
+             "--token-file", self.token_file, "--write-kubeconfig", self.kubeconfig,
+             "--namespaces", ",".join(namespaces),
+             "--operator-namespaces=" + ",".join(operator_namespaces),
+             "--time-scale", str(time_scale)],
+            stdout=out, stderr=self.err)
+        out.close()
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError("kubesim exited with %s" % self.proc.returncode)
+            with open(self.out_path) as f:
+                m = re.search(r"kubesim listening on (https://\S+)", f.read())
+            return m and os.path.exists(self.kubeconfig) and m.group(1)
+        self.url = wait_until(ready, 20, "kubesim to listen")
+        from kubernetes import client, config
+        api_client = config.new_client_from_config(config_file=self.kubeconfig)
+        self.core = client.CoreV1Api(api_client)
+        self.custom = client.CustomObjectsApi(api_client)
+
+    def app(self, namespace, name):
+        """The SparkApplication as a dict, or None when it doesn't exist."""
+        from kubernetes.client.rest import ApiException
+        try:
+            return self.custom.get_namespaced_custom_object(
+                "spark.apache.org", "v1", namespace, "sparkapplications", name)
+        except ApiException as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def apps(self, namespace):
+        return self.custom.list_namespaced_custom_object(
+            "spark.apache.org", "v1", namespace, "sparkapplications")["items"]
+
+    def driver_pods(self, namespace, app_name):
+        return self.core.list_namespaced_pod(
+            namespace, label_selector="spark.operator/spark-app-name=%s,spark-role=driver"
+            % app_name).items
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+        self.err.close()
+        subprocess.run(["rm", "-rf", self.dir])
 
 
 class Server:
@@ -107,6 +185,24 @@ def describe_service(channel, full_name):
             if svc.name == name:
                 return [m.name for m in svc.method]
     raise AssertionError("%s not in the returned descriptors" % full_name)
+
+
+def unreachable_kubeconfig():
+    """A kubeconfig for an API server that isn't there: enough for tests of the process itself
+    (health, reflection, configuration), whose informers then just retry in the background."""
+    return write_temp("""apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: nobody
+  user: {token: not-a-real-token}
+contexts:
+- name: nowhere
+  context: {cluster: nowhere, user: nobody}
+current-context: nowhere
+""")
 
 
 def write_temp(content, suffix=".yaml"):

@@ -1,0 +1,94 @@
+#pragma once
+
+// An informer for the SparkApplications of one namespace: a paged LIST, then a WATCH from the
+// list's resourceVersion, kept up to date for as long as it runs. It holds a compact projection of
+// each application, never its JSON, and answers reads from memory: a read never touches the
+// network and never waits for the watch.
+//
+// Failure handling: a watch that ends (deadline, server close) is re-opened from the last
+// resourceVersion seen (bookmarks included); 410 Gone relists; other errors back off
+// exponentially and try again. While it relists, reads keep getting the previous snapshot.
+//
+// Our own writes (a create, the cancel annotation) are pushed in with ObserveWrite, so the next
+// read on this replica sees them even before the watch delivers them; an older version arriving
+// later never replaces a newer one.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "k8s/client.h"
+#include "spark/app_projection.h"
+
+namespace boost::asio {
+class io_context;
+}  // namespace boost::asio
+
+namespace kje::cache {
+
+struct InformerOptions {
+  // The collection to follow: group/version/plural and namespace_ (no name).
+  k8s::ResourceRef collection;
+  std::string label_selector;
+  int64_t page_size = 500;
+  // Deadline of each LIST page request.
+  absl::Duration list_timeout = absl::Seconds(60);
+  // Deadline of one WATCH call; it is then re-opened from the last resourceVersion. Keeps a
+  // silently dead connection from going unnoticed forever.
+  absl::Duration watch_period = absl::Minutes(5);
+  absl::Duration min_backoff = absl::Milliseconds(200);
+  absl::Duration max_backoff = absl::Seconds(30);
+};
+
+struct InformerStats {
+  int64_t objects = 0;
+  int64_t relists = 0;         // LISTs after the first
+  int64_t watch_restarts = 0;  // watches opened after the first
+  int64_t errors = 0;
+  bool synced = false;
+  // When the informer last knew it was up to date (a list completed or a watch event or bookmark
+  // arrived); absl::InfinitePast() before the first sync.
+  absl::Time last_sync = absl::InfinitePast();
+  std::string resource_version;
+};
+
+class AppInformer {
+ public:
+  virtual ~AppInformer() = default;
+
+  // Starts listing and watching on the client's io_context. Idempotent.
+  virtual void Start() = 0;
+  // Cancels the requests in flight and stops; reads keep answering from the last snapshot.
+  virtual void Stop() = 0;
+
+  // Whether a LIST has completed at least once: before that, a miss says nothing.
+  virtual bool synced() const = 0;
+  // The application named `name`, if the informer knows it. A miss doesn't mean the application
+  // doesn't exist (it may be younger than the snapshot): the caller GETs it.
+  virtual std::optional<spark::AppProjection> Find(std::string_view name) const = 0;
+
+  // A write of ours succeeded and the API server returned `app`: reads see it from now on, unless
+  // the informer already holds a newer version.
+  virtual void ObserveWrite(const spark::AppProjection& app) = 0;
+  // An application of ours is gone (404 on GET, or a delete that removed it at once).
+  virtual void ObserveGone(std::string_view name) = 0;
+
+  virtual InformerStats stats() const = 0;
+};
+
+// `io` runs the backoff timers; it must be the client's io_context and outlive the informer's
+// activity (Stop() before destroying it).
+std::shared_ptr<AppInformer> NewAppInformer(boost::asio::io_context& io,
+                                            std::shared_ptr<k8s::Client> client,
+                                            InformerOptions options, const Clock& clock);
+
+// Compares two resourceVersions. Kubernetes calls them opaque, but every API server hands out
+// etcd revisions, which are integers that only grow; when both parse as integers the newer one is
+// the larger. Returns nullopt when they can't be compared.
+std::optional<int> CompareResourceVersions(std::string_view a, std::string_view b);
+
+}  // namespace kje::cache

@@ -1,0 +1,238 @@
+#include "cache/app_informer.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "k8s/errors.h"
+#include "tests/fakes/fake_kube_client.h"
+
+namespace kje::cache {
+namespace {
+
+using testing::FakeKubeClient;
+
+std::string AppJson(const std::string& name, const std::string& rv, const std::string& state) {
+  std::string status;
+  if (!state.empty()) {
+    status = absl::StrCat(R"(,"status":{"currentState":{"currentStateSummary":")", state,
+                          R"(","lastTransitionTime":"2026-01-01T00:00:00Z"}})");
+  }
+  return absl::StrCat(
+      R"({"apiVersion":"spark.apache.org/v1","kind":"SparkApplication","metadata":{"name":")", name,
+      R"(","namespace":"jobs","uid":"uid-)", name, R"(","resourceVersion":")", rv,
+      R"(","creationTimestamp":"2026-01-01T00:00:00Z","labels":{"app.kubernetes.io/managed-by":"gravitino","gravitino.apache.org/job-id":"1"}},"spec":{})",
+      status, "}");
+}
+
+spark::AppProjection Projection(const std::string& name, const std::string& rv,
+                                const std::string& state) {
+  auto p = spark::ProjectAppJson(AppJson(name, rv, state));
+  REQUIRE(p.ok());
+  return *p;
+}
+
+k8s::ListPage Page(std::vector<std::string> items, std::string rv, std::string continue_token) {
+  k8s::ListPage page;
+  page.items = std::move(items);
+  page.resource_version = std::move(rv);
+  page.continue_token = std::move(continue_token);
+  return page;
+}
+
+k8s::WatchEvent Event(k8s::WatchEvent::Type type, const std::string& name, const std::string& rv,
+                      const std::string& state) {
+  k8s::WatchEvent e;
+  e.type = type;
+  e.resource_version = rv;
+  if (type != k8s::WatchEvent::Type::kBookmark) e.object = AppJson(name, rv, state);
+  return e;
+}
+
+std::string StateOf(const AppInformer& informer, const std::string& name) {
+  auto app = informer.Find(name);
+  return app ? app->OperatorState() : "<missing>";
+}
+
+// An informer over a FakeKubeClient on a one-thread io_context.
+struct Fixture {
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
+  std::thread thread{[this] { io.run(); }};
+  std::shared_ptr<FakeKubeClient> client = std::make_shared<FakeKubeClient>(io);
+  FakeClock clock;
+  std::shared_ptr<AppInformer> informer;
+
+  Fixture() {
+    InformerOptions options;
+    options.collection = {"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""};
+    options.label_selector = "app.kubernetes.io/managed-by=gravitino";
+    options.page_size = 2;
+    options.min_backoff = absl::Milliseconds(1);
+    options.max_backoff = absl::Milliseconds(4);
+    informer = NewAppInformer(io, client, options, clock);
+  }
+  ~Fixture() {
+    informer->Stop();
+    work.reset();
+    io.stop();
+    thread.join();
+  }
+
+  std::shared_ptr<FakeKubeClient::Call> Next(const std::string& verb) {
+    auto call = client->NextCall();
+    REQUIRE(call != nullptr);
+    REQUIRE(call->verb == verb);
+    return call;
+  }
+
+  // Lists {a: Submitted (rv 10), b: RunningHealthy (rv 11)} at rv 20 and returns the watch call.
+  std::shared_ptr<FakeKubeClient::Call> Sync() {
+    informer->Start();
+    auto list = Next("list");
+    client->CompleteList(
+        list,
+        Page({AppJson("a", "10", "Submitted"), AppJson("b", "11", "RunningHealthy")}, "20", ""));
+    return Next("watch");
+  }
+};
+
+TEST_CASE("informer: paged list, then watch from the list's resourceVersion", "[informer]") {
+  Fixture f;
+  f.informer->Start();
+  auto first = f.Next("list");
+  CHECK(first->ref.namespace_ == "jobs");
+  CHECK(first->ref.plural == "sparkapplications");
+  CHECK(first->list.label_selector == "app.kubernetes.io/managed-by=gravitino");
+  CHECK(first->list.limit == 2);
+  CHECK(first->list.continue_token.empty());
+  f.client->CompleteList(
+      first, Page({AppJson("a", "10", "Submitted"), AppJson("b", "11", "DriverReady")}, "30",
+                  "next-page"));
+  auto second = f.Next("list");
+  CHECK(second->list.continue_token == "next-page");
+  // Half a list is not a snapshot: nothing is served from it yet.
+  CHECK_FALSE(f.informer->synced());
+  CHECK_FALSE(f.informer->Find("a").has_value());
+  f.client->CompleteList(second, Page({AppJson("c", "12", "")}, "30", ""));
+  auto watch = f.Next("watch");
+  CHECK(watch->watch.resource_version == "30");
+  CHECK(watch->watch.allow_bookmarks);
+  CHECK(watch->watch.label_selector == "app.kubernetes.io/managed-by=gravitino");
+  CHECK(f.informer->synced());
+  CHECK(StateOf(*f.informer, "a") == "Submitted");
+  CHECK(StateOf(*f.informer, "b") == "DriverReady");
+  CHECK(StateOf(*f.informer, "c").empty());
+  auto stats = f.informer->stats();
+  CHECK(stats.objects == 3);
+  CHECK(stats.resource_version == "30");
+  CHECK(stats.relists == 0);
+}
+
+TEST_CASE("informer: watch events update the snapshot, older versions never win", "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  using T = k8s::WatchEvent::Type;
+  f.client->SendEvent(watch, Event(T::kModified, "a", "21", "DriverRequested"));
+  f.client->SendEvent(watch, Event(T::kAdded, "n", "22", ""));
+  f.client->SendEvent(watch, Event(T::kDeleted, "b", "23", "RunningHealthy"));
+  f.client->Barrier();
+  CHECK(StateOf(*f.informer, "a") == "DriverRequested");
+  CHECK(f.informer->Find("n").has_value());
+  CHECK_FALSE(f.informer->Find("b").has_value());
+  CHECK(f.informer->stats().resource_version == "23");
+
+  // A replayed older event (e.g. after a resumed watch) must not roll the state back.
+  f.client->SendEvent(watch, Event(T::kModified, "a", "15", "Submitted"));
+  f.client->SendEvent(watch, Event(T::kBookmark, "", "40", ""));
+  f.client->Barrier();
+  CHECK(StateOf(*f.informer, "a") == "DriverRequested");
+  CHECK(f.informer->stats().resource_version == "40");
+}
+
+TEST_CASE("informer: our own writes are visible at once and not undone", "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  f.informer->ObserveWrite(Projection("fresh", "25", ""));
+  REQUIRE(f.informer->Find("fresh").has_value());
+  f.informer->ObserveWrite(Projection("a", "26", "Submitted"));
+  // The watch then delivers an older version of a: ignored.
+  f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kModified, "a", "24", "Submitted"));
+  f.client->Barrier();
+  CHECK(f.informer->Find("a")->resource_version == "26");
+  f.informer->ObserveGone("fresh");
+  CHECK_FALSE(f.informer->Find("fresh").has_value());
+}
+
+TEST_CASE("informer: 410 Gone relists; reads keep the old snapshot meanwhile", "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  f.client->EndWatch(watch, k8s::MakeApiStatus({410, "Expired", "too old resource version"}));
+  auto relist = f.Next("list");
+  CHECK(relist->list.continue_token.empty());
+  CHECK(StateOf(*f.informer, "a") == "Submitted");  // served while relisting
+  // Written by us after the relist's snapshot was taken (rv 60 > 50): must survive the swap.
+  f.informer->ObserveWrite(Projection("mine", "60", ""));
+  f.client->CompleteList(relist, Page({AppJson("a", "45", "Succeeded")}, "50", ""));
+  auto rewatch = f.Next("watch");
+  CHECK(rewatch->watch.resource_version == "50");
+  CHECK(StateOf(*f.informer, "a") == "Succeeded");
+  CHECK_FALSE(f.informer->Find("b").has_value());  // deleted while the watch was gone
+  CHECK(f.informer->Find("mine").has_value());
+  CHECK(f.informer->stats().relists == 1);
+}
+
+TEST_CASE("informer: an ended watch resumes from the last version seen", "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kBookmark, "", "33", ""));
+  f.client->EndWatch(watch, absl::DeadlineExceededError("watch period over"));
+  auto next = f.Next("watch");
+  CHECK(next->watch.resource_version == "33");
+  f.client->EndWatch(next, absl::OkStatus());
+  auto third = f.Next("watch");
+  CHECK(third->watch.resource_version == "33");
+  CHECK(f.informer->stats().watch_restarts == 2);
+  CHECK(f.informer->stats().relists == 0);
+}
+
+TEST_CASE("informer: errors back off and retry", "[informer]") {
+  Fixture f;
+  f.informer->Start();
+  auto list = f.Next("list");
+  f.client->CompleteList(list, absl::UnavailableError("connection refused"));
+  auto again = f.Next("list");  // after the backoff timer
+  f.client->CompleteList(again, Page({AppJson("a", "10", "Submitted")}, "20", ""));
+  auto watch = f.Next("watch");
+  f.client->EndWatch(watch, k8s::MakeApiStatus({500, "InternalError", "etcd down"}));
+  auto rewatch = f.Next("watch");
+  CHECK(rewatch->watch.resource_version == "20");
+  CHECK(f.informer->stats().errors == 2);
+  CHECK(StateOf(*f.informer, "a") == "Submitted");
+}
+
+TEST_CASE("informer: stop cancels and ignores late completions", "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  f.informer->Stop();
+  CHECK(watch->cancelled);
+  f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kAdded, "late", "90", ""));
+  f.client->EndWatch(watch, absl::CancelledError("cancelled"));
+  f.client->Barrier();
+  CHECK_FALSE(f.informer->Find("late").has_value());
+  CHECK_FALSE(f.client->HasPendingCall());
+  CHECK(StateOf(*f.informer, "a") == "Submitted");  // reads still answer
+}
+
+TEST_CASE("informer: resourceVersion comparison", "[informer]") {
+  CHECK(CompareResourceVersions("9", "10") == -1);
+  CHECK(CompareResourceVersions("10", "9") == 1);
+  CHECK(CompareResourceVersions("10", "10") == 0);
+  CHECK_FALSE(CompareResourceVersions("abc", "10").has_value());
+  CHECK_FALSE(CompareResourceVersions("", "10").has_value());
+}
+
+}  // namespace
+}  // namespace kje::cache
