@@ -21,7 +21,7 @@ from google.protobuf import descriptor_pb2  # noqa: E402
 BINARY = os.environ["KJE_BINARY"]
 SOURCE_DIR = os.environ["KJE_SOURCE_DIR"]
 KUBESIM = os.environ.get("KJE_KUBESIM", "")
-CRD_DIR = os.path.join(SOURCE_DIR, "..", "shared", "crds", "apache-spark-operator", "1.0.0")
+CRD_DIR = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.0.0")
 RPC_TIMEOUT = 10
 
 
