@@ -7,7 +7,17 @@
 // a restart of kubesim or of the controller loses nothing.
 //
 // The job decides its own fate through sparkConf: `kubesim.outcome` = succeed (default) | fail |
-// evict | unschedulable | hang, and `kubesim.durationMs` (the driver's run time).
+// evict | unschedulable | hang, and `kubesim.durationMs` (the driver's run time, default 3000 ms
+// of operator time; an unknown outcome counts as succeed).
+//
+// Like the real operator it moves an application by one state per call (each call is one status
+// write clients can watch) and asks to be called again through requeue_at_ms; a call before
+// that time, e.g. on a watch event, changes nothing. Pods with a deletionTimestamp count as gone.
+// The simulated kubelet moves the driver Pending → Running (1.5 s after the request) →
+// Succeeded/Failed (durationMs later), appending the driver's log when it starts and ends.
+// Not simulated: executor pods (the requested executors are taken to be up), the driver's
+// ConfigMap and Service, and 1.0.0's 60 s grace before a vanished driver fails the app (0.9.0:
+// at once).
 
 #include <boost/json.hpp>
 #include <cstdint>

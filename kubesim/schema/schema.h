@@ -27,9 +27,12 @@ class Schema {
                                          std::string* error);
 
   // Validates `obj` (a whole custom resource) in place. Unknown fields are pruned unless `strict`,
-  // in which case their paths (e.g. "spec.foo") go to *unknown_fields (if given) and they are
-  // kept. Returns the violations with field paths, e.g. {FieldValueRequired,
-  // "Required value", "spec.runtimeVersions.sparkVersion"}.
+  // in which case their paths (e.g. "spec.foo", "spec.list[0].foo") go to *unknown_fields (if
+  // given) and they are kept. As the API server does before validating, nulls of non-nullable
+  // fields are dropped (or defaulted) and the schema's defaults are applied to present parents.
+  // Returns the violations with field paths (array items "[i]", map values ".key"), e.g.
+  // {FieldValueRequired, "Required value", "spec.runtimeVersions.sparkVersion"}; an integer
+  // beyond int64 counts as a "number", as the API server's JSON decoder makes it a float.
   virtual std::vector<FieldCause> Validate(boost::json::object& obj, bool strict,
                                            std::vector<std::string>* unknown_fields) const = 0;
 };
