@@ -106,9 +106,8 @@ TEST_CASE(
     "TTL deletes the application",
     "[operator]") {
   // The e2e input of the retain-duration test.
-  World w(testing::LoadApp(testing::kCrdRoot +
-                           "/../reference/apache-operator-samples/verbatim/e2e-inputs/"
-                           "spark-example-retain-duration.yaml"));
+  World w(testing::LoadApp(std::string(KUBESIM_OPERATOR_TESTDATA) +
+                           "/spark-example-retain-duration.yaml"));
   w.RunUntilState("TerminatedWithoutReleaseResources");
   CHECK(Message(Entry(w, "TerminatedWithoutReleaseResources")) ==
         "Application is terminated without releasing resources as configured.");
@@ -132,9 +131,8 @@ TEST_CASE(
 }
 
 TEST_CASE("Failure with retain OnFailure keeps the failed driver for good", "[operator]") {
-  World w(testing::LoadApp(testing::kCrdRoot +
-                           "/../reference/apache-operator-samples/verbatim/e2e-inputs/"
-                           "spark-example-retain-on-failure.yaml"));
+  World w(testing::LoadApp(std::string(KUBESIM_OPERATOR_TESTDATA) +
+                           "/spark-example-retain-on-failure.yaml"));
   SetConf(w.mutable_app(), "kubesim.outcome", "fail");
   w.Run();
   CHECK(w.States() == States{"Submitted", "DriverRequested", "DriverStarted", "DriverReady",
@@ -191,9 +189,8 @@ TEST_CASE("Eviction ends in DriverEvicted with the pod's status", "[operator]") 
 
 TEST_CASE("An unschedulable driver times out at driverStartTimeoutMillis", "[operator]") {
   // The e2e input of the driver-start-timeout test (30 s), made unschedulable.
-  World w(testing::LoadApp(testing::kCrdRoot +
-                           "/../reference/apache-operator-samples/verbatim/e2e-inputs/"
-                           "spark-example-driver-start-timeout.yaml"));
+  World w(testing::LoadApp(std::string(KUBESIM_OPERATOR_TESTDATA) +
+                           "/spark-example-driver-start-timeout.yaml"));
   SetConf(w.mutable_app(), "kubesim.outcome", "unschedulable");
   w.Run();
   CHECK(w.States() ==
@@ -576,6 +573,76 @@ TEST_CASE("An application in an unknown state is failed", "[operator]") {
   REQUIRE(a.status);
   CHECK(w.CurrentState() == "Failed");
   CHECK(Message(Entry(w, "Failed")) == "Cannot process application status.");
+}
+
+}  // namespace
+}  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+TEST_CASE("The e2e success input runs the asserted state sequence", "[operator]") {
+  World w(
+      testing::LoadApp(std::string(KUBESIM_OPERATOR_TESTDATA) + "/spark-example-succeeded.yaml"));
+  w.Run();
+  CHECK(w.States() == kSuccess);
+  // The e2e driver-pod assertion: labels spark-app-name=spark, spark-role=driver, and the
+  // spark-conf-volume-driver volume, on spark-job-succeeded-test-0-driver.
+  const json::object& pod = w.deleted_pods().at("spark-job-succeeded-test-0-driver");
+  CHECK(pod.at("metadata").at("labels").at("spark-app-name").as_string() == "spark");
+  CHECK(pod.at("metadata").at("labels").at("spark-role").as_string() == "driver");
+  CHECK(pod.at("spec").at("containers").at(0).at("image").as_string() == "apache/spark:4.1.1");
+}
+
+TEST_CASE("Deleting an application whose driver is still pending releases it", "[operator]") {
+  World w(PlainPi());
+  SetConf(w.mutable_app(), "kubesim.outcome", "unschedulable");
+  w.RunUntilState("DriverRequested");
+  w.MarkDeleted();
+  w.Run();
+  CHECK_FALSE(w.exists());
+  CHECK(w.States() == States{"Submitted", "DriverRequested", "ResourceReleased"});
+  CHECK(w.pods().empty());
+}
+
+TEST_CASE("An application deleted before any status only loses the finalizer", "[operator]") {
+  World w(PlainPi());
+  w.mutable_app()["metadata"].as_object()["finalizers"] = json::array{testing::kFinalizer};
+  w.MarkDeleted();
+  op::Actions a = w.Reconcile();
+  CHECK(a.remove_finalizer);
+  CHECK_FALSE(a.status);
+  CHECK(a.create_pods.empty());
+  CHECK_FALSE(w.exists());
+}
+
+TEST_CASE("Odd but schema-valid statuses never throw", "[operator]") {
+  // What any client may write through the status subresource.
+  const std::vector<std::string> statuses = {
+      R"({})",
+      R"({"currentState": {}})",
+      R"({"currentState": {"currentStateSummary": "RunningHealthy"}})",
+      R"({"currentState": {"currentStateSummary": "DriverRequested",
+                           "lastTransitionTime": "not a time"},
+          "stateTransitionHistory": {"abc": {"currentStateSummary": "Submitted"}}})",
+      R"({"currentState": {"currentStateSummary": "ScheduledToRestart",
+                           "lastTransitionTime": "2026-05-12T10:00:00Z"},
+          "currentAttemptSummary": {"attemptInfo": {"id": 9223372036854775807}}})",
+      R"({"currentState": {"currentStateSummary": "Failed",
+                           "lastTransitionTime": "2026-05-12T10:00:00Z"},
+          "previousAttemptSummary": {"stateTransitionHistory": {}},
+          "currentAttemptSummary": {"attemptInfo": {"restartCounter": -5}}})",
+      R"({"currentState": {"currentStateSummary": "TerminatedWithoutReleaseResources",
+                           "lastTransitionTime": "1970-01-01T00:00:00Z"}})"};
+  for (const auto& text : statuses) {
+    INFO(text);
+    World w(PlainPi());
+    w.mutable_app()["status"] = json::parse(text);
+    w.mutable_app()["metadata"].as_object()["finalizers"] = json::array{testing::kFinalizer};
+    w.Run(600 * 1000);
+    CHECK(w.exists());
+    CHECK_FALSE(w.CurrentState().empty());
+  }
 }
 
 }  // namespace

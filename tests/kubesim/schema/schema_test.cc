@@ -127,7 +127,7 @@ TEST_CASE("Every kubeflow example validates against its v1beta2 schema", "[schem
 }
 
 TEST_CASE("The synthetic operator statuses validate against both apache schemas", "[schema]") {
-  std::string dir = kRoot + "/../reference/apache-operator-samples/synthetic";
+  std::string dir = std::string(KUBESIM_SCHEMA_TESTDATA) + "/synthetic";
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;
@@ -427,6 +427,73 @@ TEST_CASE("Compile rejects schemas it can't use", "[schema]") {
   CHECK(Schema::Compile(json::parse(R"({"properties": {"a": {"items": [{}]}}})"), &error) ==
         nullptr);
   CHECK(Schema::Compile(json::parse("[]"), &error) == nullptr);
+}
+
+}  // namespace
+}  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+// Every leaf and container of `v`, as (path, pointer) pairs, in the validator's path syntax.
+void CollectPaths(json::value& v, const std::string& path,
+                  std::vector<std::pair<std::string, json::value*>>* out) {
+  if (!path.empty()) out->emplace_back(path, &v);
+  if (v.is_object()) {
+    for (auto& kv : v.as_object()) {
+      std::string key(kv.key());
+      CollectPaths(kv.value(), path.empty() ? key : path + "." + key, out);
+    }
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.as_array().size(); ++i) {
+      CollectPaths(v.as_array()[i], path + "[" + std::to_string(i) + "]", out);
+    }
+  }
+}
+
+TEST_CASE("Any value swapped anywhere gives causes at or under that path only", "[schema]") {
+  std::ifstream in(std::string(KUBESIM_SCHEMA_TESTDATA) +
+                   "/synthetic/04-restart-onfailure-trimmed-history.json");
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  const json::object base = json::parse(text.str()).as_object();
+  const std::vector<json::value> replacements = {nullptr,
+                                                 json::value(7),
+                                                 json::value("x"),
+                                                 json::value(true),
+                                                 json::array{json::value(1)},
+                                                 json::object{{"k", "v"}}};
+  int mutations = 0;
+  int rejected = 0;
+  json::value probe = base;
+  std::vector<std::pair<std::string, json::value*>> paths;
+  CollectPaths(probe, "", &paths);
+  for (size_t p = 0; p < paths.size(); ++p) {
+    const std::string& path = paths[p].first;
+    if (path.starts_with("metadata") || path == "apiVersion" || path == "kind") continue;
+    for (const auto& replacement : replacements) {
+      json::value copy = base;
+      std::vector<std::pair<std::string, json::value*>> copy_paths;
+      CollectPaths(copy, "", &copy_paths);
+      *copy_paths[p].second = replacement;
+      std::vector<std::string> unknown;
+      auto causes = Get("1.0.0").Validate(copy.as_object(), true, &unknown);
+      ++mutations;
+      rejected += !causes.empty();
+      for (const auto& c : causes) {
+        INFO(path << " := " << json::serialize(replacement) << ": " << Describe(causes));
+        // The cause names the swapped field, something inside it, or (for a dropped required
+        // field) its parent's requirement.
+        bool inside =
+            c.field == path || c.field.starts_with(path + ".") || c.field.starts_with(path + "[");
+        bool required = c.reason == "FieldValueRequired" && c.field == path;
+        CHECK((inside || required));
+      }
+    }
+  }
+  CHECK(mutations > 1000);
+  CHECK(rejected > mutations / 2);  // the schema is typed nearly everywhere
 }
 
 }  // namespace
