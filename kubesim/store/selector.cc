@@ -380,6 +380,11 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text,
   return selector;
 }
 
+bool FieldSelector::OnlyMetadata() const {
+  return std::all_of(requirements_.begin(), requirements_.end(),
+                     [](const FieldRequirement& r) { return r.field.starts_with("metadata."); });
+}
+
 bool FieldSelector::Matches(const boost::json::object& obj) const {
   for (const FieldRequirement& r : requirements_) {
     bool same = FieldValue(obj, r.field) == r.value;

@@ -48,6 +48,8 @@ class FieldSelector {
                                      const std::vector<std::string>& allowed);
 
   bool Empty() const { return requirements_.empty(); }
+  // True when every field is under metadata (so the metadata alone decides a match).
+  bool OnlyMetadata() const;
   // Compares the object's value at each dotted path (missing reads as "").
   bool Matches(const boost::json::object& obj) const;
   const std::vector<FieldRequirement>& requirements() const { return requirements_; }

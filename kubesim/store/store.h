@@ -7,6 +7,7 @@
 //
 // kubesim shares no code with the service it tests (server/, spark/, cache/, k8s/, base/).
 
+#include <boost/json.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,8 +18,6 @@
 #include <utility>
 #include <variant>
 #include <vector>
-
-#include <boost/json.hpp>
 
 namespace kubesim {
 
@@ -37,8 +36,8 @@ struct ApiError {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(ApiError error) : v_(std::move(error)) {}   // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(ApiError error) : v_(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return v_.index() == 0; }
   T& value() { return std::get<0>(v_); }
   const T& value() const { return std::get<0>(v_); }
@@ -128,12 +127,13 @@ struct LogOptions {
   bool previous = false;  // only false is supported (400 otherwise)
 };
 
-// Pod log storage and follow. Logs belong to (namespace, pod, container) and disappear with the pod.
+// Pod log storage and follow. Logs belong to (namespace, pod, container) and disappear with the
+// pod.
 class LogFollower {
  public:
   virtual ~LogFollower() = default;
-  virtual std::string Drain() = 0;        // new bytes since the last Drain
-  virtual bool Finished() const = 0;      // the container terminated or the pod is gone
+  virtual std::string Drain() = 0;    // new bytes since the last Drain
+  virtual bool Finished() const = 0;  // the container terminated or the pod is gone
   virtual void Stop() = 0;
 };
 
@@ -173,8 +173,7 @@ class Store {
                                              std::string_view name,
                                              const DeleteOptions& options) = 0;
   virtual Result<boost::json::object> DeleteCollection(const ResourceType& type,
-                                                       std::string_view ns,
-                                                       const ListOptions& list,
+                                                       std::string_view ns, const ListOptions& list,
                                                        const DeleteOptions& options) = 0;
 
   // Watch from options.resource_version ("" or "0": send ADDED for every existing object first).
