@@ -647,3 +647,43 @@ TEST_CASE("Odd but schema-valid statuses never throw", "[operator]") {
 
 }  // namespace
 }  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+TEST_CASE("Granular restart limits and backoffs (0.8.0+) apply", "[operator]") {
+  json::object app = PlainPi();
+  Tolerations(app)["restartConfig"] = json::object{{"restartPolicy", "OnFailure"},
+                                                   {"maxRestartAttempts", 5},
+                                                   {"maxRestartOnFailure", 1},
+                                                   {"restartBackoffMillisForFailure", 4000}};
+  World w(std::move(app));
+  SetConf(w.mutable_app(), "kubesim.outcome", "fail");
+  w.Run();
+  CHECK(w.CurrentState() == "ResourceReleased");
+  CHECK(Message(Entry(w, "ResourceReleased")) ==
+        "The maximum number of restart attempts on consecutive failures (1) has been exceeded.");
+  CHECK(w.created_pods().size() == 2);
+  auto current = World::Entries(w.Status().if_contains("stateTransitionHistory"));
+  REQUIRE(current.size() >= 2);
+  CHECK(TimeOf(current[1].second) - TimeOf(current[0].second) == 4000);
+}
+
+TEST_CASE("restartCounterResetMillis resets the counters of a long enough attempt", "[operator]") {
+  json::object app = PlainPi();
+  Tolerations(app)["restartConfig"] = json::object{{"restartPolicy", "Always"},
+                                                   {"maxRestartAttempts", 1},
+                                                   {"restartBackoffMillis", 0},
+                                                   {"restartCounterResetMillis", 1000}};
+  World w(std::move(app));
+  // Each attempt runs longer than a second, so the limit of one restart is never reached.
+  w.Run(120 * 1000);
+  CHECK(w.exists());
+  CHECK(w.created_pods().size() > 5);
+  const auto& info = w.Status().at("currentAttemptSummary").at("attemptInfo");
+  CHECK(info.at("restartCounter").as_int64() == 1);
+  CHECK(info.at("id").as_int64() == static_cast<int64_t>(w.created_pods().size()) - 1);
+}
+
+}  // namespace
+}  // namespace kubesim
