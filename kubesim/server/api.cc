@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "kubesim/schema/schema.h"
+#include "kubesim/server/protobuf.h"
 #include "kubesim/server/table.h"
 
 namespace kubesim {
@@ -83,6 +84,14 @@ bool ParseBody(const HttpRequest& request, json::object* out, ApiError* error) {
       *error = BadRequest(std::string("error decoding YAML: ") + e.what());
       return false;
     }
+  } else if (media == "application/vnd.kubernetes.protobuf") {
+    std::string message;
+    json::object obj;
+    if (!DecodeKubernetesProtobuf(request.body, &obj, &message)) {
+      *error = MakeError(415, "UnsupportedMediaType", message);
+      return false;
+    }
+    v = std::move(obj);
   } else if (media.empty() || media == "application/json" || media == "*/*") {
     json::error_code ec;
     v = ParseJson(request.body, ec);

@@ -110,6 +110,18 @@ k patch sparkapp pi -n unwatched --subresource=status --type=merge \
   fail "a status patch changed the spec"
 pass "kubectl annotate, patch --type=merge, patch --subresource=status"
 
+# kubectl's typed clients send core objects as protobuf.
+k create namespace made-by-kubectl >/dev/null || fail "kubectl create namespace"
+k create configmap cfg -n made-by-kubectl --from-literal=a=1 --from-literal=b=two >/dev/null ||
+  fail "kubectl create configmap"
+[[ "$(k get configmap cfg -n made-by-kubectl -o jsonpath='{.data.b}')" == two ]] ||
+  fail "configmap data"
+k create secret generic creds -n made-by-kubectl --from-literal=password=hunter2 >/dev/null ||
+  fail "kubectl create secret"
+[[ "$(k get secret creds -n made-by-kubectl -o jsonpath='{.data.password}' | base64 -d)" == hunter2 ]] ||
+  fail "secret data"
+pass "kubectl create namespace, configmap, secret (protobuf bodies)"
+
 # A bad spec gets 422 naming the field.
 cat >"$WORK/bad.yaml" <<'YAML'
 apiVersion: spark.apache.org/v1
