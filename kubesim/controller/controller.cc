@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -252,16 +253,16 @@ class ControllerImpl : public Controller {
     bool own = IsOwnWrite(e.object);
     auto old = pods_.find(key);
     if (old != pods_.end()) {
-      if (auto owner = OwnerOf(old->second)) RemoveOwned(owner->first, key);
+      RemoveOwned(old->second.owner_key, key);
+      pods_.erase(old);
     }
     std::optional<std::pair<std::string, std::string>> owner = OwnerOf(e.object);
-    if (e.type == "DELETED") {
-      pods_.erase(key);
-    } else {
-      pods_[key] = std::move(e.object);
-      if (owner) owned_[owner->first].insert(key);
+    if (!owner) return;  // not an application's pod
+    if (e.type != "DELETED") {
+      pods_[key] = CachedPod{json::serialize(e.object), owner->first, owner->second};
+      owned_[owner->first].insert(key);
     }
-    if (owner && !own) Schedule(owner->first, now);
+    if (!own) Schedule(owner->first, now);
   }
 
   void RemoveOwned(const std::string& app_key, const std::string& pod_key) {
@@ -277,7 +278,7 @@ class ControllerImpl : public Controller {
         ++it;
         continue;
       }
-      if (auto owner = OwnerOf(it->second)) RemoveOwned(owner->first, it->first);
+      RemoveOwned(it->second.owner_key, it->first);
       it = pods_.erase(it);
     }
   }
@@ -307,13 +308,18 @@ class ControllerImpl : public Controller {
       if (!got.ok()) return;  // deleted meanwhile: nothing left to do
       json::object app = std::move(got.value());
       std::string uid = StringAt(Meta(app), "uid");
+      std::deque<json::object> parsed;  // stable addresses for the view
       std::vector<const json::object*> pods;
       auto owned = owned_.find(key);
       if (owned != owned_.end()) {
         for (const std::string& pod_key : owned->second) {
-          const json::object& pod = pods_.at(pod_key);
-          auto owner = OwnerOf(pod);
-          if (owner && owner->second == uid) pods.push_back(&pod);
+          const CachedPod& pod = pods_.at(pod_key);
+          if (pod.owner_uid != uid) continue;  // a namesake's leftover
+          boost::system::error_code ec;
+          json::value v = json::parse(pod.text, ec);
+          if (ec || !v.is_object()) continue;
+          parsed.push_back(std::move(v.get_object()));
+          pods.push_back(&parsed.back());
         }
       }
       op::AppView view;
@@ -430,7 +436,14 @@ class ControllerImpl : public Controller {
   std::vector<Watch> watches_;
   std::set<std::pair<int64_t, std::string>> queue_;  // (due ms, "ns/name")
   std::unordered_map<std::string, int64_t> due_at_;
-  std::unordered_map<std::string, json::object> pods_;            // "ns/name" → pod
+  // Pods owned by applications, kept serialized: a parsed pod costs several times the memory,
+  // and only the pods of the application being reconciled are needed parsed.
+  struct CachedPod {
+    std::string text;
+    std::string owner_key;  // "ns/name" of the application
+    std::string owner_uid;
+  };
+  std::unordered_map<std::string, CachedPod> pods_;               // "ns/name" → pod
   std::unordered_map<std::string, std::set<std::string>> owned_;  // app key → pod keys
   std::unordered_set<std::string> own_rvs_;
 };
