@@ -495,6 +495,38 @@ TEST_CASE("CRDs are served under apiextensions.k8s.io", "[api]") {
         404);
 }
 
+TEST_CASE("Creating a CRD through the API serves its resources", "[api]") {
+  Fixture f;
+  json::object crd = f.Json(f.Call(
+      "GET",
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sparkclusters.spark.apache.org"));
+  crd["metadata"] = json::object{{"name", "widgets.test.example.com"}};
+  crd.erase("status");
+  json::object& spec = crd["spec"].as_object();
+  spec["group"] = "test.example.com";
+  json::object& names = spec["names"].as_object();
+  names["plural"] = "widgets";
+  names["singular"] = "widget";
+  names["kind"] = "Widget";
+  names["listKind"] = "WidgetList";
+  names.erase("shortNames");
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  CHECK(f.Call("GET", "/apis/test.example.com/v1").status == 404);
+  HttpResponse created = f.Call("POST", crds, json::serialize(crd));
+  REQUIRE(created.status == 201);
+  CHECK(f.Call("POST", crds, json::serialize(crd)).status == 409);
+  json::object list = f.Json(f.Call("GET", "/apis/test.example.com/v1"));
+  CHECK(list["resources"].as_array()[0].as_object()["name"] == "widgets");
+  HttpResponse widget =
+      f.Call("POST", "/apis/test.example.com/v1/namespaces/default/widgets",
+             R"({"apiVersion":"test.example.com/v1","kind":"Widget","metadata":{"name":"w1"},
+          "spec":{"runtimeVersions":{"sparkVersion":"4.0.0"}}})");
+  // Served and validated against the new CRD's schema.
+  CHECK(widget.status == 422);
+  CHECK(widget.body.find("spec.clusterTolerations") != std::string::npos);
+  CHECK(f.Call("POST", crds, R"({"kind":"CustomResourceDefinition","spec":{}})").status == 422);
+}
+
 TEST_CASE("pretty=true indents", "[api]") {
   Fixture f;
   HttpResponse r = f.Call("GET", "/api/v1/namespaces/default?pretty=true");
