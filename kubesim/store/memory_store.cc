@@ -9,6 +9,20 @@
 // resourceVersion, selector transitions in watches (an object leaving a selector is DELETED for
 // that watch), and consistent paged lists at an older snapshot (the snapshot is the current map
 // with the history after the snapshot undone).
+//
+// Where kubesim knowingly differs from a real cluster (none of it visible to a client that
+// follows the API conventions):
+// - Garbage collection is synchronous: dependents are gone (or stripped of the reference, for
+//   Orphan, instead of through the "orphan" finalizer) when the owner's DELETE returns.
+//   Foreground deletion does use the foregroundDeletion finalizer, held while dependents with
+//   blockOwnerDeletion remain.
+// - Pods have no kubelet: a deleted pod goes at once, without a grace period.
+// - A deleted namespace is Terminating while its content goes; it has no spec.finalizers.
+// - A list or watch at a resourceVersion ahead of the store fails at once (504, "Too large
+//   resource version") instead of waiting for it; resourceVersion=0 lists still honour limit.
+// - A watcher whose queue overflows gets an ERROR event (410 Expired) and ends.
+// - No managedFields, no server-side apply; strategic merge patch as described in patch.h
+//   (and 415 for custom resources, as upstream).
 
 #include <algorithm>
 #include <atomic>
