@@ -9,6 +9,9 @@ WORK="$(mktemp -d /tmp/kubesim-e2e.XXXXXX)"
 KC="$WORK/kubeconfig"
 TOKEN_FILE="$WORK/token"
 KUBESIM_PID=""
+# kubectl caches discovery per host:port for hours; a port reused by a later kubesim with other
+# CRDs must not see a stale cache.
+export KUBECACHEDIR="$WORK/kube-cache"
 
 cleanup() {
   if [[ -n "$KUBESIM_PID" ]] && kill -0 "$KUBESIM_PID" 2>/dev/null; then
