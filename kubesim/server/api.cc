@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <ctime>
 #include <set>
@@ -365,6 +366,25 @@ class WatchStream : public BodyStream {
   int64_t last_bookmark_ms_;
   int64_t sent_ = 0;
   bool stopped_ = false;
+};
+
+// Counts the streams alive (for /kubesim/stats): a stream dies when its connection ends.
+class CountedStream : public BodyStream {
+ public:
+  CountedStream(std::shared_ptr<BodyStream> inner, std::shared_ptr<std::atomic<int64_t>> count)
+      : inner_(std::move(inner)), count_(std::move(count)) {
+    ++*count_;
+  }
+  ~CountedStream() override {
+    inner_->Stop();
+    --*count_;
+  }
+  std::string Poll(int64_t now_ms, bool* done) override { return inner_->Poll(now_ms, done); }
+  void Stop() override { inner_->Stop(); }
+
+ private:
+  std::shared_ptr<BodyStream> inner_;
+  std::shared_ptr<std::atomic<int64_t>> count_;
 };
 
 class LogStream : public BodyStream {
@@ -805,6 +825,7 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
       r.latency_ms = fault->latency_ms;
       r.reset_mid_body = fault->reset_mid_body && !r.stream;
     }
+    if (r.stream) r.stream = std::make_shared<CountedStream>(std::move(r.stream), active_streams_);
     stats_.Record(verb, type.plural, r.status);
     return r;
   };
@@ -1094,7 +1115,11 @@ HttpResponse Api::HandleKubesim(const HttpRequest& request, const ApiPath& path)
       return JsonResponse(200, json::object{});
     }
   } else if (rest.size() == 1 && rest[0] == "stats") {
-    if (m == "GET") return JsonResponse(200, stats_.ToJson());
+    if (m == "GET") {
+      json::object s = stats_.ToJson();
+      s["activeStreams"] = active_streams_->load();
+      return JsonResponse(200, s);
+    }
     if (m == "DELETE") {
       stats_.Reset();
       return JsonResponse(200, json::object{});

@@ -4,6 +4,7 @@
 // Kubernetes REST conventions (discovery, OpenAPI, resources, subresources, watch, logs), with
 // authentication, Status errors, server-side Table printing, injected faults and statistics.
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <functional>
@@ -84,6 +85,8 @@ class Api {
   std::function<int64_t()> now_ms_;
   FaultTable faults_;
   Stats stats_;
+  // Watches and followed logs alive now.
+  std::shared_ptr<std::atomic<int64_t>> active_streams_ = std::make_shared<std::atomic<int64_t>>(0);
 
   mutable std::mutex crd_mu_;
   std::map<std::string, boost::json::object> crd_objects_;                            // by CRD name

@@ -36,6 +36,7 @@ struct Conn {
   beast::ssl_stream<beast::tcp_stream> stream;
   asio::steady_timer wake;
   bool pending = false;
+  bool peer_gone = false;  // the client closed or reset a streaming connection
   std::shared_ptr<BodyStream> body_stream;
 };
 
@@ -108,6 +109,17 @@ class Server : public HttpServer {
     return "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
            "\"message\":\"" +
            message + "\",\"reason\":\"" + reason + "\",\"code\":" + std::to_string(code) + "}";
+  }
+
+  static asio::awaitable<void> WatchPeer(std::shared_ptr<Conn> c) {
+    char buf[256];
+    beast::error_code ec;
+    while (!ec) {
+      co_await c->stream.async_read_some(asio::buffer(buf),
+                                         asio::redirect_error(asio::use_awaitable, ec));
+    }
+    c->peer_gone = true;
+    c->wake.cancel();
   }
 
   asio::awaitable<void> Session(std::shared_ptr<Conn> c) {
@@ -210,6 +222,10 @@ class Server : public HttpServer {
       tcp_layer.expires_after(milliseconds(options_.write_timeout_ms));
       co_await http::async_write_header(c->stream, sr, token);
       if (ec) break;
+      // While streaming nothing is read, so a client that goes away would only be noticed at
+      // the next write, which may be long in coming on a quiet watch: a reader on the same
+      // strand watches for the end of the connection.
+      asio::co_spawn(executor, WatchPeer(c), asio::detached);
       std::string data = std::move(resp.body);
       bool done = false;
       for (;;) {
@@ -228,9 +244,11 @@ class Server : public HttpServer {
           ec = {};
         }
         c->pending = false;
+        if (c->peer_gone) break;
         data = c->body_stream->Poll(NowMs(), &done);
       }
       c->body_stream->Stop();
+      if (c->peer_gone) co_return;
       if (!ec) {
         tcp_layer.expires_after(milliseconds(options_.write_timeout_ms));
         co_await asio::async_write(c->stream, http::make_chunk_last(), token);

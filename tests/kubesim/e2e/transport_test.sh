@@ -77,6 +77,22 @@ wait $watch_pid || fail "the watch ended with an error"
 grep -qi "transfer-encoding: chunked" "$WORK/headers" || fail "watch not chunked"
 pass "chunked watch ends at timeoutSeconds"
 
+# A client that goes away from a quiet watch is noticed at once, not at the next event.
+stat_streams() { c "$KUBESIM_URL/kubesim/stats" | /usr/bin/python3 -c \
+  'import json,sys; print(json.load(sys.stdin)["activeStreams"])'; }
+[[ "$(stat_streams)" == 0 ]] || fail "streams alive before the test: $(stat_streams)"
+# curl itself, not a subshell running c(): the kill must close the connection.
+curl -sS -N --cacert "$WORK/ca.pem" -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+  "$CM?watch=1&resourceVersion=0" >/dev/null 2>&1 &
+quiet_pid=$!
+wait_for 5 "the watch to be counted" bash -c "[[ \$(curl -sS --cacert '$WORK/ca.pem' \
+  -H 'Authorization: Bearer $(cat "$TOKEN_FILE")' '$KUBESIM_URL/kubesim/stats') == *'\"activeStreams\":1'* ]]"
+kill "$quiet_pid"
+wait "$quiet_pid" 2>/dev/null || true
+wait_for 3 "the server to notice the closed watch" bash -c "[[ \$(curl -sS --cacert '$WORK/ca.pem' \
+  -H 'Authorization: Bearer $(cat "$TOKEN_FILE")' '$KUBESIM_URL/kubesim/stats') == *'\"activeStreams\":0'* ]]"
+pass "a closed watch connection is released without waiting for an event"
+
 # Token rotation.
 old="$(cat "$TOKEN_FILE")"
 echo "rotated-$RANDOM$RANDOM" >"$TOKEN_FILE"
