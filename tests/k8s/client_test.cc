@@ -203,7 +203,7 @@ TEST_CASE("Kubernetes errors keep code, reason and message") {
   CHECK(GetApiError(r.status())->reason == "NotFound");
 }
 
-TEST_CASE("503 is retried for reads; every attempt is counted") {
+TEST_CASE("503 is retried for reads, every attempt is counted") {
   FakeApiServer server;
   IoThread io;
   RequestMetrics metrics;
@@ -545,7 +545,7 @@ TEST_CASE("Verbs send the right method, query, content type and body") {
   CHECK(requests[4].query == "container=spark-kubernetes-driver&tailLines=10");
 }
 
-TEST_CASE("A JSON patch is not repeated after a 503; a merge patch is") {
+TEST_CASE("A JSON patch is not repeated after a 503, a merge patch is") {
   FakeApiServer server;
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());
@@ -567,7 +567,7 @@ std::string WatchLine(const std::string& type, const std::string& rv) {
       R"(\"}}}\n)");
 }
 
-TEST_CASE("A dropped watch resumes from its last resourceVersion; 410 ends it as Gone") {
+TEST_CASE("A dropped watch resumes from its last resourceVersion, 410 ends it as Gone") {
   FakeApiServer server;
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());
@@ -598,7 +598,7 @@ TEST_CASE("A dropped watch resumes from its last resourceVersion; 410 ends it as
   CHECK(requests[1].query == "watch=true&resourceVersion=7&allowWatchBookmarks=true");
 }
 
-TEST_CASE("A watch ends at its deadline; an event split across chunks arrives whole") {
+TEST_CASE("A watch ends at its deadline, an event split across chunks arrives whole") {
   FakeApiServer server;
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());

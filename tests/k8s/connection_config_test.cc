@@ -68,7 +68,7 @@ TEST_CASE("A kubeconfig's current context gives server, CA, namespace and token"
   CHECK(c->source.find("ctx1") != std::string::npos);
 }
 
-TEST_CASE("A named context wins; its tokenFile is relative to the kubeconfig") {
+TEST_CASE("A named context wins, its tokenFile is relative to the kubeconfig") {
   TempDir dir;
   std::string path = dir.Write("sub/config", Kubeconfig("ctx1"));
   dir.Write("sub/tok.txt", "from-file\n");
@@ -162,7 +162,7 @@ TEST_CASE("A CA together with insecure-skip-tls-verify is rejected") {
         std::string::npos);
 }
 
-TEST_CASE("Exec users become exec credential providers; unsupported auth is rejected") {
+TEST_CASE("Exec users become exec credential providers, unsupported auth is rejected") {
   TempDir dir;
   std::string base =
       "kind: Config\ncurrent-context: x\n"

@@ -103,7 +103,7 @@ TEST_CASE("A list page hands out each item and the continue token") {
   CHECK(page->items[1] == R"({"metadata":{"name":"b"},"spec":{"x":[1,2]}})");
 }
 
-TEST_CASE("An empty list may have null items; garbage is an error") {
+TEST_CASE("An empty list may have null items, garbage is an error") {
   auto page = ParseListPage(R"({"metadata":{"resourceVersion":"3"},"items":null})");
   REQUIRE(page.ok());
   CHECK(page->items.empty());

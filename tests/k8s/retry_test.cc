@@ -41,7 +41,7 @@ TEST_CASE("Backoff grows exponentially up to the cap, within the jitter band") {
   CHECK(BackoffDelay(policy, 1, 1.0) == absl::Milliseconds(120));
 }
 
-TEST_CASE("A longer Retry-After wins over the backoff; a shorter one does not") {
+TEST_CASE("A longer Retry-After wins over the backoff, a shorter one does not") {
   RetryPolicy policy;
   CHECK(BackoffDelay(policy, 1, 0.5, absl::Seconds(3)) == absl::Seconds(3));
   CHECK(BackoffDelay(policy, 1, 0.5, absl::ZeroDuration()) == policy.initial_backoff);
