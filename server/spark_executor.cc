@@ -514,7 +514,9 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Output(std::string execution_id,
                k8s::ResourceRef pod = PodsRef(ns);
                pod.name = driver->name;
                k8s::LogOptions log_options;
-               log_options.tail_lines = max_lines;
+               // One line more than wanted: if it comes, older lines exist and the answer says
+               // it is truncated.
+               log_options.tail_lines = max_lines + 1;
                if (auto container = spark::LogContainer(*driver)) {
                  log_options.container = *container;
                }

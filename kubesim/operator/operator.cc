@@ -643,6 +643,9 @@ class Reconciler {
         Requeue(due);
       } else {
         Transition("RunningHealthy", kRunningHealthyMsg);
+        // A short job's driver may have ended already: the kubelet won't requeue for an end it
+        // has shown, so come back to record the outcome.
+        if (stage == PodStage::kTerminated) Requeue(Due(now_, kStepMs));
       }
       return;
     }

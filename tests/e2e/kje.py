@@ -187,6 +187,38 @@ def describe_service(channel, full_name):
     raise AssertionError("%s not in the returned descriptors" % full_name)
 
 
+def _kubesim_request(cluster, method, path, body=None):
+    """A request to kubesim's own endpoints (faults, stats), authenticated as the kubeconfig is."""
+    import base64
+    import json
+    import ssl
+    import urllib.request
+    import yaml
+    with open(cluster.kubeconfig) as f:
+        kc = yaml.safe_load(f)
+    ca = base64.b64decode(kc["clusters"][0]["cluster"]["certificate-authority-data"]).decode()
+    token = kc["users"][0]["user"]["token"]
+    ctx = ssl.create_default_context(cadata=ca)
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(cluster.url + path, data=data, method=method, headers={
+        "Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, context=ctx, timeout=RPC_TIMEOUT) as resp:
+        text = resp.read().decode()
+        return json.loads(text) if text else None
+
+
+def add_fault(cluster, fault):
+    return _kubesim_request(cluster, "POST", "/kubesim/faults", fault)["id"]
+
+
+def remove_fault(cluster, fault_id):
+    _kubesim_request(cluster, "DELETE", "/kubesim/faults/" + fault_id)
+
+
+def kubesim_stats(cluster):
+    return _kubesim_request(cluster, "GET", "/kubesim/stats")
+
+
 def unreachable_kubeconfig():
     """A kubeconfig for an API server that isn't there: enough for tests of the process itself
     (health, reflection, configuration), whose informers then just retry in the background."""

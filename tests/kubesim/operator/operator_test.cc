@@ -92,6 +92,16 @@ TEST_CASE("Success with the default policy runs to ResourceReleased", "[operator
   CHECK(idle.delete_pods.empty());
 }
 
+TEST_CASE("A job that ends before the operator reaches RunningHealthy still succeeds",
+          "[operator]") {
+  // The driver exits 100 ms after it starts, before DriverReady -> RunningHealthy (400 ms): the
+  // outcome must be recorded without any pod event to wake the operator up.
+  World w(PlainPi(), /*time_scale=*/20);
+  SetConf(w.mutable_app(), "kubesim.durationMs", "100");
+  w.Run();
+  CHECK(w.States() == kSuccess);
+}
+
 TEST_CASE("The time scale compresses every delay", "[operator]") {
   World w(PlainPi(), /*time_scale=*/100);
   SetConf(w.mutable_app(), "kubesim.durationMs", "60000");

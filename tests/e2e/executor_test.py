@@ -1,0 +1,282 @@
+"""Submit, Status, Cancel and Output end to end: Python plays the catalog server over gRPC, against
+the real binary, with kubesim and its Spark operator as the cluster and python-kubernetes as an
+independent view of the cluster."""
+
+import os
+import unittest
+
+import grpc
+
+import kje
+from jobexecutor.v1 import job_executor_pb2 as pb
+from jobexecutor.v1 import job_executor_pb2_grpc as pb_grpc
+
+S = pb.JobInfo.Status
+TERMINAL = (S.SUCCEEDED, S.FAILED, S.CANCELLED)
+# The operator's clock runs 20 times faster than ours (kubesim --time-scale 20).
+OPERATOR_WAIT = 60
+
+
+def spark_template(outcome="succeed", duration_ms=2000, extra_configs=None, executable=None):
+    configs = {"kubesim.outcome": outcome, "kubesim.durationMs": str(duration_ms)}
+    configs.update(extra_configs or {})
+    return pb.JobTemplate(
+        name="spark-pi", comment="SparkPi",
+        executable=executable or "local:///opt/spark/examples/jars/spark-examples.jar",
+        arguments=["100"],
+        spark=pb.SparkJob(class_name="org.apache.spark.examples.SparkPi", configs=configs))
+
+
+class ExecutorTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = kje.Kubesim()
+        cls.config = kje.write_temp("""
+kubeconfig: %s
+noStatusTimeoutMs: 3000
+spark:
+  image: apache/spark:4.0.0
+  sparkVersion: 4.0.0
+  driverStartTimeoutMs: 20000
+  resourceRetainDurationMs: 600000
+server:
+  allowedNamespaces: [default, spark-jobs, unwatched]
+""" % cls.cluster.kubeconfig)
+        cls.servers = [kje.Server(["--config", cls.config]) for _ in range(2)]
+        cls.channels = [s.channel() for s in cls.servers]
+        cls.stubs = [pb_grpc.JobExecutorStub(c) for c in cls.channels]
+        cls.stub = cls.stubs[0]
+
+    @classmethod
+    def tearDownClass(cls):
+        for c in cls.channels:
+            c.close()
+        codes = [s.terminate() for s in cls.servers]
+        cls.cluster.stop()
+        os.unlink(cls.config)
+        assert codes == [0, 0], codes
+
+    def submit(self, job_id, template, stub=None):
+        return (stub or self.stub).Submit(
+            pb.SubmitRequest(job_id=job_id, metalake="lake", template=template),
+            timeout=kje.RPC_TIMEOUT)
+
+    def status(self, execution_id, stub=None):
+        return (stub or self.stub).Status(pb.StatusRequest(execution_id=execution_id),
+                                          timeout=kje.RPC_TIMEOUT)
+
+    def wait_status(self, execution_id, wanted, stub=None, seen=None):
+        """Polls Status until it is `wanted` (or any terminal status, which fails the test if it is
+        not the wanted one). Records every distinct status in `seen`."""
+        def poll():
+            info = self.status(execution_id, stub)
+            if seen is not None and (not seen or seen[-1] != info.status):
+                seen.append(info.status)
+            if info.status == wanted or info.status in TERMINAL:
+                return info
+            return None
+        info = kje.wait_until(poll, OPERATOR_WAIT, "%s to be %s" % (execution_id, S.Name(wanted)))
+        self.assertEqual(S.Name(info.status), S.Name(wanted), info)
+        return info
+
+    def assert_code(self, code, fn, *args):
+        with self.assertRaises(grpc.RpcError) as err:
+            fn(*args)
+        self.assertEqual(err.exception.code(), code, err.exception.details())
+        return err.exception.details()
+
+    # --- the happy path -------------------------------------------------------------------------
+
+    def test_success_with_driver_container_times_and_output(self):
+        resp = self.submit("1001", spark_template())
+        self.assertEqual(resp.execution_id, "default/sparkapp/default/gravitino-job-1001")
+        self.assertFalse(resp.adopted)
+        app = self.cluster.app("default", "gravitino-job-1001")
+        self.assertEqual(app["metadata"]["labels"]["gravitino.apache.org/job-id"], "1001")
+        self.assertEqual(app["metadata"]["labels"]["app.kubernetes.io/managed-by"], "gravitino")
+        self.assertEqual(app["metadata"]["annotations"]["gravitino.apache.org/metalake"], "lake")
+
+        seen = []
+        info = self.wait_status(resp.execution_id, S.SUCCEEDED, seen=seen)
+        self.assertIn(S.STARTED, seen)
+        self.assertEqual(seen[-1], S.SUCCEEDED)
+        self.assertEqual(info.namespace, "default")
+        self.assertEqual(info.name, "gravitino-job-1001")
+        self.assertTrue(info.driver_pod)
+        # The times are the driver container's, as the pod itself reports them.
+        pods = self.cluster.driver_pods("default", "gravitino-job-1001")
+        self.assertEqual([p.metadata.name for p in pods], [info.driver_pod])
+        state = pods[0].status.container_statuses[0].state.terminated
+        self.assertEqual(info.started_at.seconds, int(state.started_at.timestamp()))
+        self.assertEqual(info.finished_at.seconds, int(state.finished_at.timestamp()))
+        self.assertLess(info.started_at.seconds, info.finished_at.seconds + 1)
+
+        out = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id),
+                               timeout=kje.RPC_TIMEOUT)
+        self.assertTrue(any(l.startswith("Pi is roughly 3.1") for l in out.lines), out.lines)
+        small = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id, max_lines=2),
+                                 timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(len(small.lines), 2)
+        self.assertTrue(small.truncated)
+        self.assertEqual(list(small.lines), list(out.lines[-2:]))
+
+    def test_application_failure(self):
+        resp = self.submit("1002", spark_template(outcome="fail"))
+        info = self.wait_status(resp.execution_id, S.FAILED)
+        self.assertTrue(info.HasField("finished_at"))
+
+    # --- cancel ---------------------------------------------------------------------------------
+
+    def test_cancel_reports_cancelling_then_cancelled(self):
+        resp = self.submit("1003", spark_template(outcome="hang"))
+        self.wait_status(resp.execution_id, S.STARTED)
+        # The first delete fails: the mark is set, the app still runs, so the job is CANCELLING.
+        fault = kje.add_fault(self.cluster, {"verb": "delete", "resource": "sparkapplications",
+                                             "status": 500, "count": 20})
+        self.assert_code(grpc.StatusCode.UNAVAILABLE, self.stub.Cancel,
+                         pb.CancelRequest(execution_id=resp.execution_id), kje.RPC_TIMEOUT)
+        kje.remove_fault(self.cluster, fault)
+        app = self.cluster.app("default", "gravitino-job-1003")
+        self.assertEqual(app["metadata"]["annotations"]["gravitino.apache.org/cancel-requested"],
+                         "true")
+        self.assertEqual(self.status(resp.execution_id).status, S.CANCELLING)
+        # Any replica can finish the job off.
+        self.stubs[1].Cancel(pb.CancelRequest(execution_id=resp.execution_id),
+                             timeout=kje.RPC_TIMEOUT)
+
+        def cancelled_or_gone():
+            try:
+                return self.status(resp.execution_id).status == S.CANCELLED
+            except grpc.RpcError as e:
+                # Once the app is fully gone the catalog maps NOT_FOUND of a CANCELLING job to
+                # CANCELLED, as Gravitino's JobManager does.
+                return e.code() == grpc.StatusCode.NOT_FOUND
+        kje.wait_until(cancelled_or_gone, OPERATOR_WAIT, "the job to be cancelled")
+        # Cancel is idempotent.
+        try:
+            self.stub.Cancel(pb.CancelRequest(execution_id=resp.execution_id),
+                             timeout=kje.RPC_TIMEOUT)
+        except grpc.RpcError as e:
+            self.assertEqual(e.code(), grpc.StatusCode.NOT_FOUND)
+
+    def test_cancel_of_a_finished_job_keeps_its_outcome(self):
+        resp = self.submit("1004", spark_template(duration_ms=500))
+        self.wait_status(resp.execution_id, S.SUCCEEDED)
+        self.stub.Cancel(pb.CancelRequest(execution_id=resp.execution_id), timeout=kje.RPC_TIMEOUT)
+        app = self.cluster.app("default", "gravitino-job-1004")
+        self.assertNotIn("gravitino.apache.org/cancel-requested",
+                         (app["metadata"].get("annotations") or {}))
+        self.assertEqual(self.status(resp.execution_id).status, S.SUCCEEDED)
+
+    # --- the operator's and the executor's timeouts ----------------------------------------------
+
+    def test_unschedulable_driver_fails_after_the_driver_start_timeout(self):
+        resp = self.submit("1005", spark_template(outcome="unschedulable"))
+        info = self.wait_status(resp.execution_id, S.FAILED)
+        self.assertEqual(info.operator_state in ("DriverStartTimedOut", "ResourceReleased",
+                                                 "TerminatedWithoutReleaseResources"), True, info)
+        # No driver may stay behind to run a job reported as failed.
+        def no_live_driver():
+            self.status(resp.execution_id)
+            pods = self.cluster.driver_pods("default", "gravitino-job-1005")
+            return all(p.status.phase in ("Succeeded", "Failed") or
+                       p.metadata.deletion_timestamp for p in pods)
+        kje.wait_until(no_live_driver, OPERATOR_WAIT, "the pending driver to go")
+
+    def test_unwatched_namespace_fails_after_no_status_timeout_and_is_deleted(self):
+        resp = self.submit("1006", spark_template(
+            extra_configs={"spark.kubernetes.namespace": "unwatched"}))
+        self.assertEqual(resp.execution_id, "default/sparkapp/unwatched/gravitino-job-1006")
+        self.assertEqual(self.status(resp.execution_id).status, S.QUEUED)
+        self.wait_status(resp.execution_id, S.FAILED)
+        kje.wait_until(lambda: self.cluster.app("unwatched", "gravitino-job-1006") is None,
+                       OPERATOR_WAIT, "the app without status to be deleted")
+
+    # --- submit rules ----------------------------------------------------------------------------
+
+    def test_resubmitting_the_same_job_adopts_it(self):
+        first = self.submit("1007", spark_template(outcome="hang"))
+        again = self.submit("1007", spark_template(outcome="hang"), stub=self.stubs[1])
+        self.assertEqual(again.execution_id, first.execution_id)
+        self.assertTrue(again.adopted)
+        names = [a["metadata"]["name"] for a in self.cluster.apps("default")]
+        self.assertEqual(names.count("gravitino-job-1007"), 1)
+        self.stub.Cancel(pb.CancelRequest(execution_id=first.execution_id),
+                         timeout=kje.RPC_TIMEOUT)
+
+    def test_a_name_held_by_another_job_is_already_exists(self):
+        body = {"apiVersion": "spark.apache.org/v1", "kind": "SparkApplication",
+                "metadata": {"name": "gravitino-job-1008",
+                             "labels": {"gravitino.apache.org/job-id": "999"}},
+                "spec": {"runtimeVersions": {"sparkVersion": "4.0.0"},
+                         "sparkConf": {"kubesim.outcome": "hang"}}}
+        self.cluster.custom.create_namespaced_custom_object(
+            "spark.apache.org", "v1", "spark-jobs", "sparkapplications", body)
+        details = self.assert_code(
+            grpc.StatusCode.ALREADY_EXISTS, self.submit, "1008",
+            spark_template(extra_configs={"spark.kubernetes.namespace": "spark-jobs"}))
+        self.assertIn("gravitino-job-1008", details)
+        app = self.cluster.app("spark-jobs", "gravitino-job-1008")
+        self.assertEqual(app["metadata"]["labels"]["gravitino.apache.org/job-id"], "999")
+
+    def test_bad_templates_are_invalid_and_create_nothing(self):
+        before = len(self.cluster.apps("default"))
+        details = self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1009",
+                                   spark_template(executable="/opt/app.jar"))
+        self.assertIn("/opt/app.jar", details)
+        t = spark_template()
+        t.environments["SECRET_TOKEN"] = "hunter2"
+        details = self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1010", t)
+        self.assertIn("SECRET_TOKEN", details)
+        self.assertNotIn("hunter2", details)
+        shell = pb.JobTemplate(name="sh", executable="https://x/run.sh",
+                               shell=pb.ShellJob(scripts=["a.sh"]))
+        self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1011", shell)
+        self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1012",
+                         spark_template(extra_configs={"spark.kubernetes.namespace": "Bad_NS"}))
+        self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1013",
+                         spark_template(extra_configs={"spark.kubernetes.namespace": "elsewhere"}))
+        self.assertEqual(len(self.cluster.apps("default")), before)
+        for line in self.servers[0].lines:
+            self.assertNotIn("hunter2", line)
+
+    def test_malformed_and_other_cluster_ids_are_not_found(self):
+        for bad in ("", "nonsense", "default/sparkapp/default", "default/pod/default/x",
+                    "other/sparkapp/default/gravitino-job-1001",
+                    "default/sparkapp/default/no-such-app"):
+            self.assert_code(grpc.StatusCode.NOT_FOUND, self.status, bad)
+            self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.Cancel,
+                             pb.CancelRequest(execution_id=bad), kje.RPC_TIMEOUT)
+        self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.Output,
+                         pb.OutputRequest(execution_id="nonsense"), kje.RPC_TIMEOUT)
+        # A well-formed id of a job without a driver has no output, and that is no error.
+        out = self.stub.Output(
+            pb.OutputRequest(execution_id="default/sparkapp/default/no-such-app"),
+            timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(list(out.lines), [])
+
+    # --- replicas ---------------------------------------------------------------------------------
+
+    def test_two_replicas_answer_for_each_others_jobs(self):
+        resp = self.submit("1014", spark_template(duration_ms=1500), stub=self.stubs[0])
+        info = self.wait_status(resp.execution_id, S.SUCCEEDED, stub=self.stubs[1])
+        self.assertTrue(info.HasField("started_at"))
+        out = self.stubs[1].Output(pb.OutputRequest(execution_id=resp.execution_id),
+                                   timeout=kje.RPC_TIMEOUT)
+        self.assertTrue(any("Pi is roughly" in l for l in out.lines))
+        hang = self.submit("1015", spark_template(outcome="hang"), stub=self.stubs[1])
+        self.wait_status(hang.execution_id, S.STARTED, stub=self.stubs[0])
+        self.stubs[0].Cancel(pb.CancelRequest(execution_id=hang.execution_id),
+                             timeout=kje.RPC_TIMEOUT)
+
+        def cancelled_on_other():
+            try:
+                return self.status(hang.execution_id, self.stubs[1]).status == S.CANCELLED
+            except grpc.RpcError as e:
+                return e.code() == grpc.StatusCode.NOT_FOUND
+        kje.wait_until(cancelled_on_other, OPERATOR_WAIT, "the other replica to see the cancel")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
