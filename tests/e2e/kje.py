@@ -1,6 +1,7 @@
 """Helpers for end-to-end tests that drive k8s-job-executor from outside C++, as a catalog server
 or a platform engineer would: start the real binary, find its port, talk gRPC to it."""
 
+import atexit
 import os
 import re
 import signal
@@ -60,6 +61,7 @@ class Kubesim:
              "--time-scale", str(time_scale)],
             stdout=out, stderr=self.err)
         out.close()
+        atexit.register(self.stop)
 
         def ready():
             if self.proc.poll() is not None:
@@ -97,7 +99,8 @@ class Kubesim:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(20)
-        self.err.close()
+        if not self.err.closed:
+            self.err.close()
         subprocess.run(["rm", "-rf", self.dir])
 
 
@@ -113,6 +116,8 @@ class Server:
         self.proc = subprocess.Popen(
             [BINARY, "serve", "--listen", "127.0.0.1:0"] + list(args),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=full_env)
+        # Whatever happens to the test, the process doesn't outlive it.
+        atexit.register(self.kill)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         if not self._ready.wait(start_timeout):
@@ -141,7 +146,8 @@ class Server:
         self.proc.send_signal(signal.SIGTERM)
         code = self.proc.wait(timeout)
         self._reader.join(timeout)
-        self.proc.stderr.close()
+        if not self.proc.stderr.closed:
+            self.proc.stderr.close()
         return code
 
     def kill(self):
@@ -149,7 +155,8 @@ class Server:
             self.proc.kill()
             self.proc.wait(10)
         self._reader.join(10)
-        self.proc.stderr.close()
+        if not self.proc.stderr.closed:
+            self.proc.stderr.close()
 
 
 def health(channel, service=""):
