@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -30,6 +31,7 @@ constexpr std::string_view kFinalizer = "sparkapplications.spark.apache.org/fina
 constexpr int kMaxAttempts = 4;             // reconcile attempts on write conflicts
 constexpr int64_t kConflictBackoffMs = 50;  // after the attempts are used up
 constexpr int64_t kMinRequeueMs = 5;
+constexpr int64_t kRefusedBackoffMs = 1000;
 constexpr int64_t kMaxIdleWaitMs = 1000;  // the loop looks around at least this often
 constexpr size_t kOwnRvLimit = 100000;
 
@@ -69,7 +71,10 @@ struct Wake {
   bool stop = false;
 };
 
-enum class Applied { kOk, kConflict, kGone };
+// How applying a reconcile's actions ended: done, a stale read (re-read and retry), the
+// application gone, or a write refused for another reason (retried later, and said on stderr:
+// it means the reconciler produced something the API does not accept).
+enum class Applied { kOk, kConflict, kGone, kRefused };
 
 class ControllerImpl : public Controller {
  public:
@@ -327,8 +332,14 @@ class ControllerImpl : public Controller {
       view.pods = std::move(pods);
       view.now_ms = now;
       op::Actions actions = reconcile_(view, options_);
-      Applied applied = Apply(ns, name, app, actions);
+      std::string refusal;
+      Applied applied = Apply(ns, name, app, actions, &refusal);
       if (applied == Applied::kGone) return;
+      if (applied == Applied::kRefused) {
+        std::fprintf(stderr, "kubesim controller: %s: %s\n", key.c_str(), refusal.c_str());
+        Schedule(key, now + kRefusedBackoffMs);
+        return;
+      }
       if (applied == Applied::kConflict) continue;
       if (actions.requeue_at_ms) {
         Schedule(key, std::max(*actions.requeue_at_ms,
@@ -339,10 +350,15 @@ class ControllerImpl : public Controller {
     Schedule(key, now + kConflictBackoffMs);
   }
 
-  static bool IsConflict(const ApiError& e) { return e.code == 409; }
+  static Applied Failed(const ApiError& e, std::string* refusal) {
+    if (e.code == 409) return Applied::kConflict;
+    if (e.code == 404) return Applied::kGone;
+    *refusal = e.message;
+    return Applied::kRefused;
+  }
 
   Applied Apply(const std::string& ns, const std::string& name, json::object app,
-                op::Actions& actions) {
+                op::Actions& actions, std::string* refusal) {
     WriteOptions write;
     if (actions.add_finalizer) {
       json::object& meta = app["metadata"].as_object();
@@ -352,7 +368,7 @@ class ControllerImpl : public Controller {
       if (std::find(list.begin(), list.end(), json::value(kFinalizer)) == list.end()) {
         list.push_back(json::string(kFinalizer));
         auto r = store_.Update(spark_type_, ns, name, app, false, write);
-        if (!r.ok()) return IsConflict(r.error()) ? Applied::kConflict : Applied::kGone;
+        if (!r.ok()) return Failed(r.error(), refusal);
         app = std::move(r.value());
         RememberOwn(app);
       }
@@ -382,7 +398,7 @@ class ControllerImpl : public Controller {
       json::object body = app;
       body["status"] = std::move(*actions.status);
       auto r = store_.Update(spark_type_, ns, name, std::move(body), true, write);
-      if (!r.ok()) return IsConflict(r.error()) ? Applied::kConflict : Applied::kGone;
+      if (!r.ok()) return Failed(r.error(), refusal);
       app = std::move(r.value());
       RememberOwn(app);
     }
@@ -395,7 +411,7 @@ class ControllerImpl : public Controller {
         if (it != list.end()) {
           list.erase(it);
           auto r = store_.Update(spark_type_, ns, name, app, false, write);
-          if (!r.ok()) return IsConflict(r.error()) ? Applied::kConflict : Applied::kGone;
+          if (!r.ok()) return Failed(r.error(), refusal);
           RememberOwn(r.value());
           app = std::move(r.value());
         }

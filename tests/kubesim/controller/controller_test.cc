@@ -262,6 +262,35 @@ TEST_CASE_METHOD(Fixture, "deletion: finalizer removal and TTL deletion", "[cont
   CHECK(controller->RunOnce() == 0);
 }
 
+TEST_CASE_METHOD(Fixture, "a refused write is retried later, not in a loop", "[controller]") {
+  ResourceType strict = spark;
+  strict.validator = [](json::object& obj, bool, std::vector<std::string>*) {
+    std::vector<FieldCause> causes;
+    auto s = obj.find("status");
+    if (s != obj.end() && s->value().as_object().contains("bad")) {
+      causes.push_back({"FieldValueForbidden", "Forbidden: not allowed", "status.bad"});
+    }
+    return causes;
+  };
+  store->RegisterType(strict);
+  bool bad = true;
+  behaviour = [&](const op::AppView&) {
+    op::Actions a;
+    a.status = bad ? json::object{{"bad", 1}} : json::object{{"good", 1}};
+    return a;
+  };
+  Create("pi");
+  CHECK(controller->RunOnce() == 1);
+  CHECK_FALSE(Get("pi").contains("status"));
+  CHECK(controller->RunOnce() == 0);
+  now += 999;
+  CHECK(controller->RunOnce() == 0);
+  bad = false;
+  now += 1;
+  CHECK(controller->RunOnce() == 1);
+  CHECK(Get("pi").at("status").at("good") == 1);
+}
+
 TEST_CASE_METHOD(Fixture, "a reconciler asking for now again cannot spin", "[controller]") {
   behaviour = [&](const op::AppView& view) {
     op::Actions a;
