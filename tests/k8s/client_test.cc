@@ -1,6 +1,10 @@
 #include "k8s/client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <rapidjson/document.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -675,7 +679,16 @@ TEST_CASE("A refused connection is retried, then reported as Unavailable") {
   IoThread io;
   RequestMetrics metrics;
   ConnectionConfig config;
-  REQUIRE(ParseServerUrl("http://127.0.0.1:1", config).ok());
+  // A port that was just free: bound, then closed, so nothing listens there.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  ::close(fd);
+  REQUIRE(ParseServerUrl(absl::StrCat("http://127.0.0.1:", ntohs(addr.sin_port)), config).ok());
   config.credentials = std::make_shared<StaticCredentialProvider>(Credentials{});
   ClientOptions options = FastRetries(&metrics);
   options.retry.max_attempts = 3;
@@ -684,6 +697,7 @@ TEST_CASE("A refused connection is retried, then reported as Unavailable") {
   auto r = Await<std::string>(
       [&](auto cb) { (*client)->Create(kApps, "{}", In(absl::Seconds(10)), cb); });
   CHECK(absl::IsUnavailable(r.status()));
+  INFO(r.status().ToString());
   CHECK(std::string(r.status().message()).find("connect") != std::string::npos);
   // Never sent, so even a create is retried.
   CHECK(metrics.Count("create", "sparkapplications", "error") == 3);

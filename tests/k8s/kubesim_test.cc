@@ -538,3 +538,75 @@ TEST_CASE("kubesim: a paged LIST of 100k objects, one bounded page at a time", "
 
 }  // namespace
 }  // namespace kje::k8s
+
+namespace kje::k8s {
+namespace {
+
+TEST_CASE("kubesim logs: a followed log ends when its container terminates") {
+  Kubesim sim;
+  IoThread io;
+  auto config = LoadKubeconfig(sim.kubeconfig(), "", Environment::Process());
+  REQUIRE(config.ok());
+  auto client = *NewClient(io.io(), *config, FastRetries());
+  const ResourceRef pod{"", "v1", "pods", "jobs", "logpod", ""};
+  REQUIRE(Await<std::string>([&](auto cb) {
+            client->Create({"", "v1", "pods", "jobs", "", ""},
+                           R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"logpod"},)"
+                           R"("spec":{"containers":[{"name":"main","image":"busybox"}]}})",
+                           In(absl::Seconds(10)), cb);
+          }).ok());
+  LogOptions options;
+  options.container = "main";
+  options.tail_lines = 10;
+  auto waiting =
+      Await<std::string>([&](auto cb) { client->Log(pod, options, In(absl::Seconds(10)), cb); });
+  CHECK(HttpCode(waiting.status()) == 400);  // the container has not started
+  REQUIRE(Await<std::string>([&](auto cb) {
+            client->Patch({"", "v1", "pods", "jobs", "logpod", "status"}, PatchType::kMerge,
+                          R"({"status":{"phase":"Running","containerStatuses":[{"name":"main",)"
+                          R"("state":{"running":{}}}]}})",
+                          In(absl::Seconds(10)), cb);
+          }).ok());
+  auto text =
+      Await<std::string>([&](auto cb) { client->Log(pod, options, In(absl::Seconds(10)), cb); });
+  INFO(text.status().ToString());
+  REQUIRE(text.ok());
+  CHECK(text->empty());
+
+  SECTION("the stream stays open until the deadline while the container runs") {
+    absl::Time start = absl::Now();
+    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
+      client->FollowLog(
+          pod, options, In(absl::Milliseconds(800)), [](std::string_view) {}, cb);
+    });
+    CHECK(absl::IsDeadlineExceeded(done));
+    CHECK(absl::Now() - start >= absl::Milliseconds(700));
+  }
+  SECTION("the stream ends with OK once the container terminated") {
+    auto promise = std::make_shared<std::promise<absl::Status>>();
+    auto future = promise->get_future();
+    client->FollowLog(
+        pod, options, In(absl::Seconds(30)), [](std::string_view) {},
+        [promise](absl::Status s) { promise->set_value(s); });
+    auto patched = Await<std::string>([&](auto cb) {
+      client->Patch({"", "v1", "pods", "jobs", "logpod", "status"}, PatchType::kMerge,
+                    R"({"status":{"phase":"Succeeded","containerStatuses":[{"name":"main",)"
+                    R"("state":{"terminated":{"exitCode":0}}}]}})",
+                    In(absl::Seconds(10)), cb);
+    });
+    REQUIRE(patched.ok());
+    REQUIRE(future.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(future.get().ok());
+  }
+  SECTION("a missing pod is NotFound") {
+    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
+      client->FollowLog(
+          {"", "v1", "pods", "jobs", "nope", ""}, options, In(absl::Seconds(10)),
+          [](std::string_view) {}, cb);
+    });
+    CHECK(IsK8sNotFound(done));
+  }
+}
+
+}  // namespace
+}  // namespace kje::k8s
