@@ -166,7 +166,7 @@ TEST_CASE("informer: our own writes are visible at once and not undone", "[infor
   CHECK_FALSE(f.informer->Find("fresh").has_value());
 }
 
-TEST_CASE("informer: 410 Gone relists; reads keep the old snapshot meanwhile", "[informer]") {
+TEST_CASE("informer: 410 Gone relists and reads keep the old snapshot meanwhile", "[informer]") {
   Fixture f;
   auto watch = f.Sync();
   f.client->EndWatch(watch, k8s::MakeApiStatus({410, "Expired", "too old resource version"}));
