@@ -87,6 +87,12 @@ SparkExecutor::SparkExecutor(std::shared_ptr<k8s::Client> client, cache::AppCach
                              ExecutorOptions options, const Clock& clock)
     : client_(std::move(client)), cache_(cache), options_(std::move(options)), clock_(clock) {}
 
+void SparkExecutor::ObserveReturned(const std::string& json) {
+  // A delete answers with the object while it is held by finalizers and with a Status once it
+  // is gone; only an object is worth remembering (the informer sees the deletion).
+  if (auto app = spark::ProjectAppJson(json); app.ok()) cache_.ObserveWrite(*app);
+}
+
 absl::Time SparkExecutor::Deadline(absl::Time rpc_deadline) const {
   return std::min(rpc_deadline, absl::Now() + options_.request_timeout);
 }
@@ -139,7 +145,7 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Submit(std::string job_id, std::
         [self, op, app, template_name, job_id, deadline, done](absl::StatusOr<std::string> r) {
           std::string where = absl::StrCat(app->namespace_, "/", app->name);
           if (r.ok()) {
-            if (auto p = spark::ProjectAppJson(*r); p.ok()) self->cache_.ObserveWrite(*p);
+            self->ObserveReturned(*r);
             log::Info("submitted")
                 .Kv("job_id", job_id)
                 .Kv("execution_id", app->execution_id.ToString());
@@ -356,11 +362,7 @@ void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
               call->done(Upstream(r.status(), "deleting an application without status"));
               return;
             }
-            if (r.ok()) {
-              if (auto p = spark::ProjectAppJson(*r); p.ok() && p->name == call->app.name) {
-                cache_.ObserveWrite(*p);
-              }
-            }
+            if (r.ok()) ObserveReturned(*r);
             JobResult result;
             result.execution_id = call->id.ToString();
             result.namespace_ = call->app.namespace_;
@@ -444,7 +446,7 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Cancel(std::string execution_id,
                      }
                      return;
                    }
-                   if (auto p = spark::ProjectAppJson(*patched); p.ok()) cache_.ObserveWrite(*p);
+                   ObserveReturned(*patched);
                    // Foreground: the app stays until its pods are gone, so a status query sees
                    // it being deleted rather than gone.
                    k8s::DeleteOptions del;
@@ -458,12 +460,7 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Cancel(std::string execution_id,
                              done(Upstream(deleted.status(), "deleting the application"));
                              return;
                            }
-                           if (deleted.ok()) {
-                             if (auto p = spark::ProjectAppJson(*deleted);
-                                 p.ok() && p->name == name) {
-                               cache_.ObserveWrite(*p);
-                             }
-                           }
+                           if (deleted.ok()) ObserveReturned(*deleted);
                            log::Info("cancel requested").Kv("app", absl::StrCat(ns, "/", name));
                            done(true);
                          });

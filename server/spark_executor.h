@@ -80,6 +80,9 @@ class SparkExecutor {
   struct StatusCall;
 
   absl::Time Deadline(absl::Time rpc_deadline) const;
+  // What the API server returned for a write of ours, if it is an application, becomes visible to
+  // the next read on this replica.
+  void ObserveReturned(const std::string& json);
   k8s::ResourceRef AppRef(const std::string& ns, const std::string& name) const;
   k8s::ResourceRef PodsRef(const std::string& ns) const;
 
