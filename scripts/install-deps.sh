@@ -12,7 +12,7 @@ packages=(
   rapidjson-dev libyaml-cpp-dev libssl-dev openssl catch2
   # end-to-end clients that nobody on this team wrote
   python3 python3-grpcio python3-protobuf python3-yaml python3-kubernetes
-  ca-certificates procps
+  ca-certificates procps curl
 )
 
 missing=()
