@@ -3,11 +3,10 @@
 // CustomResourceDefinitions as kubesim serves them: loaded from YAML files (as shipped by the
 // operators), each served version with its compiled openAPIV3Schema.
 
+#include <boost/json.hpp>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "kubesim/schema/schema.h"
 

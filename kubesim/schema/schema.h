@@ -7,12 +7,12 @@
 // unknown fields pruned, or reported with strict field validation. metadata, apiVersion and kind
 // are the API server's business and not checked here.
 
+#include <yaml-cpp/yaml.h>
+
+#include <boost/json.hpp>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "kubesim/store/store.h"
 
