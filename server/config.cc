@@ -305,6 +305,8 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   RETURN_IF_ERROR(FileMustExist("server.tls.certFile", srv.tls_cert_file));
   RETURN_IF_ERROR(FileMustExist("server.tls.keyFile", srv.tls_key_file));
   RETURN_IF_ERROR(FileMustExist("server.tls.clientCaFile", srv.tls_client_ca_file));
+  r.String("server.tokenFile", srv.token_file);
+  RETURN_IF_ERROR(FileMustExist("server.tokenFile", srv.token_file));
   r.String("server.metricsListen", srv.metrics_listen);
   if (!srv.metrics_listen.empty()) {
     RETURN_IF_ERROR(ValidateHostPort("server.metricsListen", srv.metrics_listen));
@@ -392,6 +394,7 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.tls.certFile",
       "server.tls.keyFile",
       "server.tls.clientCaFile",
+      "server.tokenFile",
       "server.metricsListen",
       "server.logLevel",
       "server.logFormat",

@@ -34,6 +34,7 @@ struct ServerConfig {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string tls_client_ca_file;
+  std::string token_file;      // callers must send "authorization: Bearer <its content>"
   std::string metrics_listen;  // empty: no metrics endpoint
   std::string log_level = "info";
   std::string log_format = "text";

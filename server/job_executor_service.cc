@@ -103,6 +103,22 @@ pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
 
 }  // namespace
 
+grpc::ServerUnaryReactor* JobExecutorService::Unauthenticated(grpc::CallbackServerContext* ctx,
+                                                              const char* method) {
+  if (auth_ == nullptr) return nullptr;
+  std::string_view authorization;
+  const auto& md = ctx->client_metadata();
+  if (auto it = md.find("authorization"); it != md.end()) {
+    authorization = std::string_view(it->second.data(), it->second.size());
+  }
+  absl::Status status = auth_->Check(authorization);
+  if (status.ok()) return nullptr;
+  auto* reactor = new CallReactor(ctx, method);
+  reactor->Complete(status);
+  reactor->Attach(nullptr);
+  return reactor;
+}
+
 spark::SparkTemplate ToSparkTemplate(const pb::JobTemplate& t) {
   spark::SparkTemplate out;
   out.name = t.name();
@@ -140,6 +156,7 @@ void ToJobInfo(const JobResult& result, pb::JobInfo* info) {
 grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext* ctx,
                                                      const pb::SubmitRequest* request,
                                                      pb::SubmitResponse* response) {
+  if (auto* denied = Unauthenticated(ctx, "Submit")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Submit");
   auto* reactor = new CallReactor(ctx, "Submit");
   if (!request->has_template_()) {
@@ -168,6 +185,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext* ctx,
                                                      const pb::StatusRequest* request,
                                                      pb::JobInfo* response) {
+  if (auto* denied = Unauthenticated(ctx, "Status")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Status");
   auto* reactor = new CallReactor(ctx, "Status");
   reactor->Attach(executor_->Status(request->execution_id(), reactor->deadline(),
@@ -181,6 +199,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext* ctx,
                                                      const pb::CancelRequest* request,
                                                      pb::CancelResponse*) {
+  if (auto* denied = Unauthenticated(ctx, "Cancel")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Cancel");
   auto* reactor = new CallReactor(ctx, "Cancel");
   reactor->Attach(
@@ -192,6 +211,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext* ctx,
                                                      const pb::OutputRequest* request,
                                                      pb::OutputResponse* response) {
+  if (auto* denied = Unauthenticated(ctx, "Output")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Output");
   auto* reactor = new CallReactor(ctx, "Output");
   reactor->Attach(executor_->Output(request->execution_id(), request->max_lines(),

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
+#include "server/caller_auth.h"
 #include "server/spark_executor.h"
 
 namespace kje::server {
@@ -12,7 +13,9 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
  public:
   // `executor` may be null: every RPC then answers UNIMPLEMENTED (a server built for health and
   // reflection only, e.g. in tests of the process lifecycle).
-  explicit JobExecutorService(SparkExecutor* executor = nullptr) : executor_(executor) {}
+  // `auth` may be null: no caller authentication. Neither is owned.
+  explicit JobExecutorService(SparkExecutor* executor = nullptr, TokenAuthenticator* auth = nullptr)
+      : executor_(executor), auth_(auth) {}
 
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::SubmitRequest* request,
@@ -28,7 +31,11 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
                                    jobexecutor::v1::OutputResponse* response) override;
 
  private:
+  // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
+  grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
+
   SparkExecutor* executor_;
+  TokenAuthenticator* auth_;
 };
 
 // The template of a SubmitRequest as the SparkApplication builder takes it.

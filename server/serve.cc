@@ -184,7 +184,18 @@ int RunServe(const ServeArgs& args) {
   cache.Watch(config->namespace_);
   for (const auto& ns : config->server.allowed_namespaces) cache.Watch(ns);
 
-  JobExecutorService service(&executor);
+  std::unique_ptr<TokenAuthenticator> auth;
+  if (!config->server.token_file.empty()) {
+    auto loaded = TokenAuthenticator::FromFile(config->server.token_file);
+    if (!loaded.ok()) {
+      std::cerr << "k8s-job-executor: invalid configuration: " << loaded.status().message() << "\n";
+      cache.Stop();
+      stop_io();
+      return 2;
+    }
+    auth = *std::move(loaded);
+  }
+  JobExecutorService service(&executor, auth.get());
   auto server = GrpcServer::Start(config->server, {&service});
   if (!server.ok()) {
     log::Error("can't start").Kv("error", std::string(server.status().message()));
@@ -198,6 +209,7 @@ int RunServe(const ServeArgs& args) {
       .Kv("port", (*server)->port())
       .Kv("tls", !config->server.tls_cert_file.empty())
       .Kv("mtls", !config->server.tls_client_ca_file.empty())
+      .Kv("caller_auth", auth != nullptr ? "token" : "none")
       .Kv("cluster", config->cluster)
       .Kv("namespace", config->namespace_)
       .Kv("kubernetes", kube_source)

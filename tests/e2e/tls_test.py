@@ -1,5 +1,6 @@
-"""TLS and mutual TLS on the gRPC port, from outside C++: certificates made with the openssl
-command line by a throwaway CA, a real TLS client (python3-grpcio)."""
+"""TLS, mutual TLS and bearer-token authentication of callers on the gRPC port, from outside C++:
+certificates made with the openssl command line by a throwaway CA, a real TLS client
+(python3-grpcio)."""
 
 import os
 import shutil
@@ -93,6 +94,48 @@ class TlsTest(unittest.TestCase):
                 self.assertEqual(err.exception.code(), grpc.StatusCode.UNAVAILABLE)
         finally:
             self.assertEqual(server.terminate(), 0)
+
+    def test_bearer_token_over_tls(self):
+        from jobexecutor.v1 import job_executor_pb2 as pb
+        from jobexecutor.v1 import job_executor_pb2_grpc as pb_grpc
+        token_file = os.path.join(self.dir, "callers.token")
+        with open(token_file, "w") as f:
+            f.write("first-token\n")
+        server = kje.Server(self.base + ["--set", "server.tokenFile=" + token_file])
+        # A request that gets past authentication fails on its template, before any Kubernetes
+        # call; one that doesn't gets UNAUTHENTICATED and nothing else.
+        request = pb.SubmitRequest(job_id="7", metalake="m", template=pb.JobTemplate(
+            name="t", executable="/opt/app.jar", spark=pb.SparkJob()))
+
+        def submit(stub, token):
+            md = [("authorization", "Bearer " + token)] if token is not None else []
+            try:
+                stub.Submit(request, timeout=kje.RPC_TIMEOUT, metadata=md)
+            except grpc.RpcError as e:
+                return e.code(), e.details()
+            return grpc.StatusCode.OK, ""
+        try:
+            self.assertIn("caller_auth=token", [l for l in server.lines if "msg=listening" in l][0])
+            with self.secure(server) as ch:
+                stub = pb_grpc.JobExecutorStub(ch)
+                self.assertEqual(kje.health(ch, "readiness"), "SERVING")  # probes need no token
+                code, details = submit(stub, None)
+                self.assertEqual(code, grpc.StatusCode.UNAUTHENTICATED)
+                self.assertEqual(details, "missing or invalid bearer token")
+                self.assertEqual(submit(stub, "wrong")[0], grpc.StatusCode.UNAUTHENTICATED)
+                self.assertEqual(submit(stub, "first-token")[0], grpc.StatusCode.INVALID_ARGUMENT)
+                # Rotated (as a Secret volume does: a new file renamed over the old one).
+                with open(token_file + ".new", "w") as f:
+                    f.write("second-token\n")
+                os.rename(token_file + ".new", token_file)
+                self.assertEqual(submit(stub, "first-token")[0], grpc.StatusCode.UNAUTHENTICATED)
+                self.assertEqual(submit(stub, "second-token")[0],
+                                 grpc.StatusCode.INVALID_ARGUMENT)
+        finally:
+            self.assertEqual(server.terminate(), 0)
+        for line in server.lines:
+            self.assertNotIn("first-token", line)
+            self.assertNotIn("second-token", line)
 
 
 if __name__ == "__main__":
