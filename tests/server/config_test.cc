@@ -227,6 +227,8 @@ TEST_CASE("config: referenced files must exist", "[config]") {
   CHECK_THAT(ErrorOf(With("masterUrl: https://k8s\ntokenFile: /nonexistent/token\n")),
              Catch::StartsWith("tokenFile: file does not exist"));
   CHECK_THAT(ErrorOf(With("kubeconfig: /tmp\n")), Catch::StartsWith("kubeconfig: file does not"));
+  CHECK_THAT(ErrorOf(With("server.tokenFile: /nonexistent/token\n")),
+             Catch::StartsWith("server.tokenFile: file does not exist"));
 }
 
 TEST_CASE("config: spark.builtinJobsJar must be reachable from the cluster", "[config]") {
