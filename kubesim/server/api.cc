@@ -1241,7 +1241,10 @@ HttpResponse Api::OpenApiV2(const HttpRequest& request) const {
     // An empty protobuf message is a valid, empty openapi_v2.Document: clients that load it
     // find no schemas and fall back to their generic behaviour (JSON merge patches for custom
     // resources), which is also what they do for CRDs without published schemas.
-    r.content_type = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+    // The API server labels it application/octet-stream: the media type clients ask for has an
+    // '@', which Go's mime parser rejects, so kubectl up to 1.2x fails on a response carrying it
+    // ("mime: unexpected content after media subtype").
+    r.content_type = "application/octet-stream";
     return r;
   }
   r.body = json::serialize(json::object{
