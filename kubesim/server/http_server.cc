@@ -1,5 +1,6 @@
 #include "kubesim/server/http_server.h"
 
+#include <array>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -154,6 +155,14 @@ class Server : public HttpServer {
         res.prepare_payload();
         tcp_layer.expires_after(milliseconds(options_.write_timeout_ms));
         co_await http::async_write(c->stream, res, token);
+        // Lingering close, as HTTP servers do: the client is still sending the body it
+        // announced, and closing now would reset the connection before it reads the 413. Read
+        // and drop what it sends, bounded in bytes and time.
+        tcp_layer.expires_after(milliseconds(2000));
+        std::array<char, 16 * 1024> sink;
+        for (size_t drained = 0; !ec && drained < (64u << 20);) {
+          drained += co_await c->stream.async_read_some(asio::buffer(sink), token);
+        }
         break;
       }
       if (ec) break;
