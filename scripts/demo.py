@@ -97,7 +97,7 @@ spark:
                                                                            len(out.lines)))
             for line in out.lines:
                 print("  | " + line)
-            if not any(l.startswith("Pi is roughly 3.1") for l in out.lines):
+            if not any(l.startswith("Pi is roughly 3.14") for l in out.lines):
                 raise SystemExit("SparkPi's output is missing")
             outcomes = [j.last for j in jobs]
             if outcomes != [S.SUCCEEDED, S.FAILED, S.CANCELLED]:

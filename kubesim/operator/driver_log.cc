@@ -9,7 +9,9 @@ namespace kubesim::op::internal {
 namespace {
 
 // Bounded so that 100k simulated jobs cost little CPU; still a real estimate.
-constexpr int64_t kMaxSamples = 20000;
+// Stratified samples (one per cell of a square grid): 90k of them land within ±0.002 of pi, so
+// the log reads "Pi is roughly 3.14…" as SparkPi's does, for about 0.3 ms of CPU per job.
+constexpr int64_t kMaxSamples = 90000;
 
 // Spark's log4j layout: "yy/MM/dd HH:mm:ss LEVEL Logger: message".
 std::string LogTime(int64_t ms) {
@@ -65,13 +67,20 @@ double EstimatePi(uint64_t seed, int64_t samples) {
     return (state * 0x2545F4914F6CDD1DULL) >> 11;  // 53 bits
   };
   const double kScale = 1.0 / 9007199254740992.0;  // 2^-53
+  // Jittered sampling: one random point in each cell of a k x k grid over the unit square. Only
+  // the cells the circle crosses add variance, so the estimate is far tighter than plain Monte
+  // Carlo for the same number of points, and still varies with the seed.
+  int64_t k = 1;
+  while ((k + 1) * (k + 1) <= samples) ++k;
   int64_t inside = 0;
-  for (int64_t i = 0; i < samples; ++i) {
-    double x = static_cast<double>(next()) * kScale * 2 - 1;
-    double y = static_cast<double>(next()) * kScale * 2 - 1;
-    if (x * x + y * y <= 1) ++inside;
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < k; ++j) {
+      double x = (static_cast<double>(i) + static_cast<double>(next()) * kScale) / k;
+      double y = (static_cast<double>(j) + static_cast<double>(next()) * kScale) / k;
+      if (x * x + y * y <= 1) ++inside;
+    }
   }
-  return 4.0 * static_cast<double>(inside) / static_cast<double>(samples);
+  return 4.0 * static_cast<double>(inside) / static_cast<double>(k * k);
 }
 
 std::string DriverLogStart(const JobConf& conf, int64_t attempt, const Timeline& t) {

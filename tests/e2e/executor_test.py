@@ -114,7 +114,7 @@ server:
 
         out = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id),
                                timeout=kje.RPC_TIMEOUT)
-        self.assertTrue(any(l.startswith("Pi is roughly 3.1") for l in out.lines), out.lines)
+        self.assertTrue(any(l.startswith("Pi is roughly 3.14") for l in out.lines), out.lines)
         small = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id, max_lines=2),
                                  timeout=kje.RPC_TIMEOUT)
         self.assertEqual(len(small.lines), 2)
