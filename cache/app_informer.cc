@@ -224,7 +224,7 @@ class AppInformerImpl final : public AppInformer,
     }
   }
 
-  void OnWatchDone(uint64_t gen, absl::Status status) {
+  void OnWatchDone(uint64_t gen, const absl::Status& status) {
     absl::MutexLock lock(&mu_);
     if (gen != generation_ || !running_) return;
     call_.reset();

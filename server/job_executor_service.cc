@@ -22,10 +22,10 @@ class CallReactor final : public grpc::ServerUnaryReactor {
   CallReactor(grpc::CallbackServerContext* ctx, std::string_view method)
       : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())) {}
 
-  absl::Time deadline() const { return deadline_; }
+  absl::Time Deadline() const { return deadline_; }
 
   // Hands over the work's cancel handle and gives up the starter's reference.
-  void Attach(std::shared_ptr<k8s::CallHandle> handle) {
+  void Attach(const std::shared_ptr<k8s::CallHandle>& handle) {
     bool cancel = false;
     {
       absl::MutexLock lock(&mu_);
@@ -171,7 +171,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
     return reactor;
   }
   reactor->Attach(executor_->Submit(request->job_id(), request->metalake(),
-                                    ToSparkTemplate(request->template_()), reactor->deadline(),
+                                    ToSparkTemplate(request->template_()), reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<SubmitResult> r) {
                                       if (r.ok()) {
                                         response->set_execution_id(r->execution_id);
@@ -188,7 +188,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
   if (auto* denied = Unauthenticated(ctx, "Status")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Status");
   auto* reactor = new CallReactor(ctx, "Status");
-  reactor->Attach(executor_->Status(request->execution_id(), reactor->deadline(),
+  reactor->Attach(executor_->Status(request->execution_id(), reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
                                       if (r.ok()) ToJobInfo(*r, response);
                                       reactor->Complete(r.status());
@@ -202,9 +202,9 @@ grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext
   if (auto* denied = Unauthenticated(ctx, "Cancel")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Cancel");
   auto* reactor = new CallReactor(ctx, "Cancel");
-  reactor->Attach(
-      executor_->Cancel(request->execution_id(), reactor->deadline(),
-                        [reactor](absl::StatusOr<bool> r) { reactor->Complete(r.status()); }));
+  reactor->Attach(executor_->Cancel(
+      request->execution_id(), reactor->Deadline(),
+      [reactor](const absl::StatusOr<bool>& r) { reactor->Complete(r.status()); }));
   return reactor;
 }
 
@@ -215,11 +215,12 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
   if (executor_ == nullptr) return NotConfigured(ctx, "Output");
   auto* reactor = new CallReactor(ctx, "Output");
   reactor->Attach(executor_->Output(request->execution_id(), request->max_lines(),
-                                    request->max_bytes(), reactor->deadline(),
+                                    request->max_bytes(), reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<spark::LogTailResult> r) {
                                       if (r.ok()) {
-                                        for (auto& line : r->lines)
+                                        for (auto& line : r->lines) {
                                           response->add_lines(std::move(line));
+                                        }
                                         response->set_truncated(r->truncated);
                                       }
                                       reactor->Complete(r.status());

@@ -113,8 +113,9 @@ k8s::ResourceRef SparkExecutor::PodsRef(const std::string& ns) const {
 // ---------------------------------------------------------------------------------------------
 // Submit (§3.5)
 
-std::shared_ptr<k8s::CallHandle> SparkExecutor::Submit(std::string job_id, std::string metalake,
-                                                       spark::SparkTemplate job,
+std::shared_ptr<k8s::CallHandle> SparkExecutor::Submit(std::string job_id,
+                                                       const std::string& metalake,
+                                                       const spark::SparkTemplate& job,
                                                        absl::Time rpc_deadline,
                                                        Done<SubmitResult> done) {
   auto op = std::make_shared<Op>();
@@ -260,8 +261,9 @@ void SparkExecutor::FindDriver(const std::shared_ptr<Op>& op, const std::string&
                              rapidjson::Document doc;
                              doc.Parse(item.data(), item.size());
                              if (doc.HasParseError()) continue;
-                             if (auto pod = spark::ProjectDriverPod(doc); pod.ok())
+                             if (auto pod = spark::ProjectDriverPod(doc); pod.ok()) {
                                pods.push_back(*std::move(pod));
+                             }
                            }
                            const spark::DriverPod* newest = spark::PickNewestDriver(pods);
                            then(newest ? std::optional<spark::DriverPod>(*newest) : std::nullopt);
@@ -270,7 +272,7 @@ void SparkExecutor::FindDriver(const std::shared_ptr<Op>& op, const std::string&
   if (!started) then(std::nullopt);
 }
 
-std::shared_ptr<k8s::CallHandle> SparkExecutor::Status(std::string execution_id,
+std::shared_ptr<k8s::CallHandle> SparkExecutor::Status(const std::string& execution_id,
                                                        absl::Time rpc_deadline,
                                                        Done<JobResult> done) {
   auto call = std::make_shared<StatusCall>();
@@ -391,7 +393,7 @@ void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
     pod.name = call->driver->name;
     bool started = call->op->Step([&] {
       return client_->Delete(pod, k8s::DeleteOptions{}, call->deadline,
-                             [call, result](absl::StatusOr<std::string> r) {
+                             [call, result](const absl::StatusOr<std::string>& r) {
                                if (!r.ok() && !k8s::IsK8sNotFound(r.status())) {
                                  call->done(Upstream(r.status(), "deleting an orphan driver pod"));
                                  return;
@@ -408,7 +410,7 @@ void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
 // ---------------------------------------------------------------------------------------------
 // Cancel (§3.8)
 
-std::shared_ptr<k8s::CallHandle> SparkExecutor::Cancel(std::string execution_id,
+std::shared_ptr<k8s::CallHandle> SparkExecutor::Cancel(const std::string& execution_id,
                                                        absl::Time rpc_deadline, Done<bool> done) {
   auto op = std::make_shared<Op>();
   absl::Time deadline = Deadline(rpc_deadline);
@@ -476,8 +478,9 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Cancel(std::string execution_id,
 // ---------------------------------------------------------------------------------------------
 // Output (§3.9)
 
-std::shared_ptr<k8s::CallHandle> SparkExecutor::Output(std::string execution_id, int64_t max_lines,
-                                                       int64_t max_bytes, absl::Time rpc_deadline,
+std::shared_ptr<k8s::CallHandle> SparkExecutor::Output(const std::string& execution_id,
+                                                       int64_t max_lines, int64_t max_bytes,
+                                                       absl::Time rpc_deadline,
                                                        Done<spark::LogTailResult> done) {
   auto op = std::make_shared<Op>();
   absl::Time deadline = Deadline(rpc_deadline);

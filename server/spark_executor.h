@@ -62,16 +62,16 @@ class SparkExecutor {
 
   const ExecutorOptions& options() const { return options_; }
 
-  std::shared_ptr<k8s::CallHandle> Submit(std::string job_id, std::string metalake,
-                                          spark::SparkTemplate job, absl::Time deadline,
+  std::shared_ptr<k8s::CallHandle> Submit(std::string job_id, const std::string& metalake,
+                                          const spark::SparkTemplate& job, absl::Time deadline,
                                           Done<SubmitResult> done);
-  std::shared_ptr<k8s::CallHandle> Status(std::string execution_id, absl::Time deadline,
+  std::shared_ptr<k8s::CallHandle> Status(const std::string& execution_id, absl::Time deadline,
                                           Done<JobResult> done);
   // OK (a monostate) when cancellation was requested or the job had already stopped.
-  std::shared_ptr<k8s::CallHandle> Cancel(std::string execution_id, absl::Time deadline,
+  std::shared_ptr<k8s::CallHandle> Cancel(const std::string& execution_id, absl::Time deadline,
                                           Done<bool> done);
   // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT.
-  std::shared_ptr<k8s::CallHandle> Output(std::string execution_id, int64_t max_lines,
+  std::shared_ptr<k8s::CallHandle> Output(const std::string& execution_id, int64_t max_lines,
                                           int64_t max_bytes, absl::Time deadline,
                                           Done<spark::LogTailResult> done);
 
