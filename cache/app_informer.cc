@@ -191,8 +191,8 @@ class AppInformerImpl final : public AppInformer,
         [weak, gen](const k8s::WatchEvent& event) {
           if (auto self = weak.lock()) self->OnEvent(gen, event);
         },
-        [weak, gen](absl::Status status) {
-          if (auto self = weak.lock()) self->OnWatchDone(gen, std::move(status));
+        [weak, gen](const absl::Status& status) {
+          if (auto self = weak.lock()) self->OnWatchDone(gen, status);
         });
   }
 
