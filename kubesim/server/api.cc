@@ -579,27 +579,6 @@ std::string PrettyJson(const json::value& value) {
   return out;
 }
 
-std::vector<ResourceType> ExtraCoreTypes() {
-  auto make = [](std::string plural, std::string singular, std::string kind,
-                 std::vector<std::string> short_names, std::vector<std::string> categories,
-                 bool status) {
-    ResourceType t;
-    t.group = "";
-    t.version = "v1";
-    t.plural = std::move(plural);
-    t.singular = std::move(singular);
-    t.kind = kind;
-    t.list_kind = kind + "List";
-    t.short_names = std::move(short_names);
-    t.categories = std::move(categories);
-    t.namespaced = true;
-    t.status_subresource = status;
-    return t;
-  };
-  return {make("services", "service", "Service", {"svc"}, {"all"}, true),
-          make("serviceaccounts", "serviceaccount", "ServiceAccount", {"sa"}, {}, false)};
-}
-
 std::vector<ResourceType> CrdTypes(const Crd& crd) {
   std::vector<ResourceType> out;
   for (const CrdVersion& v : crd.versions) {

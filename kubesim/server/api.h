@@ -29,9 +29,6 @@ struct ApiOptions {
   int64_t default_watch_timeout_ms = 30 * 60 * 1000;  // when timeoutSeconds is absent
 };
 
-// Core v1 types served besides the store's own CoreTypes() (services, serviceaccounts).
-std::vector<ResourceType> ExtraCoreTypes();
-
 // One ResourceType per served version of a CRD; validators wrap the versions' schemas.
 std::vector<ResourceType> CrdTypes(const Crd& crd);
 

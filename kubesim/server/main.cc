@@ -74,7 +74,6 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Store> store = NewMemoryStore(WallMs);
   for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
-  for (const ResourceType& t : ExtraCoreTypes()) store->RegisterType(t);
 
   TokenFile tokens(flags.token_file, flags.token_file.empty() ? RandomToken() : "");
   ApiOptions api_options;

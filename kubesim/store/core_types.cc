@@ -82,9 +82,15 @@ ResourceType PodType() {
 }
 
 std::vector<ResourceType> CoreTypes() {
-  return {NamespaceType(), PodType(), Core("events", "event", "Event", {"ev"}, true, false),
+  ResourceType services = Core("services", "service", "Service", {"svc"}, true, true);
+  services.categories = {"all"};
+  return {NamespaceType(),
+          PodType(),
+          Core("events", "event", "Event", {"ev"}, true, false),
           Core("secrets", "secret", "Secret", {}, true, false),
-          Core("configmaps", "configmap", "ConfigMap", {"cm"}, true, false)};
+          Core("configmaps", "configmap", "ConfigMap", {"cm"}, true, false),
+          services,
+          Core("serviceaccounts", "serviceaccount", "ServiceAccount", {"sa"}, true, false)};
 }
 
 }  // namespace kubesim

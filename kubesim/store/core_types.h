@@ -9,7 +9,8 @@
 namespace kubesim {
 
 // namespaces (cluster-scoped, status subresource), pods (status subresource; a light validator
-// requiring named containers with images), events, secrets, configmaps.
+// requiring named containers with images), events, secrets, configmaps, services (status
+// subresource), serviceaccounts.
 std::vector<ResourceType> CoreTypes();
 
 // Each of CoreTypes() by plural.

@@ -37,7 +37,6 @@ const std::vector<Crd>& TestCrds() {
 struct Fixture {
   Fixture() : store(NewMemoryStore([this] { return now_ms.load(); })), tokens("", "test-token") {
     for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
-    for (const ResourceType& t : ExtraCoreTypes()) store->RegisterType(t);
     ApiOptions options;
     options.bookmark_interval_ms = 1000;
     api = std::make_unique<Api>(*store, tokens, options, [this] { return now_ms.load(); });
