@@ -50,15 +50,6 @@ HttpResponse JsonResponse(int status, const json::value& body) {
   return r;
 }
 
-std::string Rfc3339(int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 ApiError NotFoundPath() {
   return MakeError(404, "NotFound", "the server could not find the requested resource");
 }
@@ -631,12 +622,12 @@ void Api::AddCrd(const Crd& crd) {
   }
   meta["resourceVersion"] = "1";
   meta["generation"] = 1;
-  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = Rfc3339(now_ms_());
+  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = Rfc3339Seconds(now_ms_());
   json::array stored;
   if (!preferred.empty()) stored.push_back(json::value(preferred));
   json::array short_names;
   for (const auto& s : crd.short_names) short_names.push_back(json::value(s));
-  std::string now = Rfc3339(now_ms_());
+  std::string now = Rfc3339Seconds(now_ms_());
   obj["status"] = json::object{
       {"acceptedNames", json::object{{"plural", crd.plural},
                                      {"singular", crd.singular},

@@ -101,15 +101,6 @@ struct HistoryEvent {
 
 // ---- small helpers ------------------------------------------------------------------------
 
-std::string FormatTime(int64_t ms) {
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string QualifiedResource(const ResourceType& t) {
   return t.group.empty() ? t.plural : t.plural + "." + t.group;
 }
@@ -634,7 +625,7 @@ class MemoryStore : public Store {
 
     json::object& m = MutableMeta(obj);
     m["uid"] = NewUid();
-    m["creationTimestamp"] = FormatTime(now_ms_());
+    m["creationTimestamp"] = Rfc3339Seconds(now_ms_());
     m.erase("deletionTimestamp");
     m.erase("deletionGracePeriodSeconds");
     m.erase("selfLink");
@@ -1695,7 +1686,7 @@ class MemoryStore : public Store {
     }
     json::object next = cur->Object();
     json::object& meta = MutableMeta(next);
-    meta["deletionTimestamp"] = FormatTime(now_ms_());
+    meta["deletionTimestamp"] = Rfc3339Seconds(now_ms_());
     meta["deletionGracePeriodSeconds"] = 0;
     if (foreground) {
       json::value& f = meta["finalizers"];
@@ -1981,6 +1972,15 @@ class MemoryStore : public Store {
 };
 
 }  // namespace
+
+std::string Rfc3339Seconds(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 std::unique_ptr<Store> NewMemoryStore(std::function<int64_t()> now_ms) {
   return std::make_unique<MemoryStore>(std::move(now_ms));

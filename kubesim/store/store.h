@@ -203,4 +203,7 @@ class Store {
 // creationTimestamp, deletionTimestamp); tests inject their own.
 std::unique_ptr<Store> NewMemoryStore(std::function<int64_t()> now_ms);
 
+// A metadata timestamp as the API server writes it: RFC 3339, UTC, whole seconds.
+std::string Rfc3339Seconds(int64_t ms);
+
 }  // namespace kubesim
