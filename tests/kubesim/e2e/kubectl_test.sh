@@ -172,14 +172,6 @@ absent sparkapp pi -n unwatched || fail "pi still exists after delete"
 pass "kubectl delete --cascade=foreground"
 
 # SIGTERM exits 0 promptly.
-kill -TERM "$KUBESIM_PID"
-deadline=$((SECONDS + 5))
-while kill -0 "$KUBESIM_PID" 2>/dev/null; do
-  ((SECONDS < deadline)) || fail "kubesim did not exit within 5 s of SIGTERM"
-  sleep 0.1
-done
-wait "$KUBESIM_PID" && rc=0 || rc=$?
-KUBESIM_PID=""
-[[ $rc -eq 0 ]] || fail "kubesim exited $rc on SIGTERM"
+sigterm_kubesim
 pass "SIGTERM exits 0"
 echo "ALL PASSED"

@@ -68,3 +68,16 @@ wait_for() {
 # grep -q exits at the first match, and under pipefail the writer's SIGPIPE fails the pipeline:
 # read all of the input instead.
 grep_q() { grep "$@" >/dev/null; }
+
+# Sends SIGTERM and fails unless kubesim exits 0 within 5 s.
+sigterm_kubesim() {
+  kill -TERM "$KUBESIM_PID"
+  local deadline=$((SECONDS + 5)) rc
+  while kill -0 "$KUBESIM_PID" 2>/dev/null; do
+    ((SECONDS < deadline)) || fail "kubesim did not exit within 5 s of SIGTERM"
+    sleep 0.1
+  done
+  wait "$KUBESIM_PID" && rc=0 || rc=$?
+  KUBESIM_PID=""
+  [[ $rc -eq 0 ]] || fail "kubesim exited $rc on SIGTERM"
+}

@@ -106,14 +106,6 @@ pass "token file rotation"
 # SIGTERM with a watch open exits 0 promptly.
 c -N "$CM?watch=1" >/dev/null 2>&1 &
 sleep 0.3
-kill -TERM "$KUBESIM_PID"
-deadline=$((SECONDS + 5))
-while kill -0 "$KUBESIM_PID" 2>/dev/null; do
-  ((SECONDS < deadline)) || fail "kubesim did not exit within 5 s of SIGTERM"
-  sleep 0.1
-done
-wait "$KUBESIM_PID" && rc=0 || rc=$?
-KUBESIM_PID=""
-[[ $rc -eq 0 ]] || fail "kubesim exited $rc on SIGTERM"
+sigterm_kubesim
 pass "SIGTERM with an open watch exits 0"
 echo "ALL PASSED"
