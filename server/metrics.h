@@ -1,0 +1,101 @@
+#pragma once
+
+// The process's Prometheus metrics and their text exposition (format 0.0.4).
+//
+// Three kinds of series:
+//  - counted here as things happen: gRPC calls (go-grpc-prometheus names and labels, so existing
+//    dashboards work), submissions and cancellations by result, build info;
+//  - read at scrape time from the Kubernetes client's RequestMetrics, so nothing is counted twice;
+//  - read at scrape time from the informers' stats (objects, relists, staleness, ...).
+//
+// Label values are bounded: gRPC service/method/code names, Kubernetes verbs/resources/HTTP codes,
+// namespaces, and the fixed result names below. Job ids, app names and execution ids never are.
+
+#include <grpcpp/support/status_code_enum.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "cache/app_informer.h"
+#include "k8s/metrics.h"
+
+namespace prometheus {
+class Registry;
+template <typename T>
+class Family;
+class Counter;
+class Histogram;
+class Gauge;
+}  // namespace prometheus
+
+namespace kje::server {
+
+// "OK", "NOT_FOUND", ... as gRPC and go-grpc-prometheus spell the codes; "UNKNOWN" for a value
+// outside the 17 codes.
+std::string_view GrpcCodeName(grpc::StatusCode code);
+// "ok", "not_found", ...: a failure's result label for RecordSubmit / RecordCancel.
+std::string GrpcCodeResult(grpc::StatusCode code);
+
+class Metrics {
+ public:
+  // Per namespace, as cache::AppCache::Stats() returns them.
+  using InformerStatsSource =
+      std::function<std::vector<std::pair<std::string, cache::InformerStats>>()>;
+
+  // `version` becomes k8s_job_executor_build_info{version=...}; `clock` (not owned) measures
+  // informer staleness.
+  Metrics(std::string version, const Clock& clock);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // Scrape-time sources; either may be left unset (its series are then absent). Not owned: they
+  // must outlive this object, or be replaced by a null source before they go.
+  void SetKubernetesRequests(const k8s::RequestMetrics* requests);
+  void SetInformerStats(InformerStatsSource source);
+
+  // k8s_job_executor_submissions_total{result}: "created", "adopted", or GrpcCodeResult() of the
+  // failure. Anything else is counted as "other", so a caller's mistake can't grow the label set.
+  void RecordSubmit(std::string_view result);
+  // k8s_job_executor_cancellations_total{result}: "requested", "already_stopped", or
+  // GrpcCodeResult() of the failure; anything else is "other".
+  void RecordCancel(std::string_view result);
+
+  // The gRPC server series, filled by the interceptor of server/grpc_metrics.h. `type` is one of
+  // "unary", "client_stream", "server_stream", "bidi_stream"; `service` the full service name
+  // ("jobexecutor.v1.JobExecutor"), `method` the bare method name ("Submit").
+  void RecordGrpcStarted(std::string_view type, std::string_view service, std::string_view method);
+  void RecordGrpcHandled(std::string_view type, std::string_view service, std::string_view method,
+                         grpc::StatusCode code, absl::Duration elapsed);
+
+  // Every series in Prometheus text format 0.0.4.
+  std::string Render() const;
+
+  // The counted series (for tests and for anyone adding their own).
+  prometheus::Registry& registry() { return *registry_; }
+
+ private:
+  class KubernetesCollector;
+  class InformerCollector;
+
+  const Clock& clock_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* grpc_started_;
+  prometheus::Family<prometheus::Counter>* grpc_handled_;
+  prometheus::Family<prometheus::Histogram>* grpc_handling_seconds_;
+  prometheus::Family<prometheus::Counter>* submissions_;
+  prometheus::Family<prometheus::Counter>* cancellations_;
+
+  mutable absl::Mutex mu_;
+  const k8s::RequestMetrics* requests_ ABSL_GUARDED_BY(mu_) = nullptr;
+  InformerStatsSource informer_stats_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace kje::server
