@@ -87,6 +87,8 @@ class Metrics {
 
   const Clock& clock_;
   std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<KubernetesCollector> kubernetes_;
+  std::unique_ptr<InformerCollector> informers_;
   prometheus::Family<prometheus::Counter>* grpc_started_;
   prometheus::Family<prometheus::Counter>* grpc_handled_;
   prometheus::Family<prometheus::Histogram>* grpc_handling_seconds_;

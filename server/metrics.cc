@@ -1,0 +1,304 @@
+#include "server/metrics.h"
+
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <array>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "absl/strings/ascii.h"
+#include "base/strings.h"
+
+namespace kje::server {
+namespace {
+
+constexpr std::string_view kCodeNames[] = {
+    "OK",
+    "CANCELLED",
+    "UNKNOWN",
+    "INVALID_ARGUMENT",
+    "DEADLINE_EXCEEDED",
+    "NOT_FOUND",
+    "ALREADY_EXISTS",
+    "PERMISSION_DENIED",
+    "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",
+    "ABORTED",
+    "OUT_OF_RANGE",
+    "UNIMPLEMENTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+    "DATA_LOSS",
+    "UNAUTHENTICATED",
+};
+
+// prometheus.DefBuckets of client_golang, which go-grpc-prometheus's handling histogram uses:
+// dashboards built on it expect these `le` values.
+const std::vector<double> kGrpcBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+constexpr const char* kSubmitResults[] = {"created", "adopted"};
+constexpr const char* kCancelResults[] = {"requested", "already_stopped"};
+
+// A result label from a fixed set: the named successes, or a failure's lowercase code name.
+std::string BoundedResult(std::string_view result, const char* const (&successes)[2]) {
+  for (const char* s : successes) {
+    if (result == s) return std::string(result);
+  }
+  for (size_t i = 1; i < std::size(kCodeNames); ++i) {
+    if (result == GrpcCodeResult(static_cast<grpc::StatusCode>(i))) return std::string(result);
+  }
+  return "other";
+}
+
+prometheus::ClientMetric::Label Label(std::string name, std::string value) {
+  return prometheus::ClientMetric::Label{std::move(name), std::move(value)};
+}
+
+prometheus::MetricFamily NewFamily(std::string name, std::string help,
+                                   prometheus::MetricType type) {
+  prometheus::MetricFamily family;
+  family.name = std::move(name);
+  family.help = std::move(help);
+  family.type = type;
+  return family;
+}
+
+}  // namespace
+
+std::string_view GrpcCodeName(grpc::StatusCode code) {
+  auto i = static_cast<size_t>(code);
+  return i < std::size(kCodeNames) ? kCodeNames[i] : kCodeNames[grpc::StatusCode::UNKNOWN];
+}
+
+std::string GrpcCodeResult(grpc::StatusCode code) {
+  return absl::AsciiStrToLower(ToAbsl(GrpcCodeName(code)));
+}
+
+// Kubernetes requests from the client's own counters, converted at scrape time.
+class Metrics::KubernetesCollector final : public prometheus::Collectable {
+ public:
+  explicit KubernetesCollector(const Metrics& metrics) : metrics_(metrics) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::map<k8s::RequestMetrics::Key, k8s::RequestMetrics::Value> snapshot;
+    {
+      absl::MutexLock lock(&metrics_.mu_);
+      if (metrics_.requests_ == nullptr) return {};
+      snapshot = metrics_.requests_->Snapshot();
+    }
+    auto requests = NewFamily("k8s_job_executor_kubernetes_requests_total",
+                              "Requests to the Kubernetes API server by verb, resource and HTTP "
+                              "status code (\"error\": no response); every attempt, retries "
+                              "included.",
+                              prometheus::MetricType::Counter);
+    auto duration = NewFamily("k8s_job_executor_kubernetes_request_duration_seconds",
+                              "Latency of requests to the Kubernetes API server by verb and "
+                              "resource, every outcome included.",
+                              prometheus::MetricType::Histogram);
+    // The latency histogram leaves the code out: it would multiply the bucket series by the
+    // number of codes seen, and the counter above already splits by code.
+    std::map<std::pair<std::string, std::string>, k8s::RequestMetrics::Value> merged;
+    for (const auto& [key, value] : snapshot) {
+      prometheus::ClientMetric metric;
+      metric.label = {Label("code", key.code), Label("resource", key.resource),
+                      Label("verb", key.verb)};
+      metric.counter.value = static_cast<double>(value.count);
+      requests.metric.push_back(std::move(metric));
+
+      k8s::RequestMetrics::Value& sum = merged[{key.verb, key.resource}];
+      sum.count += value.count;
+      sum.latency_sum_seconds += value.latency_sum_seconds;
+      for (size_t i = 0; i < value.bucket_counts.size(); ++i) {
+        sum.bucket_counts[i] += value.bucket_counts[i];
+      }
+    }
+    for (const auto& [verb_resource, value] : merged) {
+      prometheus::ClientMetric metric;
+      metric.label = {Label("resource", verb_resource.second), Label("verb", verb_resource.first)};
+      metric.histogram.sample_count = value.count;
+      metric.histogram.sample_sum = value.latency_sum_seconds;
+      for (size_t i = 0; i < k8s::RequestMetrics::kBuckets.size(); ++i) {
+        metric.histogram.bucket.push_back(
+            {value.bucket_counts[i], k8s::RequestMetrics::kBuckets[i]});
+      }
+      metric.histogram.bucket.push_back({value.count, std::numeric_limits<double>::infinity()});
+      duration.metric.push_back(std::move(metric));
+    }
+    std::vector<prometheus::MetricFamily> out;
+    out.push_back(std::move(requests));
+    out.push_back(std::move(duration));
+    return out;
+  }
+
+ private:
+  const Metrics& metrics_;
+};
+
+// Informer health per namespace, read from the cache at scrape time.
+class Metrics::InformerCollector final : public prometheus::Collectable {
+ public:
+  explicit InformerCollector(const Metrics& metrics) : metrics_(metrics) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    InformerStatsSource source;
+    {
+      absl::MutexLock lock(&metrics_.mu_);
+      source = metrics_.informer_stats_;
+    }
+    if (!source) return {};
+    // Called outside the lock: the source takes the cache's locks.
+    std::vector<std::pair<std::string, cache::InformerStats>> stats = source();
+    absl::Time now = metrics_.clock_.Now();
+
+    using prometheus::MetricType;
+    std::vector<prometheus::MetricFamily> out;
+    out.push_back(NewFamily("k8s_job_executor_informer_objects",
+                            "SparkApplications the informer holds for the namespace.",
+                            MetricType::Gauge));
+    out.push_back(NewFamily("k8s_job_executor_informer_relists_total",
+                            "LISTs after the first (a watch fell too far behind: 410 Gone).",
+                            MetricType::Counter));
+    out.push_back(NewFamily("k8s_job_executor_informer_watch_restarts_total",
+                            "Watches opened after the first.", MetricType::Counter));
+    out.push_back(NewFamily("k8s_job_executor_informer_errors_total", "Failed LISTs and watches.",
+                            MetricType::Counter));
+    out.push_back(NewFamily("k8s_job_executor_informer_synced",
+                            "1 once the informer's first LIST completed, else 0.",
+                            MetricType::Gauge));
+    out.push_back(NewFamily("k8s_job_executor_informer_staleness_seconds",
+                            "Seconds since the informer last knew it was up to date (a LIST "
+                            "completed, or a watch event or bookmark arrived); +Inf before its "
+                            "first sync.",
+                            MetricType::Gauge));
+    for (const auto& [ns, s] : stats) {
+      double staleness = s.last_sync == absl::InfinitePast()
+                             ? std::numeric_limits<double>::infinity()
+                             : std::max(0.0, absl::ToDoubleSeconds(now - s.last_sync));
+      const double values[] = {static_cast<double>(s.objects),
+                               static_cast<double>(s.relists),
+                               static_cast<double>(s.watch_restarts),
+                               static_cast<double>(s.errors),
+                               s.synced ? 1.0 : 0.0,
+                               staleness};
+      for (size_t i = 0; i < out.size(); ++i) {
+        prometheus::ClientMetric metric;
+        metric.label = {Label("namespace", ns)};
+        if (out[i].type == MetricType::Counter) {
+          metric.counter.value = values[i];
+        } else {
+          metric.gauge.value = values[i];
+        }
+        out[i].metric.push_back(std::move(metric));
+      }
+    }
+    return out;
+  }
+
+ private:
+  const Metrics& metrics_;
+};
+
+Metrics::Metrics(std::string version, const Clock& clock)
+    : clock_(clock),
+      registry_(std::make_shared<prometheus::Registry>()),
+      kubernetes_(std::make_unique<KubernetesCollector>(*this)),
+      informers_(std::make_unique<InformerCollector>(*this)) {
+  grpc_started_ = &prometheus::BuildCounter()
+                       .Name("grpc_server_started_total")
+                       .Help("Total number of RPCs started on the server.")
+                       .Register(*registry_);
+  grpc_handled_ = &prometheus::BuildCounter()
+                       .Name("grpc_server_handled_total")
+                       .Help(
+                           "Total number of RPCs completed on the server, regardless of success "
+                           "or failure.")
+                       .Register(*registry_);
+  grpc_handling_seconds_ =
+      &prometheus::BuildHistogram()
+           .Name("grpc_server_handling_seconds")
+           .Help(
+               "Histogram of response latency (seconds) of gRPC that had been application-level "
+               "handled by the server.")
+           .Register(*registry_);
+  submissions_ = &prometheus::BuildCounter()
+                      .Name("k8s_job_executor_submissions_total")
+                      .Help(
+                          "Submit calls by result: created, adopted (a retry found its "
+                          "application), or the lowercase gRPC code of the failure.")
+                      .Register(*registry_);
+  cancellations_ = &prometheus::BuildCounter()
+                        .Name("k8s_job_executor_cancellations_total")
+                        .Help(
+                            "Cancel calls by result: requested, already_stopped, or the "
+                            "lowercase gRPC code of the failure.")
+                        .Register(*registry_);
+  // Known results start at 0, so rate() and absent() work before the first one happens.
+  for (const char* r : kSubmitResults) submissions_->Add({{"result", r}});
+  for (const char* r : kCancelResults) cancellations_->Add({{"result", r}});
+  prometheus::BuildGauge()
+      .Name("k8s_job_executor_build_info")
+      .Help("Always 1; the labels tell the running build.")
+      .Register(*registry_)
+      .Add({{"version", std::move(version)}})
+      .Set(1);
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::SetKubernetesRequests(const k8s::RequestMetrics* requests) {
+  absl::MutexLock lock(&mu_);
+  requests_ = requests;
+}
+
+void Metrics::SetInformerStats(InformerStatsSource source) {
+  absl::MutexLock lock(&mu_);
+  informer_stats_ = std::move(source);
+}
+
+void Metrics::RecordSubmit(std::string_view result) {
+  submissions_->Add({{"result", BoundedResult(result, kSubmitResults)}}).Increment();
+}
+
+void Metrics::RecordCancel(std::string_view result) {
+  cancellations_->Add({{"result", BoundedResult(result, kCancelResults)}}).Increment();
+}
+
+void Metrics::RecordGrpcStarted(std::string_view type, std::string_view service,
+                                std::string_view method) {
+  grpc_started_
+      ->Add({{"grpc_type", std::string(type)},
+             {"grpc_service", std::string(service)},
+             {"grpc_method", std::string(method)}})
+      .Increment();
+}
+
+void Metrics::RecordGrpcHandled(std::string_view type, std::string_view service,
+                                std::string_view method, grpc::StatusCode code,
+                                absl::Duration elapsed) {
+  prometheus::Labels labels = {{"grpc_type", std::string(type)},
+                               {"grpc_service", std::string(service)},
+                               {"grpc_method", std::string(method)}};
+  grpc_handling_seconds_->Add(labels, kGrpcBuckets).Observe(absl::ToDoubleSeconds(elapsed));
+  labels.emplace("grpc_code", std::string(GrpcCodeName(code)));
+  grpc_handled_->Add(labels).Increment();
+}
+
+std::string Metrics::Render() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (const prometheus::Collectable* c :
+       {static_cast<const prometheus::Collectable*>(kubernetes_.get()),
+        static_cast<const prometheus::Collectable*>(informers_.get())}) {
+    for (auto& family : c->Collect()) families.push_back(std::move(family));
+  }
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+}  // namespace kje::server
