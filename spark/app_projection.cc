@@ -38,6 +38,14 @@ std::string CapMessage(std::string_view message) {
   return std::string(message.substr(0, cut)) + "...";
 }
 
+size_t HeapBytes(const std::string& s);
+
+size_t LabelBytes(const std::vector<std::pair<std::string, std::string>>& labels) {
+  size_t bytes = labels.capacity() * sizeof(labels[0]);
+  for (const auto& [k, v] : labels) bytes += HeapBytes(k) + HeapBytes(v);
+  return bytes;
+}
+
 size_t HeapBytes(const std::string& s) {
   // Strings up to 15 bytes live inline in libstdc++.
   return s.capacity() > 15 ? s.capacity() + 1 : 0;
@@ -74,7 +82,7 @@ size_t AppProjection::ApproximateBytes() const {
   return sizeof(AppProjection) + HeapBytes(namespace_) + HeapBytes(name) + HeapBytes(uid) +
          HeapBytes(resource_version) + HeapBytes(job_id) + HeapBytes(metalake) +
          HeapBytes(unknown_current_state) + HeapBytes(current_message) +
-         history.capacity() * sizeof(StateEntry);
+         history.capacity() * sizeof(StateEntry) + LabelBytes(labels);
 }
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
@@ -96,6 +104,14 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   const rapidjson::Value* labels = json::Member(metadata, "labels");
   projection.job_id = std::string(json::String(labels, kLabelJobId).value_or(""));
   projection.managed_by_us = json::String(labels, kLabelManagedBy) == kManagedByGravitino;
+  if (labels && labels->IsObject()) {
+    projection.labels.reserve(labels->MemberCount());
+    for (const auto& m : labels->GetObject()) {
+      if (!m.value.IsString()) continue;
+      projection.labels.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()),
+                                     std::string(m.value.GetString(), m.value.GetStringLength()));
+    }
+  }
   const rapidjson::Value* annotations = json::Member(metadata, "annotations");
   projection.metalake = std::string(json::String(annotations, kAnnotationMetalake).value_or(""));
   projection.cancel_requested =

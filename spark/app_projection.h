@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -52,6 +53,8 @@ struct AppProjection {
   // kUnknown); empty otherwise, as AppStateName gives the known ones.
   std::string unknown_current_state;
   std::string current_message;  // status.currentState.message, capped at kMaxMessageBytes
+  // metadata.labels in the object's order, for label selectors answered from memory.
+  std::vector<std::pair<std::string, std::string>> labels;
 
   // The operator's name of the current state; "" when there is no state.
   std::string OperatorState() const;

@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -38,6 +40,11 @@ TEST_CASE("Metadata - labels and annotations are projected") {
   CHECK(app.job_id == "77");
   CHECK(app.metalake == "ml");
   CHECK(app.managed_by_us);
+  CHECK(std::count(app.labels.begin(), app.labels.end(),
+                   std::pair<std::string, std::string>("gravitino.apache.org/job-id", "77")) == 1);
+  CHECK(std::count(app.labels.begin(), app.labels.end(),
+                   std::pair<std::string, std::string>("app.kubernetes.io/managed-by",
+                                                       "gravitino")) == 1);
   CHECK(app.cancel_requested);
   CHECK(app.deleting);
   CHECK(app.creation_time == ParseRfc3339Millis("2026-05-12T10:00:00Z"));
