@@ -1,0 +1,580 @@
+"""The Helm chart deploy/helm/k8s-job-executor, checked the way a cluster would meet it.
+
+helm comes from scripts/fetch-tools.sh (no Debian package has it); when it can't be had, every
+test fails with the reason. `helm lint --strict` runs in both modes; `helm template` renders many
+value sets, and the manifests are checked for what would break or over-privilege the service:
+RBAC is exactly the rights the executor uses, in each job namespace; the probes hit the port the
+server listens on; the security context holds; the ConfigMap is a configuration the real binary
+accepts; the sidecar mode renders no workload and a container a parent chart can embed.
+"""
+
+import copy
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import yaml
+
+SOURCE_DIR = os.environ["KJE_SOURCE_DIR"]
+BINARY = os.environ["KJE_BINARY"]
+CHART = os.path.join(SOURCE_DIR, "deploy", "helm", "k8s-job-executor")
+FETCH_TOOLS = os.path.join(SOURCE_DIR, "scripts", "fetch-tools.sh")
+
+RELEASE = "rel"
+RELEASE_NAMESPACE = "catalog"
+FULLNAME = "rel-k8s-job-executor"
+CONFIG_PATH = "/etc/k8s-job-executor/config/config.yaml"
+
+# The rights the executor needs in a job namespace, as (apiGroup, resource, verb): nothing more.
+EXPECTED_RULES = frozenset(
+    [("spark.apache.org", "sparkapplications", v)
+     for v in ("create", "get", "list", "watch", "patch", "delete")]
+    + [("", "pods", v) for v in ("get", "list", "delete")]
+    + [("", "pods/log", "get"), ("", "events", "list")])
+
+MINIMAL = {"config": {"spark": {"image": "apache/spark:3.5.5", "sparkVersion": "3.5.5"}}}
+
+_helm = None
+_helm_error = None
+_helm_env = None
+_home = tempfile.mkdtemp(prefix="kje-helm-test-")
+
+
+def setUpModule():
+    global _helm, _helm_error, _helm_env
+    try:
+        out = subprocess.run([FETCH_TOOLS, "--print-path", "helm"], capture_output=True, text=True,
+                             timeout=540)
+    except subprocess.TimeoutExpired:
+        _helm_error = "scripts/fetch-tools.sh --print-path helm timed out"
+        return
+    if out.returncode != 0:
+        _helm_error = ("can't get helm: scripts/fetch-tools.sh --print-path helm failed (%d):\n%s"
+                       % (out.returncode, out.stderr))
+        return
+    _helm = out.stdout.strip()
+    # helm keeps caches and repositories under these; nothing of the user's is touched or read.
+    _helm_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": _home,
+                 "HELM_CACHE_HOME": os.path.join(_home, "cache"),
+                 "HELM_CONFIG_HOME": os.path.join(_home, "config"),
+                 "HELM_DATA_HOME": os.path.join(_home, "data")}
+
+
+def tearDownModule():
+    shutil.rmtree(_home, ignore_errors=True)
+
+
+def merged(*overrides):
+    """MINIMAL with overrides deep-merged in order."""
+    def merge(dst, src):
+        for k, v in src.items():
+            if isinstance(v, dict) and isinstance(dst.get(k), dict):
+                merge(dst[k], v)
+            else:
+                dst[k] = copy.deepcopy(v)
+    out = copy.deepcopy(MINIMAL)
+    for o in overrides:
+        merge(out, o)
+    return out
+
+
+def helm(*args, chart=CHART):
+    if _helm is None:
+        raise AssertionError(_helm_error)
+    return subprocess.run([_helm, *args], capture_output=True, text=True, timeout=60,
+                          env=_helm_env, cwd=chart)
+
+
+def _values_file(values):
+    f = tempfile.NamedTemporaryFile("w", suffix=".yaml", dir=_home, delete=False)
+    yaml.safe_dump(values, f)
+    f.close()
+    return f.name
+
+
+def render_raw(values, chart=CHART, namespace=RELEASE_NAMESPACE):
+    return helm("template", RELEASE, ".", "--namespace", namespace, "--values",
+                _values_file(values), chart=chart)
+
+
+def render(values, **kw):
+    out = render_raw(values, **kw)
+    if out.returncode != 0:
+        raise AssertionError("helm template failed:\n" + out.stderr)
+    return [d for d in yaml.safe_load_all(out.stdout) if d]
+
+
+def of_kind(docs, kind):
+    return [d for d in docs if d["kind"] == kind]
+
+
+def one(docs, kind, name=None):
+    found = [d for d in of_kind(docs, kind) if name is None or d["metadata"]["name"] == name]
+    assert len(found) == 1, "expected one %s %s, got %d" % (kind, name or "", len(found))
+    return found[0]
+
+
+def config_of(docs):
+    cm = one(docs, "ConfigMap", FULLNAME)
+    return yaml.safe_load(cm["data"]["config.yaml"]), cm["data"]["config.yaml"]
+
+
+def executor_container(pod_spec):
+    found = [c for c in pod_spec["containers"] if c["name"] == "k8s-job-executor"]
+    assert len(found) == 1, "no single k8s-job-executor container"
+    return found[0]
+
+
+def deployment_pod(docs):
+    return one(docs, "Deployment", FULLNAME)["spec"]["template"]["spec"]
+
+
+def sidecar_spec(docs):
+    cm = one(docs, "ConfigMap", FULLNAME + "-sidecar")
+    return yaml.safe_load(cm["data"]["sidecar.yaml"])
+
+
+def port_of(host_port):
+    return int(host_port.rsplit(":", 1)[1])
+
+
+def host_of(host_port):
+    return host_port.rsplit(":", 1)[0]
+
+
+def rule_tuples(rules):
+    out = set()
+    for r in rules:
+        assert set(r) <= {"apiGroups", "resources", "verbs"}, "unexpected rule fields: %s" % r
+        for g in r["apiGroups"]:
+            for res in r["resources"]:
+                for v in r["verbs"]:
+                    out.add((g, res, v))
+    return out
+
+
+def flatten(node, prefix=""):
+    """Dotted keys of a config map, as the server flattens it (lists are leaves)."""
+    keys = {}
+    for k, v in node.items():
+        full = prefix + "." + k if prefix else k
+        if isinstance(v, dict) and not full.startswith("spark.conf"):
+            keys.update(flatten(v, full))
+        elif isinstance(v, dict):
+            for ck, cv in v.items():
+                keys["spark.conf." + ck] = cv
+        else:
+            keys[full] = v
+    return keys
+
+
+def known_config_keys():
+    with open(os.path.join(SOURCE_DIR, "server", "config.cc")) as f:
+        text = f.read()
+    body = re.search(r"KnownConfigKeys\(\) \{(.*?)\};", text, re.S)
+    assert body, "KnownConfigKeys() not found in server/config.cc"
+    keys = set(re.findall(r'"([A-Za-z.]+)"', body.group(1)))
+    assert "server.listen" in keys and "spark.image" in keys, keys
+    return keys
+
+
+class HelmTest(unittest.TestCase):
+
+    def test_app_version_is_the_project_version(self):
+        with open(os.path.join(SOURCE_DIR, "CMakeLists.txt")) as f:
+            project = re.search(r"project\(\S+ VERSION (\S+)", f.read()).group(1)
+        with open(os.path.join(CHART, "Chart.yaml")) as f:
+            chart = yaml.safe_load(f)
+        self.assertEqual("v2", chart["apiVersion"])
+        self.assertEqual(project, str(chart["appVersion"]))
+        image = executor_container(deployment_pod(render(MINIMAL)))["image"]
+        self.assertEqual("k8s-job-executor:" + project, image)
+
+    def test_lint_strict_in_both_modes(self):
+        for values in ("ci/deployment-values.yaml", "ci/sidecar-values.yaml"):
+            out = helm("lint", "--strict", ".", "--values", values)
+            self.assertEqual(0, out.returncode, values + ":\n" + out.stdout + out.stderr)
+        # The same lint finds a template that renders broken YAML.
+        with tempfile.TemporaryDirectory(dir=_home) as d:
+            broken = os.path.join(d, "k8s-job-executor")
+            shutil.copytree(CHART, broken)
+            with open(os.path.join(broken, "templates", "service.yaml"), "a") as f:
+                f.write("  selector: [unclosed\n")
+            out = helm("lint", "--strict", ".", "--values", "ci/deployment-values.yaml",
+                       chart=broken)
+            self.assertNotEqual(0, out.returncode, out.stdout)
+            self.assertIn("service.yaml", out.stdout + out.stderr)
+
+    def test_deployment_mode_renders_the_workload(self):
+        docs = render(MINIMAL)
+        kinds = sorted(d["kind"] for d in docs)
+        self.assertEqual(sorted(["ServiceAccount", "ConfigMap", "Role", "RoleBinding", "Service",
+                                 "Deployment", "PodDisruptionBudget"]), kinds)
+        for d in docs:
+            self.assertEqual(RELEASE_NAMESPACE, d["metadata"]["namespace"], d["kind"])
+        dep = one(docs, "Deployment")
+        self.assertEqual(2, dep["spec"]["replicas"])
+        pod_labels = dep["spec"]["template"]["metadata"]["labels"]
+        for k, v in dep["spec"]["selector"]["matchLabels"].items():
+            self.assertEqual(v, pod_labels.get(k))
+        self.assertEqual(dep["spec"]["selector"]["matchLabels"],
+                         one(docs, "Service")["spec"]["selector"])
+        c = executor_container(deployment_pod(docs))
+        self.assertEqual(["serve", "--config", CONFIG_PATH], c["args"])
+
+    def test_rbac_is_exactly_the_needed_rights_in_each_job_namespace(self):
+        cases = [
+            ({}, [RELEASE_NAMESPACE]),
+            ({"jobNamespaces": ["spark-a", "spark-b", "spark-c"]},
+             ["spark-a", "spark-b", "spark-c"]),
+            ({"config": {"namespace": "jobs"}}, ["jobs"]),
+            ({"jobNamespaces": ["jobs-x", "jobs-y", "jobs-x"], "config": {"namespace": "jobs-y"}},
+             ["jobs-x", "jobs-y"]),
+        ]
+        for override, namespaces in cases:
+            with self.subTest(override=override):
+                docs = render(merged(override))
+                sa = one(docs, "ServiceAccount")["metadata"]
+                self.assertEqual(sa["name"], deployment_pod(docs)["serviceAccountName"])
+                roles = of_kind(docs, "Role")
+                bindings = of_kind(docs, "RoleBinding")
+                self.assertEqual(sorted(namespaces),
+                                 sorted(r["metadata"]["namespace"] for r in roles))
+                self.assertEqual(sorted(namespaces),
+                                 sorted(b["metadata"]["namespace"] for b in bindings))
+                self.assertEqual([], of_kind(docs, "ClusterRole"))
+                self.assertEqual([], of_kind(docs, "ClusterRoleBinding"))
+                for role in roles:
+                    self.assertEqual(EXPECTED_RULES, rule_tuples(role["rules"]))
+                for b in bindings:
+                    ns = b["metadata"]["namespace"]
+                    role = [r for r in roles if r["metadata"]["namespace"] == ns][0]
+                    self.assertEqual({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                      "name": role["metadata"]["name"]}, b["roleRef"])
+                    self.assertEqual([{"kind": "ServiceAccount", "name": sa["name"],
+                                       "namespace": sa["namespace"]}], b["subjects"])
+                # Submit is allowed exactly where the executor has rights, default included.
+                config, _ = config_of(docs)
+                self.assertEqual(sorted(namespaces), sorted(config["server"]["allowedNamespaces"]))
+                self.assertIn(config["namespace"], namespaces)
+
+    def test_rbac_and_service_account_can_be_left_to_others(self):
+        docs = render(merged({"rbac": {"create": False},
+                              "serviceAccount": {"create": False, "name": "gravitino"}}))
+        self.assertEqual([], of_kind(docs, "Role") + of_kind(docs, "RoleBinding"))
+        self.assertEqual([], of_kind(docs, "ServiceAccount"))
+        self.assertEqual("gravitino", deployment_pod(docs)["serviceAccountName"])
+        docs = render(merged({"serviceAccount": {"create": False, "name": "gravitino"}}))
+        for b in of_kind(docs, "RoleBinding"):
+            self.assertEqual("gravitino", b["subjects"][0]["name"])
+
+    def test_probes_are_grpc_on_the_port_the_server_listens_on(self):
+        for port in (50051, 6000):
+            with self.subTest(port=port):
+                docs = render(merged({"grpc": {"port": port}}))
+                config, _ = config_of(docs)
+                self.assertEqual("0.0.0.0:%d" % port, config["server"]["listen"])
+                c = executor_container(deployment_pod(docs))
+                grpc_ports = [p for p in c["ports"] if p["name"] == "grpc"]
+                self.assertEqual([port], [p["containerPort"] for p in grpc_ports])
+                for probe, service in (("livenessProbe", "liveness"),
+                                       ("readinessProbe", "readiness")):
+                    self.assertEqual({"port": port, "service": service}, c[probe]["grpc"])
+                    self.assertIsInstance(c[probe]["grpc"]["port"], int)  # named ports don't work
+                    self.assertNotIn("tcpSocket", c[probe])
+                svc = one(docs, "Service")
+                grpc_svc = [p for p in svc["spec"]["ports"] if p["name"] == "grpc"][0]
+                self.assertEqual("grpc", grpc_svc["targetPort"])
+                self.assertEqual("grpc", grpc_svc["appProtocol"])
+        c = executor_container(deployment_pod(render(merged(
+            {"startupProbe": {"enabled": True}, "livenessProbe": {"enabled": False}}))))
+        self.assertNotIn("livenessProbe", c)
+        self.assertEqual({"port": 50051, "service": "liveness"}, c["startupProbe"]["grpc"])
+
+    def test_tls_turns_the_probes_into_tcp_checks(self):
+        # kubelet's gRPC probe speaks no TLS; a gRPC probe of a TLS port would always fail.
+        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls"}}))
+        c = executor_container(deployment_pod(docs))
+        for probe in ("livenessProbe", "readinessProbe"):
+            self.assertNotIn("grpc", c[probe])
+            self.assertEqual({"port": 50051}, c[probe]["tcpSocket"])
+
+    def assert_hardened(self, container, pod_security_context=None):
+        sc = container["securityContext"]
+        self.assertIs(True, sc["runAsNonRoot"])
+        self.assertEqual(65532, sc["runAsUser"])
+        self.assertEqual(65532, sc["runAsGroup"])
+        self.assertIs(True, sc["readOnlyRootFilesystem"])
+        self.assertIs(False, sc["allowPrivilegeEscalation"])
+        self.assertIs(False, sc.get("privileged", False))
+        self.assertEqual(["ALL"], sc["capabilities"]["drop"])
+        self.assertNotIn("add", sc["capabilities"])
+        self.assertEqual({"type": "RuntimeDefault"}, sc["seccompProfile"])
+        if pod_security_context is not None:
+            self.assertIs(True, pod_security_context["runAsNonRoot"])
+            self.assertEqual(65532, pod_security_context["runAsUser"])
+            self.assertEqual({"type": "RuntimeDefault"}, pod_security_context["seccompProfile"])
+        # The root filesystem is read-only: /tmp is the one writable place, and bounded.
+        mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+        self.assertIn("/tmp", mounts)
+        res = container["resources"]
+        self.assertTrue(res["requests"]["cpu"])
+        self.assertTrue(res["requests"]["memory"])
+        self.assertTrue(res["limits"]["memory"])
+
+    def test_security_context_holds(self):
+        docs = render(MINIMAL)
+        pod = deployment_pod(docs)
+        self.assert_hardened(executor_container(pod), pod["securityContext"])
+        tmp = [v for v in pod["volumes"] if v["name"] == "kje-tmp"][0]
+        self.assertTrue(tmp["emptyDir"]["sizeLimit"])
+        self.assertIs(False, pod["enableServiceLinks"])
+        self.assertIs(True, pod["automountServiceAccountToken"])  # in-cluster API access
+        self.assert_hardened(sidecar_spec(render(merged({"mode": "sidecar"})))["containers"][0])
+
+    def test_config_is_accepted_by_the_server(self):
+        known = known_config_keys()
+        value_sets = {
+            "deployment": MINIMAL,
+            "sidecar": merged({"mode": "sidecar"}),
+            "namespaces": merged({"jobNamespaces": ["spark-a", "spark-b"],
+                                  "config": {"namespace": "spark-b"}}),
+            "no-metrics": merged({"metrics": {"enabled": False}}),
+            "spark-conf": merged({"config": {
+                "spark": {"conf": {"spark.kubernetes.scheduler.name": "yunikorn"},
+                          "ttlAfterStopMs": 12345678901},
+                "statusCacheTtlMs": 0}}),
+            "tls-token": merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                         "clientCa": {"enabled": True}},
+                                 "auth": {"token": {"enabled": True,
+                                                    "existingSecret": "kje-token"}}}),
+            "tls-separate-ca": merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                               "clientCa": {"enabled": True,
+                                                            "existingSecret": "kje-ca"}}}),
+        }
+        for name, values in value_sets.items():
+            with self.subTest(values=name):
+                docs = render(values)
+                config, text = config_of(docs)
+                self.assertNotRegex(text, r"\de[+-]\d", "a number in float notation")
+                for key in flatten(config):
+                    if not key.startswith("spark.conf."):
+                        self.assertIn(key, known)
+                files = self.mounted_files(docs, config)
+                result = self.run_server_config_check(text, files)
+                self.assertIn("can't use the Kubernetes connection", result, name)
+        # The check above can fail: a value the server rejects is reported as such.
+        bad = render(merged({"config": {"namePrefix": "Bad_Prefix"}}))
+        _, text = config_of(bad)
+        self.assertIn("invalid configuration: namePrefix", self.run_server_config_check(text, {}))
+
+    def mounted_files(self, docs, config):
+        """The files config names, checked against the pod's mounts: {path in pod: secret key}."""
+        pod = deployment_pod(docs) if of_kind(docs, "Deployment") else sidecar_spec(docs)
+        c = executor_container(pod)
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        server = config["server"]
+        paths = [server.get("tokenFile")] + list(server.get("tls", {}).values())
+        files = {}
+        for path in filter(None, paths):
+            mount = [m for m in c["volumeMounts"]
+                     if path.startswith(m["mountPath"].rstrip("/") + "/")]
+            self.assertEqual(1, len(mount), "%s is not in exactly one mount" % path)
+            self.assertNotIn("subPath", mount[0])  # a subPath mount never sees a rotated Secret
+            secret = volumes[mount[0]["name"]]["secret"]
+            item = [i for i in secret["items"]
+                    if i["path"] == path[len(mount[0]["mountPath"]) + 1:]]
+            self.assertEqual(1, len(item), "%s is not a key of Secret %s" % (path,
+                                                                             secret["secretName"]))
+            files[path] = (secret["secretName"], item[0]["key"])
+        return files
+
+    def run_server_config_check(self, config_text, files):
+        """Runs the binary on the config, in an environment with no Kubernetes connection: a valid
+        config gets as far as the connection and stops there, before anything listens."""
+        with tempfile.TemporaryDirectory(dir=_home) as d:
+            for path in files:
+                local = os.path.join(d, path.lstrip("/").replace("/", "_"))
+                with open(local, "w") as f:
+                    f.write("placeholder\n")
+                config_text = config_text.replace(path, local)
+            path = os.path.join(d, "config.yaml")
+            with open(path, "w") as f:
+                f.write(config_text)
+            out = subprocess.run([BINARY, "serve", "--config", path], capture_output=True,
+                                 text=True, timeout=30, env={"HOME": d, "PATH": "/usr/bin:/bin"})
+            self.assertEqual(2, out.returncode, out.stderr)
+            return out.stderr
+
+    def test_secrets_are_mounted_where_the_config_points(self):
+        docs = render(merged({
+            "tls": {"enabled": True, "existingSecret": "kje-tls", "certKey": "cert.pem",
+                    "keyKey": "key.pem", "clientCa": {"enabled": True, "existingSecret": "kje-ca",
+                                                       "key": "root.pem"}},
+            "auth": {"token": {"enabled": True, "existingSecret": "kje-token", "key": "t"}}}))
+        config, _ = config_of(docs)
+        files = self.mounted_files(docs, config)
+        tls = config["server"]["tls"]
+        self.assertEqual(("kje-tls", "cert.pem"), files[tls["certFile"]])
+        self.assertEqual(("kje-tls", "key.pem"), files[tls["keyFile"]])
+        self.assertEqual(("kje-ca", "root.pem"), files[tls["clientCaFile"]])
+        self.assertEqual(("kje-token", "t"), files[config["server"]["tokenFile"]])
+        # Without them, nothing is mounted and the server runs plaintext without caller auth.
+        config, _ = config_of(render(MINIMAL))
+        self.assertNotIn("tls", config["server"])
+        self.assertNotIn("tokenFile", config["server"])
+
+    def test_metrics_port(self):
+        docs = render(merged({"metrics": {"port": 9191}, "service": {"metricsPort": 9292}}))
+        config, _ = config_of(docs)
+        c = executor_container(deployment_pod(docs))
+        metrics = [p for p in c["ports"] if p["name"] == "metrics"]
+        self.assertEqual([port_of(config["server"]["metricsListen"])],
+                         [p["containerPort"] for p in metrics])
+        self.assertEqual(9191, metrics[0]["containerPort"])
+        svc = [p for p in one(docs, "Service")["spec"]["ports"] if p["name"] == "metrics"]
+        self.assertEqual([(9292, "metrics")], [(p["port"], p["targetPort"]) for p in svc])
+        self.assertEqual([], of_kind(docs, "ServiceMonitor"))
+
+        docs = render(merged({"metrics": {"serviceMonitor": {"enabled": True,
+                                                             "labels": {"release": "prom"}}}}))
+        sm = one(docs, "ServiceMonitor")
+        self.assertEqual("prom", sm["metadata"]["labels"]["release"])
+        self.assertEqual([("metrics", "/metrics")],
+                         [(e["port"], e["path"]) for e in sm["spec"]["endpoints"]])
+        self.assertEqual(one(docs, "Service")["spec"]["selector"],
+                         sm["spec"]["selector"]["matchLabels"])
+
+        docs = render(merged({"metrics": {"enabled": False}}))
+        config, _ = config_of(docs)
+        self.assertNotIn("metricsListen", config["server"])
+        self.assertEqual(["grpc"], [p["name"] for p in executor_container(
+            deployment_pod(docs))["ports"]])
+        self.assertEqual(["grpc"], [p["name"] for p in one(docs, "Service")["spec"]["ports"]])
+
+    def test_pod_disruption_budget(self):
+        cases = [({"replicaCount": 1}, False), ({"replicaCount": 2}, True),
+                 ({"replicaCount": 1, "podDisruptionBudget": {"enabled": True}}, True),
+                 ({"replicaCount": 3, "podDisruptionBudget": {"enabled": False}}, False),
+                 ({"mode": "sidecar", "podDisruptionBudget": {"enabled": True}}, False)]
+        for override, expected in cases:
+            with self.subTest(override=override):
+                docs = render(merged(override))
+                self.assertEqual(expected, len(of_kind(docs, "PodDisruptionBudget")) == 1)
+                if expected:
+                    pdb = one(docs, "PodDisruptionBudget")
+                    self.assertEqual(1, pdb["spec"]["maxUnavailable"])
+                    pod_labels = one(docs, "Deployment")["spec"]["template"]["metadata"]["labels"]
+                    for k, v in pdb["spec"]["selector"]["matchLabels"].items():
+                        self.assertEqual(v, pod_labels.get(k))
+        pdb = one(render(merged({"podDisruptionBudget": {"minAvailable": 1}})),
+                  "PodDisruptionBudget")
+        self.assertEqual({"minAvailable"}, set(pdb["spec"]) - {"selector"})
+
+    def test_sidecar_mode_renders_no_workload(self):
+        docs = render(merged({"mode": "sidecar"}))
+        self.assertEqual(sorted(["ServiceAccount", "ConfigMap", "ConfigMap", "Role",
+                                 "RoleBinding"]), sorted(d["kind"] for d in docs))
+        config, _ = config_of(docs)
+        self.assertEqual("127.0.0.1:50051", config["server"]["listen"])
+        spec = sidecar_spec(docs)
+        self.assertEqual(one(docs, "ServiceAccount")["metadata"]["name"],
+                         spec["serviceAccountName"])
+        c = executor_container(spec)
+        self.assertEqual(["serve", "--config", CONFIG_PATH], c["args"])
+        # Loopback can't be probed (kubelet probes the pod IP), nor reached from outside the pod.
+        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            self.assertNotIn(probe, c)
+        self.assertNotIn("kje-grpc", [p["name"] for p in c["ports"]])
+        mounted = {m["name"] for m in c["volumeMounts"]}
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        self.assertEqual(mounted, set(volumes))
+        self.assertEqual(FULLNAME, volumes["kje-config"]["configMap"]["name"])
+
+        # Bound to the pod IP, it is probed like the Deployment.
+        docs = render(merged({"mode": "sidecar", "grpc": {"listenHost": "0.0.0.0"}}))
+        c = executor_container(sidecar_spec(docs))
+        self.assertEqual({"port": 50051, "service": "readiness"}, c["readinessProbe"]["grpc"])
+        self.assertIn(50051, [p["containerPort"] for p in c["ports"]])
+        config, _ = config_of(docs)
+        self.assertEqual("0.0.0.0:50051", config["server"]["listen"])
+
+    def test_parent_chart_embeds_the_sidecar(self):
+        with tempfile.TemporaryDirectory(dir=_home) as parent:
+            shutil.copytree(CHART, os.path.join(parent, "charts", "k8s-job-executor"))
+            os.makedirs(os.path.join(parent, "templates"))
+            with open(os.path.join(parent, "Chart.yaml"), "w") as f:
+                yaml.safe_dump({"apiVersion": "v2", "name": "catalog", "version": "1.0.0",
+                                "dependencies": [{"name": "k8s-job-executor",
+                                                  "version": "0.1.0"}]}, f)
+            with open(os.path.join(parent, "templates", "deployment.yaml"), "w") as f:
+                f.write("""{{- $kje := index .Subcharts "k8s-job-executor" }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: catalog
+spec:
+  selector:
+    matchLabels: {app: catalog}
+  template:
+    metadata:
+      labels: {app: catalog}
+    spec:
+      serviceAccountName: {{ include "k8s-job-executor.serviceAccountName" $kje }}
+      containers:
+        - name: catalog
+          image: gravitino
+        {{- include "k8s-job-executor.sidecarContainer" $kje | nindent 8 }}
+      volumes:
+        - name: data
+          emptyDir: {}
+        {{- include "k8s-job-executor.sidecarVolumes" $kje | nindent 8 }}
+""")
+            docs = render({"k8s-job-executor": merged({"mode": "sidecar"})}, chart=parent)
+        pod = one(docs, "Deployment", "catalog")["spec"]["template"]["spec"]
+        self.assertEqual(["catalog", "k8s-job-executor"], [c["name"] for c in pod["containers"]])
+        sidecar = sidecar_spec(docs)
+        self.assertEqual(sidecar["containers"][0], executor_container(pod))
+        self.assertEqual([{"name": "data", "emptyDir": {}}] + sidecar["volumes"], pod["volumes"])
+        self.assertEqual(one(docs, "ServiceAccount")["metadata"]["name"],
+                         pod["serviceAccountName"])
+        self.assertEqual(FULLNAME, one(docs, "ConfigMap", FULLNAME)["metadata"]["name"])
+
+    def test_config_change_rolls_the_pods(self):
+        def checksum(values):
+            dep = one(render(values), "Deployment")
+            return dep["spec"]["template"]["metadata"]["annotations"]["checksum/config"]
+        self.assertEqual(checksum(MINIMAL), checksum(MINIMAL))
+        self.assertNotEqual(checksum(MINIMAL),
+                            checksum(merged({"config": {"server": {"logLevel": "debug"}}})))
+
+    def test_values_that_cannot_work_fail_the_render(self):
+        cases = [
+            ({"config": {"spark": {"image": ""}}}, "config.spark.image is required"),
+            ({"config": {"spark": {"sparkVersion": ""}}}, "config.spark.sparkVersion is required"),
+            ({"config": {"server": {"listen": "0.0.0.0:1"}}}, "config.server.listen is set by"),
+            ({"config": {"server": {"tokenFile": "/x"}}}, "config.server.tokenFile is set by"),
+            ({"config": {"server.allowedNamespaces": ["a"]}},
+             "config.server.allowedNamespaces is set by"),
+            ({"tls": {"enabled": True}}, "tls.existingSecret is required"),
+            ({"tls": {"clientCa": {"enabled": True}}}, "needs tls.enabled"),
+            ({"auth": {"token": {"enabled": True}}}, "auth.token.existingSecret is required"),
+            ({"jobNamespaces": ["a"], "config": {"namespace": "b"}}, "must be one of jobNamespaces"),
+            ({"jobNamespaces": ["Not_A_Label"]}, "is not a DNS-1123 label"),
+            ({"mode": "daemonset"}, "mode must be deployment or sidecar"),
+            ({"config": {"server": {"drainTimeoutMs": 30000}}}, "must be below"),
+            ({"metrics": {"port": 50051}}, "metrics.port must differ"),
+            ({"podDisruptionBudget": {"enabled": "maybe"}}, "podDisruptionBudget.enabled must"),
+        ]
+        for override, message in cases:
+            with self.subTest(override=override):
+                out = render_raw(merged(override))
+                self.assertNotEqual(0, out.returncode, out.stdout)
+                self.assertIn(message, out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
