@@ -35,9 +35,15 @@ readonly kPython=/usr/bin/python3
 
 tools_dir="${XDG_CACHE_HOME:-$HOME/.cache}/k8s-job-executor/tools"
 
+# usage [EXIT_CODE]: the help text, on stdout when asked for, on stderr after a mistake.
 usage() {
-  sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
+  local code=${1:-2}
+  if ((code == 0)); then
+    sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//'
+  else
+    sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  fi
+  exit "$code"
 }
 
 die() {
@@ -184,7 +190,7 @@ ensure() {
 
 main() {
   case "${1:-}" in
-    -h | --help) usage ;;
+    -h | --help) usage 0 ;;
     --print-path)
       [[ $# -eq 2 ]] || usage
       ensure "$2"

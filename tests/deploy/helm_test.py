@@ -208,6 +208,32 @@ class HelmTest(unittest.TestCase):
             self.assertNotEqual(0, out.returncode, out.stdout)
             self.assertIn("service.yaml", out.stdout + out.stderr)
 
+    def test_every_value_is_documented(self):
+        with open(os.path.join(CHART, "values.yaml")) as f:
+            text = f.read()
+        values = yaml.safe_load(text)
+        params = re.findall(r"(?m)^## @param (\S+) \S", text)
+        self.assertEqual(len(params), len(set(params)), "a @param is documented twice")
+
+        def leaves(node, prefix=""):
+            for k, v in node.items():
+                path = prefix + k
+                if isinstance(v, dict) and v and path not in params:
+                    yield from leaves(v, path + ".")
+                else:
+                    yield path
+        undocumented = [p for p in leaves(values) if p not in params]
+        self.assertEqual([], undocumented, "values without a ## @param")
+        for p in params:
+            node = values
+            for part in p.split("."):
+                self.assertIn(part, node, "@param %s names no value" % p)
+                node = node[part]
+        with open(os.path.join(CHART, "README.md")) as f:
+            readme = f.read()
+        missing = [p for p in params if "| `%s` |" % p not in readme]
+        self.assertEqual([], missing, "values missing from the README's table")
+
     def test_deployment_mode_renders_the_workload(self):
         docs = render(MINIMAL)
         kinds = sorted(d["kind"] for d in docs)
