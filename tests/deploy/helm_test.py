@@ -369,6 +369,8 @@ class HelmTest(unittest.TestCase):
             "namespaces": merged({"jobNamespaces": ["spark-a", "spark-b"],
                                   "config": {"namespace": "spark-b"}}),
             "no-metrics": merged({"metrics": {"enabled": False}}),
+            "ipv6": merged({"grpc": {"listenHost": "::"}, "metrics": {"listenHost": "::"}}),
+
             "spark-conf": merged({"config": {
                 "spark": {"conf": {"spark.kubernetes.scheduler.name": "yunikorn"},
                           "ttlAfterStopMs": 12345678901},
@@ -584,7 +586,8 @@ spec:
             ({"config": {"server": {"listen": "0.0.0.0:1"}}}, "config.server.listen is set by"),
             ({"config": {"server": {"tokenFile": "/x"}}}, "config.server.tokenFile is set by"),
             ({"config": {"server.allowedNamespaces": ["a"]}},
-             "config.server.allowedNamespaces is set by"),
+             "config.server.allowedNamespaces: write configuration keys nested"),
+            ({"config": {"spark.image": "x"}}, "config.spark.image: write configuration keys"),
             ({"tls": {"enabled": True}}, "tls.existingSecret is required"),
             ({"tls": {"clientCa": {"enabled": True}}}, "needs tls.enabled"),
             ({"auth": {"token": {"enabled": True}}}, "auth.token.existingSecret is required"),

@@ -135,25 +135,15 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- if include "k8s-job-executor.sidecar" . }}292{{ else }}288{{ end }}
 {{- end }}
 
-{{/*
-Rewrites, in place, the whole-number floats of a values map (how Helm reads numbers from YAML
-files) as integers, so toYaml writes 604800000 and not 6.048e+08, which the server would reject.
-*/}}
-{{- define "k8s-job-executor.integralNumbers" -}}
-{{- $m := . }}
-{{- range $k, $v := $m }}
-{{- if kindIs "map" $v }}
-{{- include "k8s-job-executor.integralNumbers" $v }}
-{{- else if and (kindIs "float64" $v) (eq $v (floor $v)) }}
-{{- $_ := set $m $k (int64 $v) }}
-{{- end }}
-{{- end }}
-{{- end }}
-
 {{/* Fails the render on values that can't work, with a message that names the value. */}}
 {{- define "k8s-job-executor.validate" -}}
 {{- if not (has .Values.mode (list "deployment" "sidecar")) }}
 {{- fail (printf "mode must be deployment or sidecar, got %q" (toString .Values.mode)) }}
+{{- end }}
+{{- range $key, $_ := .Values.config }}
+{{- if contains "." $key }}
+{{- fail (printf "config.%s: write configuration keys nested, as values.yaml does (a dotted key next to its nested twin is a key set twice for the server)" $key) }}
+{{- end }}
 {{- end }}
 {{- $spark := .Values.config.spark | default dict }}
 {{- if not $spark.image }}
@@ -165,13 +155,8 @@ files) as integers, so toYaml writes 604800000 and not 6.048e+08, which the serv
 {{- $server := .Values.config.server | default dict }}
 {{- $owned := dict "listen" "grpc.listenHost and grpc.port" "metricsListen" "metrics.*" "tls" "tls.*" "tokenFile" "auth.token.*" "allowedNamespaces" "jobNamespaces" }}
 {{- range $key, $instead := $owned }}
-{{- if or (hasKey $server $key) (hasKey $.Values.config (printf "server.%s" $key)) }}
+{{- if hasKey $server $key }}
 {{- fail (printf "config.server.%s is set by the chart: use %s instead" $key $instead) }}
-{{- end }}
-{{- end }}
-{{- range $key, $_ := .Values.config }}
-{{- if hasPrefix "server.tls." $key }}
-{{- fail (printf "config.%s is set by the chart: use tls.* instead" $key) }}
 {{- end }}
 {{- end }}
 {{- $port := int .Values.grpc.port }}
@@ -215,7 +200,6 @@ files) as integers, so toYaml writes 604800000 and not 6.048e+08, which the serv
 {{/* The server's configuration file (YAML; see server/config.h). */}}
 {{- define "k8s-job-executor.configYaml" -}}
 {{- $cfg := deepCopy .Values.config }}
-{{- include "k8s-job-executor.integralNumbers" $cfg }}
 {{- $server := dict }}
 {{- if kindIs "map" $cfg.server }}
 {{- $server = $cfg.server }}
