@@ -58,6 +58,33 @@ void AppCache::ObserveGone(const std::string& ns, std::string_view name) {
   if (auto informer = InformerFor(ns, false)) informer->ObserveGone(name);
 }
 
+std::optional<AppCache::Subscription> AppCache::Subscribe(const std::string& ns,
+                                                          AppListener listener) {
+  auto informer = InformerFor(ns, true);
+  if (informer == nullptr) return std::nullopt;
+  return Subscription{ns, informer->Subscribe(std::move(listener))};
+}
+
+void AppCache::Unsubscribe(const Subscription& subscription) {
+  std::shared_ptr<AppInformer> informer;
+  {
+    // Also after Stop(): the informer still holds the listener.
+    absl::MutexLock lock(&mu_);
+    auto it = informers_.find(subscription.namespace_);
+    if (it == informers_.end()) return;
+    informer = it->second;
+  }
+  informer->Unsubscribe(subscription.id);
+}
+
+std::optional<std::vector<spark::AppProjection>> AppCache::ListAfter(
+    const std::string& ns, std::string_view after, size_t limit,
+    const std::function<bool(const spark::AppProjection&)>& filter) {
+  auto informer = InformerFor(ns, true);
+  if (informer == nullptr || !informer->synced()) return std::nullopt;
+  return informer->ListAfter(after, limit, filter);
+}
+
 bool AppCache::AllSynced() const {
   absl::MutexLock lock(&mu_);
   for (const auto& [ns, informer] : informers_) {

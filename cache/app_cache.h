@@ -36,6 +36,22 @@ class AppCache {
   void ObserveWrite(const spark::AppProjection& app);
   void ObserveGone(const std::string& ns, std::string_view name);
 
+  // Listens to the changes of `ns`'s applications (starting its informer if needed). nullopt when
+  // disabled or stopped. See AppInformer::Subscribe.
+  struct Subscription {
+    std::string namespace_;
+    uint64_t id = 0;
+  };
+  std::optional<Subscription> Subscribe(const std::string& ns, AppListener listener);
+  void Unsubscribe(const Subscription& subscription);
+
+  // A page of `ns`'s applications from memory (AppInformer::ListAfter), or nullopt when the cache
+  // can't answer: disabled, or the namespace's informer hasn't completed its first list (it is
+  // started, so a later call may answer).
+  std::optional<std::vector<spark::AppProjection>> ListAfter(
+      const std::string& ns, std::string_view after, size_t limit,
+      const std::function<bool(const spark::AppProjection&)>& filter);
+
   // Whether every informer has completed its first list.
   bool AllSynced() const;
   std::vector<std::pair<std::string, InformerStats>> Stats() const;

@@ -1,8 +1,12 @@
 #include "cache/app_informer.h"
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <map>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -64,13 +68,62 @@ class AppInformerImpl final : public AppInformer,
   }
 
   void ObserveWrite(const spark::AppProjection& app) override {
-    absl::MutexLock lock(&mu_);
-    UpsertLocked(app);
+    {
+      absl::MutexLock lock(&mu_);
+      UpsertLocked(app);
+    }
+    Notify();
   }
 
   void ObserveGone(std::string_view name) override {
-    absl::MutexLock lock(&mu_);
-    apps_.erase(ToAbsl(name));
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = apps_.find(ToAbsl(name));
+      if (it != apps_.end()) {
+        QueueLocked(AppEvent::Type::kDeleted, it->second);
+        apps_.erase(it);
+      }
+    }
+    Notify();
+  }
+
+  uint64_t Subscribe(AppListener listener) override {
+    absl::MutexLock lock(&listeners_mu_);
+    uint64_t id = ++last_listener_id_;
+    listeners_.emplace(id, std::move(listener));
+    has_listeners_.store(true, std::memory_order_release);
+    return id;
+  }
+
+  void Unsubscribe(uint64_t id) override {
+    if (notifying_thread_.load(std::memory_order_acquire) == std::this_thread::get_id()) {
+      // From inside a listener: the lock is ours already; Notify() drops it after the call.
+      removed_in_callback_.push_back(id);
+      return;
+    }
+    absl::MutexLock lock(&listeners_mu_);
+    listeners_.erase(id);
+    has_listeners_.store(!listeners_.empty(), std::memory_order_release);
+  }
+
+  std::vector<spark::AppProjection> ListAfter(
+      std::string_view after, size_t limit,
+      const std::function<bool(const spark::AppProjection&)>& filter) const override {
+    std::vector<const spark::AppProjection*> matches;
+    absl::ReaderMutexLock lock(&mu_);
+    for (const auto& [name, app] : apps_) {
+      if (name > after && filter(app)) matches.push_back(&app);
+    }
+    auto by_name = [](const spark::AppProjection* a, const spark::AppProjection* b) {
+      return a->name < b->name;
+    };
+    size_t n = std::min(limit, matches.size());
+    std::partial_sort(matches.begin(), matches.begin() + static_cast<ptrdiff_t>(n), matches.end(),
+                      by_name);
+    std::vector<spark::AppProjection> page;
+    page.reserve(n);
+    for (size_t i = 0; i < n; ++i) page.push_back(*matches[i]);
+    return page;
   }
 
   InformerStats stats() const override {
@@ -88,8 +141,43 @@ class AppInformerImpl final : public AppInformer,
     if (it == apps_.end()) {
       apps_.emplace(app.name, app);
     } else if (Supersedes(app.resource_version, it->second.resource_version)) {
+      if (it->second.resource_version == app.resource_version) return;  // nothing new
       it->second = app;
+    } else {
+      return;
     }
+    QueueLocked(AppEvent::Type::kUpserted, app);
+  }
+
+  // Changes are queued under mu_, in the order they are made, and delivered by Notify() outside
+  // it: a listener never holds up reads, and delivery order is change order.
+  void QueueLocked(AppEvent::Type type, const spark::AppProjection& app)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!has_listeners_.load(std::memory_order_acquire)) return;
+    pending_.push_back(AppEvent{type, app});
+  }
+
+  void Notify() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock deliver(&listeners_mu_);
+    std::vector<AppEvent> events;
+    {
+      absl::MutexLock lock(&mu_);
+      events.swap(pending_);
+    }
+    if (events.empty()) return;
+    notifying_thread_.store(std::this_thread::get_id(), std::memory_order_release);
+    for (const AppEvent& event : events) {
+      for (auto& [id, listener] : listeners_) {
+        if (std::find(removed_in_callback_.begin(), removed_in_callback_.end(), id) ==
+            removed_in_callback_.end()) {
+          listener(event);
+        }
+      }
+    }
+    notifying_thread_.store(std::thread::id(), std::memory_order_release);
+    for (uint64_t id : removed_in_callback_) listeners_.erase(id);
+    removed_in_callback_.clear();
+    has_listeners_.store(!listeners_.empty(), std::memory_order_release);
   }
 
   void StartListLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -126,6 +214,12 @@ class AppInformerImpl final : public AppInformer,
         }
       }
     }
+    OnListPageLocked(gen, std::move(page), std::move(parsed));
+    Notify();
+  }
+
+  void OnListPageLocked(uint64_t gen, absl::StatusOr<k8s::ListPage> page,
+                        std::vector<spark::AppProjection> parsed) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     if (gen != generation_ || !running_) return;
     call_.reset();
@@ -164,6 +258,18 @@ class AppInformerImpl final : public AppInformer,
       if (it == building_.end() ||
           CompareResourceVersions(app.resource_version, it->second.resource_version) > 0) {
         building_.insert_or_assign(name, std::move(app));
+      }
+    }
+    if (has_listeners_.load(std::memory_order_acquire)) {
+      // What the relist found that the watch had missed, as events.
+      for (const auto& [name, app] : building_) {
+        auto old = apps_.find(name);
+        if (old == apps_.end() || old->second.resource_version != app.resource_version) {
+          QueueLocked(AppEvent::Type::kUpserted, app);
+        }
+      }
+      for (const auto& [name, app] : apps_) {
+        if (!building_.contains(name)) QueueLocked(AppEvent::Type::kDeleted, app);
       }
     }
     apps_.swap(building_);
@@ -208,6 +314,12 @@ class AppInformerImpl final : public AppInformer,
         app = *std::move(parsed);
       }
     }
+    ApplyEvent(gen, event, std::move(app));
+    Notify();
+  }
+
+  void ApplyEvent(uint64_t gen, const k8s::WatchEvent& event,
+                  std::optional<spark::AppProjection> app) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     if (gen != generation_ || !running_) return;
     if (!event.resource_version.empty()) resource_version_ = event.resource_version;
@@ -218,6 +330,7 @@ class AppInformerImpl final : public AppInformer,
       auto it = apps_.find(app->name);
       if (it != apps_.end() && Supersedes(app->resource_version, it->second.resource_version)) {
         apps_.erase(it);
+        QueueLocked(AppEvent::Type::kDeleted, *app);
       }
     } else {
       UpsertLocked(*app);
@@ -289,6 +402,16 @@ class AppInformerImpl final : public AppInformer,
   std::shared_ptr<k8s::CallHandle> call_ ABSL_GUARDED_BY(mu_);
   boost::asio::steady_timer timer_ ABSL_GUARDED_BY(mu_);
   InformerStats stats_ ABSL_GUARDED_BY(mu_);
+  std::vector<AppEvent> pending_ ABSL_GUARDED_BY(mu_);
+
+  // Held while listeners run, so they run one at a time and in order. Taken before mu_.
+  absl::Mutex listeners_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::map<uint64_t, AppListener> listeners_ ABSL_GUARDED_BY(listeners_mu_);
+  uint64_t last_listener_id_ ABSL_GUARDED_BY(listeners_mu_) = 0;
+  std::vector<uint64_t> removed_in_callback_ ABSL_GUARDED_BY(listeners_mu_);
+  std::atomic<std::thread::id> notifying_thread_;
+  // Lets the hot paths skip queueing when nobody listens.
+  std::atomic<bool> has_listeners_ = false;
 };
 
 }  // namespace

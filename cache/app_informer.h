@@ -14,10 +14,12 @@
 // later never replaces a newer one.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "base/clock.h"
@@ -56,6 +58,14 @@ struct InformerStats {
   std::string resource_version;
 };
 
+// A change of the informer's snapshot: `app` is the new version, or for kDeleted the last one.
+struct AppEvent {
+  enum class Type { kUpserted, kDeleted };
+  Type type = Type::kUpserted;
+  spark::AppProjection app;
+};
+using AppListener = std::function<void(const AppEvent&)>;
+
 class AppInformer {
  public:
   virtual ~AppInformer() = default;
@@ -78,6 +88,20 @@ class AppInformer {
   virtual void ObserveGone(std::string_view name) = 0;
 
   virtual InformerStats stats() const = 0;
+
+  // Calls `listener` for every change of the snapshot from now on (watch events, our own writes,
+  // the differences a relist finds), in the order the changes were made, one call at a time.
+  // A listener must not block; it may be called on any thread. Returns an id for Unsubscribe.
+  virtual uint64_t Subscribe(AppListener listener) = 0;
+  // After it returns, the listener is not running and won't be called again (unless called from
+  // the listener itself, which only marks it removed).
+  virtual void Unsubscribe(uint64_t id) = 0;
+
+  // Up to `limit` applications whose names sort after `after` and that `filter` accepts, in name
+  // order: a page of a listing served from memory.
+  virtual std::vector<spark::AppProjection> ListAfter(
+      std::string_view after, size_t limit,
+      const std::function<bool(const spark::AppProjection&)>& filter) const = 0;
 };
 
 // `io` runs the backoff timers; it must be the client's io_context and outlive the informer's

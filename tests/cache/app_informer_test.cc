@@ -1,11 +1,14 @@
 #include "cache/app_informer.h"
 
+#include <algorithm>
+#include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "k8s/errors.h"
 #include "tests/fakes/fake_kube_client.h"
 
@@ -232,6 +235,113 @@ TEST_CASE("informer: resourceVersion comparison", "[informer]") {
   CHECK(CompareResourceVersions("10", "10") == 0);
   CHECK_FALSE(CompareResourceVersions("abc", "10").has_value());
   CHECK_FALSE(CompareResourceVersions("", "10").has_value());
+}
+
+}  // namespace
+}  // namespace kje::cache
+
+namespace kje::cache {
+namespace {
+
+// What a listener saw, as "U:name@rv" / "D:name@rv".
+struct Recorder {
+  absl::Mutex mu;
+  std::vector<std::string> seen ABSL_GUARDED_BY(mu);
+
+  AppListener Listener() {
+    return [this](const AppEvent& e) {
+      absl::MutexLock lock(&mu);
+      seen.push_back(absl::StrCat(e.type == AppEvent::Type::kDeleted ? "D:" : "U:", e.app.name, "@",
+                                  e.app.resource_version));
+    };
+  }
+  std::vector<std::string> Seen() {
+    absl::MutexLock lock(&mu);
+    return seen;
+  }
+};
+
+TEST_CASE("informer: listeners get every change in order, and only changes", "[informer]") {
+  Fixture f;
+  Recorder r;
+  f.informer->Subscribe(r.Listener());
+  auto watch = f.Sync();
+  using T = k8s::WatchEvent::Type;
+  f.client->SendEvent(watch, Event(T::kModified, "a", "21", "DriverRequested"));
+  f.client->SendEvent(watch, Event(T::kAdded, "n", "22", ""));
+  f.client->SendEvent(watch, Event(T::kDeleted, "b", "23", "RunningHealthy"));
+  // Not changes: an older replay, the same version again, a bookmark, a delete of an unknown app.
+  f.client->SendEvent(watch, Event(T::kModified, "a", "15", "Submitted"));
+  f.client->SendEvent(watch, Event(T::kModified, "a", "21", "DriverRequested"));
+  f.client->SendEvent(watch, Event(T::kBookmark, "", "30", ""));
+  f.client->SendEvent(watch, Event(T::kDeleted, "zz", "31", ""));
+  f.client->Barrier();
+  f.informer->ObserveWrite(Projection("a", "32", "DriverReady"));
+  f.informer->ObserveGone("n");
+  f.informer->ObserveGone("never-there");
+  // The first list's snapshot counts as a change too (a and b appeared, in no particular order).
+  std::vector<std::string> seen = r.Seen();
+  REQUIRE(seen.size() == 7);
+  std::sort(seen.begin(), seen.begin() + 2);
+  CHECK(seen == std::vector<std::string>{"U:a@10", "U:b@11", "U:a@21", "U:n@22", "D:b@23", "U:a@32",
+                                         "D:n@22"});
+}
+
+TEST_CASE("informer: a relist reports what the watch missed", "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  Recorder r;
+  f.informer->Subscribe(r.Listener());
+  f.client->EndWatch(watch, k8s::MakeApiStatus({410, "Expired", "too old resource version"}));
+  auto next = f.Next("list");
+  // a changed, b vanished, c appeared; nothing about an unchanged one.
+  f.client->CompleteList(
+      next, Page({AppJson("a", "40", "RunningHealthy"), AppJson("c", "41", "")}, "50", ""));
+  f.Next("watch");
+  f.client->Barrier();  // the watch is opened before the listeners are told
+  std::vector<std::string> seen = r.Seen();
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<std::string>{"D:b@11", "U:a@40", "U:c@41"});
+}
+
+TEST_CASE("informer: unsubscribed listeners hear nothing more, even from inside a call",
+          "[informer]") {
+  Fixture f;
+  Recorder kept;
+  Recorder dropped;
+  f.informer->Subscribe(kept.Listener());
+  uint64_t id = f.informer->Subscribe(dropped.Listener());
+  std::atomic<int> self_calls = 0;
+  std::shared_ptr<AppInformer> informer = f.informer;
+  std::atomic<uint64_t> self_id = 0;
+  self_id = f.informer->Subscribe([&](const AppEvent&) {
+    ++self_calls;
+    informer->Unsubscribe(self_id);  // must not deadlock
+  });
+  f.informer->ObserveWrite(Projection("x", "1", ""));
+  f.informer->Unsubscribe(id);
+  f.informer->ObserveWrite(Projection("x", "2", ""));
+  CHECK(kept.Seen() == std::vector<std::string>{"U:x@1", "U:x@2"});
+  CHECK(dropped.Seen() == std::vector<std::string>{"U:x@1"});
+  CHECK(self_calls == 1);
+}
+
+TEST_CASE("informer: pages of the snapshot in name order, filtered", "[informer]") {
+  Fixture f;
+  f.Sync();
+  for (const char* name : {"e", "d", "c"}) f.informer->ObserveWrite(Projection(name, "30", ""));
+  auto all = [](const spark::AppProjection&) { return true; };
+  auto names = [](const std::vector<spark::AppProjection>& page) {
+    std::string out;
+    for (const auto& app : page) out += app.name;
+    return out;
+  };
+  CHECK(names(f.informer->ListAfter("", 2, all)) == "ab");
+  CHECK(names(f.informer->ListAfter("b", 2, all)) == "cd");
+  CHECK(names(f.informer->ListAfter("d", 2, all)) == "e");
+  CHECK(names(f.informer->ListAfter("e", 2, all)).empty());
+  auto no_state = [](const spark::AppProjection& app) { return !spark::HasState(app); };
+  CHECK(names(f.informer->ListAfter("", 10, no_state)) == "cde");
 }
 
 }  // namespace
