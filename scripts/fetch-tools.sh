@@ -33,7 +33,7 @@ readonly kNpmPackTimeoutS=300
 readonly kLockTimeoutS=600
 readonly kPython=/usr/bin/python3
 
-tools_dir="${XDG_CACHE_HOME:-$HOME/.cache}/k8s-job-executor/tools"
+tools_dir="${XDG_CACHE_HOME:-${HOME:?neither XDG_CACHE_HOME nor HOME is set}/.cache}/k8s-job-executor/tools"
 
 # usage [EXIT_CODE]: the help text, on stdout when asked for, on stderr after a mistake.
 usage() {
