@@ -1,32 +1,49 @@
 // k8s-job-executor: runs Spark jobs on Kubernetes as SparkApplications and answers
-// Submit / Status / Cancel / Output for them over gRPC.
+// Submit / Status / Cancel / Output for them over gRPC (`serve`), and is its own client (the
+// sub-commands of cli/).
 
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cli/cli.h"
+#include "cli/client.h"
+#include "cli/exit_codes.h"
 #include "server/serve.h"
 
 namespace {
 
-constexpr char kUsage[] =
-    "usage: k8s-job-executor <command> [flags]\n"
-    "\n"
-    "commands:\n"
-    "  serve     run the gRPC server (see `k8s-job-executor serve --help`)\n"
-    "  version   print the version\n";
+std::string Usage() {
+  return std::string(
+             "usage: k8s-job-executor <command> [flags]\n"
+             "\n"
+             "server:\n"
+             "  serve     run the gRPC server (see `k8s-job-executor serve --help`)\n"
+             "  version   print the version\n"
+             "\n"
+             "client (see `k8s-job-executor <command> --help`):\n") +
+         kje::cli::CommandsHelp() + "\n" + kje::cli::ExitCodeHelp();
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-    std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+    std::cout << Usage();
+    return args.empty() ? kje::cli::kExitUsage : kje::cli::kExitOk;
   }
   if (args[0] == "version" || args[0] == "--version") {
     std::cout << "k8s-job-executor " << KJE_VERSION << "\n";
     return 0;
+  }
+  if (kje::cli::IsCommand(args[0])) {
+    kje::cli::Io io{std::cout, std::cerr, {}};
+    if (const char* server = std::getenv(kje::cli::kServerEnv)) {
+      io.env[kje::cli::kServerEnv] = server;
+    }
+    return kje::cli::Run(args, io);
   }
   if (args[0] == "serve") {
     auto parsed = kje::server::ParseServeArgs({args.begin() + 1, args.end()});
@@ -41,6 +58,6 @@ int main(int argc, char** argv) {
     }
     return kje::server::RunServe(*parsed);
   }
-  std::cerr << "k8s-job-executor: unknown command \"" << args[0] << "\"\n" << kUsage;
+  std::cerr << "k8s-job-executor: unknown command \"" << args[0] << "\"\n" << Usage();
   return 2;
 }

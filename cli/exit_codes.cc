@@ -1,0 +1,100 @@
+#include "cli/exit_codes.h"
+
+namespace kje::cli {
+
+using jobexecutor::v1::JobInfo;
+
+int ExitCodeForRpc(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return kExitOk;
+    case grpc::StatusCode::NOT_FOUND:
+      return kExitNotFound;
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return kExitUnavailable;
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return kExitAuth;
+    default:
+      return kExitError;
+  }
+}
+
+int ExitCodeForJob(JobInfo::Status status) {
+  switch (status) {
+    case JobInfo::SUCCEEDED:
+      return kExitOk;
+    case JobInfo::FAILED:
+      return kExitJobFailed;
+    case JobInfo::CANCELLED:
+      return kExitJobCancelled;
+    case JobInfo::QUEUED:
+    case JobInfo::STARTED:
+    case JobInfo::CANCELLING:
+      return kExitJobNotFinished;
+    default:
+      // A status this build doesn't know: it is not a success a script may rely on.
+      return kExitError;
+  }
+}
+
+bool IsTerminal(JobInfo::Status status) {
+  return status == JobInfo::SUCCEEDED || status == JobInfo::FAILED || status == JobInfo::CANCELLED;
+}
+
+const char* GrpcCodeName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN_CODE";
+  }
+}
+
+const char* ExitCodeHelp() {
+  return "exit codes:\n"
+         "  0  OK; for status and watch: the job SUCCEEDED\n"
+         "  1  other error (e.g. INVALID_ARGUMENT, ALREADY_EXISTS, INTERNAL)\n"
+         "  2  usage error: bad flags or job file; nothing was sent\n"
+         "  3  the job FAILED (status, watch)\n"
+         "  4  the job was CANCELLED (status, watch)\n"
+         "  5  the job has not finished: QUEUED, STARTED or CANCELLING (status)\n"
+         "  6  NOT_FOUND: no such job, or a malformed execution id\n"
+         "  7  UNAVAILABLE or DEADLINE_EXCEEDED: the server or Kubernetes can't be reached; retry\n"
+         "  8  UNAUTHENTICATED or PERMISSION_DENIED: check --token-file and the TLS flags\n";
+}
+
+}  // namespace kje::cli

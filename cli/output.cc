@@ -1,0 +1,97 @@
+#include "cli/output.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace kje::cli {
+namespace {
+
+using jobexecutor::v1::JobInfo;
+
+std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::string StatusName(JobInfo::Status status) { return JobInfo::Status_Name(status); }
+
+}  // namespace
+
+std::string ToJson(const google::protobuf::Message& message, bool multiline) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = multiline;
+  options.always_print_primitive_fields = true;
+  std::string out;
+  auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+  if (!status.ok()) return absl::StrCat("{\"error\": \"can't print as JSON\"}");
+  // Pretty output already ends with a line feed, a single line doesn't.
+  if (!multiline || out.empty() || out.back() != '\n') out.push_back('\n');
+  return out;
+}
+
+std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      absl::StrAppend(&line, row[i]);
+      if (i + 1 < row.size()) line.append(widths[i] - row[i].size() + 2, ' ');
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+std::string FormatTimestamp(const JobInfo& info, bool finished) {
+  bool has = finished ? info.has_finished_at() : info.has_started_at();
+  if (!has) return "-";
+  const auto& ts = finished ? info.finished_at() : info.started_at();
+  absl::Time t = absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos());
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E*SZ", t, absl::UTCTimeZone());
+}
+
+std::string FormatJobInfo(const JobInfo& info) {
+  return FormatTable({
+      {"EXECUTION ID", OrDash(info.execution_id())},
+      {"JOB ID", OrDash(info.job_id())},
+      {"STATUS", StatusName(info.status())},
+      {"OPERATOR STATE", OrDash(info.operator_state())},
+      {"STARTED", FormatTimestamp(info, false)},
+      {"FINISHED", FormatTimestamp(info, true)},
+      {"NAMESPACE", OrDash(info.namespace_())},
+      {"NAME", OrDash(info.name())},
+      {"DRIVER POD", OrDash(info.driver_pod())},
+      {"MESSAGE", OrDash(info.message())},
+  });
+}
+
+std::string FormatJobList(const std::vector<JobInfo>& jobs) {
+  std::vector<std::vector<std::string>> rows = {
+      {"EXECUTION ID", "JOB ID", "STATUS", "OPERATOR STATE", "STARTED", "FINISHED"}};
+  for (const JobInfo& j : jobs) {
+    rows.push_back({OrDash(j.execution_id()), OrDash(j.job_id()), StatusName(j.status()),
+                    OrDash(j.operator_state()), FormatTimestamp(j, false),
+                    FormatTimestamp(j, true)});
+  }
+  return FormatTable(rows);
+}
+
+std::string FormatTransition(absl::Duration elapsed, const JobInfo& info, bool with_id) {
+  std::string line = absl::StrFormat("  +%.1fs  ", absl::ToDoubleSeconds(elapsed));
+  if (with_id) absl::StrAppend(&line, info.execution_id(), "  ");
+  // CANCELLING is the longest status name.
+  absl::StrAppend(&line, absl::StrFormat("%-10s", StatusName(info.status())));
+  if (!info.operator_state().empty()) absl::StrAppend(&line, "  ", info.operator_state());
+  if (!info.message().empty()) absl::StrAppend(&line, "  (", info.message(), ")");
+  // Trailing padding of a short line serves nobody.
+  line.erase(line.find_last_not_of(' ') + 1);
+  return absl::StrCat(line, "\n");
+}
+
+}  // namespace kje::cli

@@ -1,0 +1,411 @@
+#include "cli/cli.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "cli/exit_codes.h"
+#include "tests/cli/fake_job_executor.h"
+
+namespace kje::cli {
+namespace {
+
+using testing::FakeServer;
+using testing::SteppingClock;
+namespace pb = jobexecutor::v1;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result RunCli(const std::vector<std::string>& args, const Clock& clock = RealClock::Get(),
+              std::map<std::string, std::string> env = {}) {
+  std::ostringstream out, err;
+  Io io{out, err, std::move(env), clock};
+  int code = Run(args, io);
+  return {code, out.str(), err.str()};
+}
+
+std::string WriteFile(const std::string& name, const std::string& content) {
+  std::ofstream f(name);
+  f << content;
+  return name;
+}
+
+pb::JobInfo Job(const std::string& id, pb::JobInfo::Status status, const std::string& op = "") {
+  pb::JobInfo info;
+  info.set_execution_id(id);
+  info.set_status(status);
+  info.set_operator_state(op);
+  return info;
+}
+
+constexpr char kId[] = "default/sparkapp/default/gravitino-job-1001";
+
+TEST_CASE("submit sends the job file's request with flag overrides and prints the id") {
+  FakeServer server;
+  server.service().submit_response.set_execution_id(kId);
+  std::string job = WriteFile("cli_test_job.yaml", R"(
+jobId: "1"
+metalake: lake
+template:
+  name: spark-pi
+  executable: local:///opt/spark/examples/jars/spark-examples.jar
+  arguments: ["100"]
+  spark:
+    className: org.apache.spark.examples.SparkPi
+    configs: {spark.executor.instances: "2"}
+)");
+  Result r = RunCli({"submit", "-f", job, "--job-id", "1001", "--conf", "kubesim.outcome=fail",
+                     "--namespace", "spark-jobs", "--server", server.address()});
+  std::remove(job.c_str());
+  CHECK(r.code == 0);
+  CHECK(r.out == std::string(kId) + "\n");
+  CHECK(r.err.empty());
+  auto rec = server.service().recorded();
+  REQUIRE(rec.submits.size() == 1);
+  const pb::SubmitRequest& req = rec.submits[0];
+  CHECK(req.job_id() == "1001");
+  CHECK(req.metalake() == "lake");
+  CHECK(req.template_().arguments(0) == "100");
+  CHECK(req.template_().spark().class_name() == "org.apache.spark.examples.SparkPi");
+  const auto& conf = req.template_().spark().configs();
+  CHECK(conf.at("spark.executor.instances") == "2");
+  CHECK(conf.at("kubesim.outcome") == "fail");
+  CHECK(conf.at("spark.kubernetes.namespace") == "spark-jobs");
+  CHECK(rec.had_deadline);  // unary calls get the default deadline
+}
+
+TEST_CASE("submit from flags alone, JSON output, and the adopted note") {
+  FakeServer server;
+  server.service().submit_response.set_execution_id(kId);
+  server.service().submit_response.set_adopted(true);
+  Result r = RunCli({"submit",
+                     "--job-id",
+                     "1001",
+                     "--name",
+                     "pi",
+                     "--executable",
+                     "local:///app.jar",
+                     "--class",
+                     "Main",
+                     "--arg",
+                     "a",
+                     "--arg",
+                     "b",
+                     "--jar",
+                     "https://x/dep.jar",
+                     "--file",
+                     "s3a://f",
+                     "--archive",
+                     "s3a://z.zip",
+                     "--comment",
+                     "c",
+                     "--metalake",
+                     "m",
+                     "-o",
+                     "json",
+                     "--server",
+                     server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"executionId\": \"" + std::string(kId) + "\"") != std::string::npos);
+  CHECK(r.out.find("\"adopted\": true") != std::string::npos);
+  auto rec = server.service().recorded();
+  REQUIRE(rec.submits.size() == 1);
+  const auto& t = rec.submits[0].template_();
+  CHECK(t.name() == "pi");
+  CHECK(t.comment() == "c");
+  CHECK(std::vector<std::string>(t.arguments().begin(), t.arguments().end()) ==
+        std::vector<std::string>{"a", "b"});
+  CHECK(t.spark().jars(0) == "https://x/dep.jar");
+  CHECK(t.spark().files(0) == "s3a://f");
+  CHECK(t.spark().archives(0) == "s3a://z.zip");
+  CHECK(rec.submits[0].metalake() == "m");
+
+  Result table = RunCli({"submit", "--job-id", "1001", "--name", "pi", "--executable",
+                         "local:///app.jar", "--server", server.address()});
+  CHECK(table.out == std::string(kId) + "\n");
+  CHECK(table.err == "job 1001 already had an application; adopted it\n");
+}
+
+TEST_CASE("submit refuses an incomplete job before sending anything") {
+  FakeServer server;
+  Result r = RunCli({"submit", "--job-id", "1", "--name", "pi", "--server", server.address()});
+  CHECK(r.code == kExitUsage);
+  CHECK(r.err.find("template.executable: is required (give it in the job file or as a flag)") !=
+        std::string::npos);
+  Result conf = RunCli({"submit", "--job-id", "1", "--name", "pi", "--executable", "x", "--conf",
+                        "novalue", "--server", server.address()});
+  CHECK(conf.code == kExitUsage);
+  CHECK(conf.err.find("--conf needs KEY=VALUE, got \"novalue\"") != std::string::npos);
+  Result file = RunCli({"submit", "-f", "/nonexistent/job.yaml", "--server", server.address()});
+  CHECK(file.code == kExitUsage);
+  CHECK(file.err.find("/nonexistent/job.yaml: can't read the job file") != std::string::npos);
+  CHECK(server.service().recorded().submits.empty());
+}
+
+TEST_CASE("submit's RPC errors print the code and map to exit codes") {
+  FakeServer server;
+  server.service().submit_status = {grpc::StatusCode::ALREADY_EXISTS, "held by job 999"};
+  Result r = RunCli({"submit", "--job-id", "1", "--name", "pi", "--executable", "x", "--server",
+                     server.address()});
+  CHECK(r.code == kExitError);
+  CHECK(r.err == "k8s-job-executor: submit: ALREADY_EXISTS: held by job 999\n");
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("status prints the job and exits by its outcome") {
+  FakeServer server;
+  auto& jobs = server.service().jobs;
+  jobs["ok"] = Job("ok", pb::JobInfo::SUCCEEDED, "ResourceReleased");
+  jobs["failed"] = Job("failed", pb::JobInfo::FAILED);
+  jobs["cancelled"] = Job("cancelled", pb::JobInfo::CANCELLED);
+  jobs["running"] = Job("running", pb::JobInfo::STARTED);
+  jobs["cancelling"] = Job("cancelling", pb::JobInfo::CANCELLING);
+  jobs["queued"] = Job("queued", pb::JobInfo::QUEUED);
+  auto status = [&](const std::string& id) {
+    return RunCli({"status", id, "--server", server.address()});
+  };
+  Result ok = status("ok");
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("STATUS          SUCCEEDED\n") != std::string::npos);
+  CHECK(ok.out.find("OPERATOR STATE  ResourceReleased\n") != std::string::npos);
+  CHECK(status("failed").code == kExitJobFailed);
+  CHECK(status("cancelled").code == kExitJobCancelled);
+  CHECK(status("running").code == kExitJobNotFinished);
+  CHECK(status("cancelling").code == kExitJobNotFinished);
+  CHECK(status("queued").code == kExitJobNotFinished);
+  Result missing = status("nope");
+  CHECK(missing.code == kExitNotFound);
+  CHECK(missing.err == "k8s-job-executor: status: NOT_FOUND: no such application\n");
+  Result json = RunCli({"status", "failed", "-o", "json", "--server", server.address()});
+  CHECK(json.code == kExitJobFailed);
+  CHECK(json.out.find("\"status\": \"FAILED\"") != std::string::npos);
+}
+
+TEST_CASE("cancel requests each job and reports the first failure") {
+  FakeServer server;
+  server.service().jobs["a"] = Job("a", pb::JobInfo::STARTED);
+  server.service().jobs["b"] = Job("b", pb::JobInfo::STARTED);
+  Result r = RunCli({"cancel", "a", "b", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out == "cancellation requested: a\ncancellation requested: b\n");
+  Result missing = RunCli({"cancel", "a", "zzz", "--server", server.address()});
+  CHECK(missing.code == kExitNotFound);
+  CHECK(missing.err.find("cancel zzz: NOT_FOUND") != std::string::npos);
+  CHECK(server.service().recorded().cancels == std::vector<std::string>{"a", "b", "a"});
+}
+
+TEST_CASE("logs prints the tail, and -f follows the stream") {
+  FakeServer server;
+  server.service().output_lines = {"line 1", "Pi is roughly 3.14"};
+  Result tail = RunCli({"logs", kId, "--tail", "5", "--server", server.address()});
+  CHECK(tail.code == 0);
+  CHECK(tail.out == "line 1\nPi is roughly 3.14\n");
+  auto rec = server.service().recorded();
+  REQUIRE(rec.outputs.size() == 1);
+  CHECK(rec.outputs[0].max_lines() == 5);
+  CHECK(rec.outputs[0].execution_id() == kId);
+
+  pb::OutputChunk first, second;
+  first.add_lines("a");
+  first.add_lines("b");
+  second.add_lines("c");
+  second.set_dropped_lines(3);
+  server.service().follow_chunks = {first, second};
+  Result follow = RunCli({"logs", kId, "-f", "--server", server.address()});
+  CHECK(follow.code == 0);
+  CHECK(follow.out == "a\nb\nc\n");
+  CHECK(follow.err == "k8s-job-executor: 3 lines dropped (read too slowly)\n");
+  rec = server.service().recorded();
+  REQUIRE(rec.follows.size() == 1);
+  CHECK(rec.follows[0].tail_lines() == 0);
+  CHECK_FALSE(rec.had_deadline);  // a stream lasts as long as the job
+
+  Result timed = RunCli({"logs", kId, "-f", "--tail", "7", "--timeout", "1m", "-o", "json",
+                         "--server", server.address()});
+  CHECK(timed.code == 0);
+  CHECK(timed.out ==
+        "{\"lines\":[\"a\",\"b\"],\"droppedLines\":\"0\"}\n"
+        "{\"lines\":[\"c\"],\"droppedLines\":\"3\"}\n");
+  rec = server.service().recorded();
+  CHECK(rec.follows.back().tail_lines() == 7);
+  CHECK(rec.had_deadline);
+
+  Result bad = RunCli({"logs", kId, "--tail", "-1", "--server", server.address()});
+  CHECK(bad.code == kExitUsage);
+  CHECK(bad.err.find("--tail needs a number >= 0, got \"-1\"") != std::string::npos);
+}
+
+TEST_CASE("list reads every page and passes the namespace and selector") {
+  FakeServer server;
+  for (int i = 1; i <= 5; ++i) {
+    std::string id = "default/sparkapp/ns/job-" + std::to_string(i);
+    server.service().jobs[id] = Job(id, pb::JobInfo::SUCCEEDED, "ResourceReleased");
+  }
+  Result r = RunCli(
+      {"list", "-n", "ns", "-l", "team=data", "--page-size", "2", "--server", server.address()});
+  CHECK(r.code == 0);
+  auto rec = server.service().recorded();
+  REQUIRE(rec.lists.size() == 3);
+  for (const auto& req : rec.lists) {
+    CHECK(req.namespace_() == "ns");
+    CHECK(req.label_selector() == "team=data");
+    CHECK(req.page_size() == 2);
+  }
+  CHECK(rec.lists[0].page_token().empty());
+  CHECK(rec.lists[1].page_token() == "2");
+  CHECK(rec.lists[2].page_token() == "4");
+  for (int i = 1; i <= 5; ++i) {
+    CHECK(r.out.find("default/sparkapp/ns/job-" + std::to_string(i) + "  ") != std::string::npos);
+  }
+  CHECK(r.out.rfind("EXECUTION ID", 0) == 0);
+
+  Result json = RunCli({"list", "-o", "json", "--server", server.address()});
+  CHECK(json.code == 0);
+  size_t count = 0;
+  for (size_t pos = 0; (pos = json.out.find("\"executionId\"", pos)) != std::string::npos; ++pos) {
+    ++count;
+  }
+  CHECK(count == 5);
+}
+
+TEST_CASE("watch prints each transition with the elapsed time and exits by the outcome") {
+  FakeServer server;
+  auto& events = server.service().watch_events;
+  events = {Job(kId, pb::JobInfo::QUEUED), Job(kId, pb::JobInfo::STARTED, "DriverRequested"),
+            Job(kId, pb::JobInfo::STARTED, "RunningHealthy"),
+            Job(kId, pb::JobInfo::STARTED, "RunningHealthy"),  // e.g. only the message changed
+            Job(kId, pb::JobInfo::SUCCEEDED, "Succeeded")};
+  events[3].set_message("same state, new message");
+  SteppingClock clock(absl::Milliseconds(1500));
+  Result r = RunCli({"watch", kId, "--server", server.address()}, clock);
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "  +1.5s  QUEUED\n"
+        "  +3.0s  STARTED     DriverRequested\n"
+        "  +4.5s  STARTED     RunningHealthy\n"
+        "  +6.0s  SUCCEEDED   Succeeded\n");
+  auto rec = server.service().recorded();
+  REQUIRE(rec.watches.size() == 1);
+  CHECK(rec.watches[0].execution_ids(0) == kId);
+  CHECK_FALSE(rec.had_deadline);
+
+  events = {Job(kId, pb::JobInfo::STARTED), Job(kId, pb::JobInfo::FAILED, "Failed")};
+  CHECK(RunCli({"watch", kId, "--server", server.address()}).code == kExitJobFailed);
+  events = {Job(kId, pb::JobInfo::CANCELLING), Job(kId, pb::JobInfo::CANCELLED)};
+  CHECK(RunCli({"watch", kId, "--server", server.address()}).code == kExitJobCancelled);
+}
+
+TEST_CASE("watch of several jobs names them and reports the worst outcome") {
+  FakeServer server;
+  server.service().watch_events = {Job("a", pb::JobInfo::STARTED), Job("b", pb::JobInfo::STARTED),
+                                   Job("b", pb::JobInfo::CANCELLED), Job("a", pb::JobInfo::FAILED)};
+  SteppingClock clock(absl::Seconds(1));
+  Result r = RunCli({"watch", "a", "b", "--server", server.address()}, clock);
+  CHECK(r.code == kExitJobFailed);
+  CHECK(r.out ==
+        "  +1.0s  a  STARTED\n"
+        "  +2.0s  b  STARTED\n"
+        "  +3.0s  b  CANCELLED\n"
+        "  +4.0s  a  FAILED\n");
+  Result json = RunCli({"watch", "a", "b", "-o", "json", "--server", server.address()});
+  CHECK(json.code == kExitJobFailed);
+  CHECK(std::count(json.out.begin(), json.out.end(), '\n') == 4);
+  CHECK(RunCli({"watch", "a", "a", "--server", server.address()}).code == kExitUsage);
+}
+
+TEST_CASE("watch never claims an outcome the stream didn't deliver") {
+  FakeServer server;
+  server.service().watch_events = {Job(kId, pb::JobInfo::STARTED)};
+  Result early = RunCli({"watch", kId, "--server", server.address()});
+  CHECK(early.code == kExitError);
+  CHECK(early.err == "k8s-job-executor: watch: the stream ended before every job stopped\n");
+  server.service().watch_end = {grpc::StatusCode::UNAVAILABLE, "kubernetes is down"};
+  Result down = RunCli({"watch", kId, "--server", server.address()});
+  CHECK(down.code == kExitUnavailable);
+  CHECK(down.err == "k8s-job-executor: watch: UNAVAILABLE: kubernetes is down\n");
+  server.service().watch_end = {grpc::StatusCode::NOT_FOUND, "no such application"};
+  server.service().watch_events.clear();
+  CHECK(RunCli({"watch", kId, "--server", server.address()}).code == kExitNotFound);
+}
+
+TEST_CASE("the token file's content goes out as a bearer token and is never printed") {
+  FakeServer server;
+  server.service().required_token = "s3cret-token";
+  server.service().jobs[kId] = Job(kId, pb::JobInfo::SUCCEEDED);
+  std::string good = WriteFile("cli_test_good.token", "s3cret-token\n");
+  std::string bad = WriteFile("cli_test_bad.token", "wrong-token");
+  Result ok = RunCli({"status", kId, "--token-file", good, "--server", server.address()});
+  CHECK(ok.code == 0);
+  CHECK(server.service().recorded().authorizations.back() == "Bearer s3cret-token");
+  CHECK(ok.err == "k8s-job-executor: warning: sending the bearer token without TLS\n");
+  Result denied = RunCli({"status", kId, "--token-file", bad, "--server", server.address()});
+  CHECK(denied.code == kExitAuth);
+  Result none = RunCli({"status", kId, "--server", server.address()});
+  CHECK(none.code == kExitAuth);
+  CHECK(none.err.find("UNAUTHENTICATED: missing or invalid bearer token") != std::string::npos);
+  for (const Result& r : {ok, denied, none}) {
+    CHECK(r.out.find("s3cret") == std::string::npos);
+    CHECK(r.err.find("s3cret") == std::string::npos);
+    CHECK(r.err.find("wrong-token") == std::string::npos);
+  }
+  std::string empty = WriteFile("cli_test_empty.token", "\n");
+  Result unreadable = RunCli({"status", kId, "--token-file", empty, "--server", server.address()});
+  CHECK(unreadable.code == kExitUsage);
+  CHECK(unreadable.err.find("--token-file: cli_test_empty.token is empty") != std::string::npos);
+  for (const auto& f : {good, bad, empty}) std::remove(f.c_str());
+}
+
+TEST_CASE("the server comes from --server, else the environment") {
+  FakeServer server;
+  server.service().jobs[kId] = Job(kId, pb::JobInfo::SUCCEEDED);
+  Result env =
+      RunCli({"status", kId}, RealClock::Get(), {{"K8S_JOB_EXECUTOR_SERVER", server.address()}});
+  CHECK(env.code == 0);
+  // Nothing listens on port 1: the flag wins over the environment, and the call is UNAVAILABLE.
+  Result flag = RunCli({"status", kId, "--server", "127.0.0.1:1"}, RealClock::Get(),
+                       {{"K8S_JOB_EXECUTOR_SERVER", server.address()}});
+  CHECK(flag.code == kExitUnavailable);
+  CHECK(flag.err.find("status: UNAVAILABLE: ") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 2 before any call; --help exits 0") {
+  auto usage = [](std::vector<std::string> args) {
+    Result r = RunCli(args);
+    CHECK(r.code == kExitUsage);
+    CHECK(r.out.empty());
+    return r.err;
+  };
+  CHECK(usage({"status"}).find("takes exactly one EXECUTION_ID, got 0") != std::string::npos);
+  CHECK(usage({"status", "a", "b"}).find("got 2: a b") != std::string::npos);
+  CHECK(usage({"list", "x"}).find("takes no arguments, got 1: x") != std::string::npos);
+  CHECK(usage({"cancel"}).find("takes at least one EXECUTION_ID") != std::string::npos);
+  CHECK(usage({"status", "a", "--bogus"}).find("unknown flag --bogus") != std::string::npos);
+  CHECK(usage({"status", "a", "-o", "yaml"}).find("-o must be table or json") != std::string::npos);
+  CHECK(usage({"status", "a", "--timeout", "soon"}).find("--timeout needs a positive duration") !=
+        std::string::npos);
+  CHECK(
+      usage({"status", "a", "--tls-cert", "c.pem"}).find("--tls-cert and --tls-key go together") !=
+      std::string::npos);
+  CHECK(usage({"status", "a", "--tls-server-name", "x"}).find("needs TLS") != std::string::npos);
+  CHECK(usage({"status", "a", "--tls-ca", "/nonexistent.pem"})
+            .find("--tls-ca: can't read /nonexistent.pem") != std::string::npos);
+  CHECK(usage({"list", "--page-size", "0"}).find("--page-size needs a number >= 1") !=
+        std::string::npos);
+
+  Result help = RunCli({"watch", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.rfind("usage: k8s-job-executor watch EXECUTION_ID...", 0) == 0);
+  CHECK(help.out.find("--token-file FILE") != std::string::npos);
+  CHECK(help.out.find("  4  the job was CANCELLED") != std::string::npos);
+  CHECK(IsCommand("logs"));
+  CHECK_FALSE(IsCommand("serve"));
+  CHECK(CommandsHelp().find("  submit    submit a job") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace kje::cli

@@ -1,0 +1,187 @@
+#pragma once
+
+// An in-process JobExecutor on 127.0.0.1:<free port> that answers from canned data and records
+// what it was asked, so the CLI's commands can be tested against a real gRPC server.
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/clock.h"
+#include "jobexecutor/v1/job_executor.grpc.pb.h"
+
+namespace kje::cli::testing {
+
+namespace pb = jobexecutor::v1;
+
+class FakeJobExecutor final : public pb::JobExecutor::Service {
+ public:
+  // Canned answers; set before the CLI runs.
+  grpc::Status submit_status = grpc::Status::OK;
+  pb::SubmitResponse submit_response;
+  std::map<std::string, pb::JobInfo> jobs;  // by execution id: Status, Cancel, ListJobs
+  std::vector<std::string> output_lines;
+  bool output_truncated = false;
+  std::vector<pb::OutputChunk> follow_chunks;
+  std::vector<pb::JobInfo> watch_events;
+  grpc::Status watch_end = grpc::Status::OK;
+  std::string required_token;  // when set, every call needs "Bearer <token>"
+
+  // What it was asked.
+  struct Recorded {
+    std::vector<pb::SubmitRequest> submits;
+    std::vector<std::string> cancels;
+    std::vector<pb::OutputRequest> outputs;
+    std::vector<pb::FollowOutputRequest> follows;
+    std::vector<pb::ListJobsRequest> lists;
+    std::vector<pb::WatchStatusRequest> watches;
+    std::vector<std::string> authorizations;  // the header of every call ("" when absent)
+    bool had_deadline = false;                // of the last call
+  };
+  Recorded recorded() {
+    absl::MutexLock lock(&mu_);
+    return recorded_;
+  }
+
+  grpc::Status Submit(grpc::ServerContext* ctx, const pb::SubmitRequest* request,
+                      pb::SubmitResponse* response) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.submits.push_back(*request); });
+    *response = submit_response;
+    return submit_status;
+  }
+
+  grpc::Status Status(grpc::ServerContext* ctx, const pb::StatusRequest* request,
+                      pb::JobInfo* response) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    auto it = jobs.find(request->execution_id());
+    if (it == jobs.end()) return {grpc::StatusCode::NOT_FOUND, "no such application"};
+    *response = it->second;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Cancel(grpc::ServerContext* ctx, const pb::CancelRequest* request,
+                      pb::CancelResponse*) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    if (!jobs.count(request->execution_id())) {
+      return {grpc::StatusCode::NOT_FOUND, "no such application"};
+    }
+    Record([&](Recorded& r) { r.cancels.push_back(request->execution_id()); });
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Output(grpc::ServerContext* ctx, const pb::OutputRequest* request,
+                      pb::OutputResponse* response) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.outputs.push_back(*request); });
+    for (const auto& l : output_lines) response->add_lines(l);
+    response->set_truncated(output_truncated);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status FollowOutput(grpc::ServerContext* ctx, const pb::FollowOutputRequest* request,
+                            grpc::ServerWriter<pb::OutputChunk>* writer) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.follows.push_back(*request); });
+    for (const auto& chunk : follow_chunks) writer->Write(chunk);
+    return grpc::Status::OK;
+  }
+
+  // Pages over `jobs` in id order; the page token is the index of the page's first job.
+  grpc::Status ListJobs(grpc::ServerContext* ctx, const pb::ListJobsRequest* request,
+                        pb::ListJobsResponse* response) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.lists.push_back(*request); });
+    size_t start = 0;
+    if (!request->page_token().empty() && !absl::SimpleAtoi(request->page_token(), &start)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "bad page token"};
+    }
+    size_t size = request->page_size() > 0 ? static_cast<size_t>(request->page_size()) : 100;
+    size_t i = 0;
+    for (const auto& [id, info] : jobs) {
+      if (i >= start && i < start + size) *response->add_jobs() = info;
+      ++i;
+    }
+    if (start + size < jobs.size()) response->set_next_page_token(absl::StrCat(start + size));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status WatchStatus(grpc::ServerContext* ctx, const pb::WatchStatusRequest* request,
+                           grpc::ServerWriter<pb::JobInfo>* writer) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.watches.push_back(*request); });
+    for (const auto& info : watch_events) writer->Write(info);
+    return watch_end;
+  }
+
+ private:
+  template <typename F>
+  void Record(F f) {
+    absl::MutexLock lock(&mu_);
+    f(recorded_);
+  }
+
+  grpc::Status Begin(grpc::ServerContext* ctx) {
+    std::string auth;
+    auto it = ctx->client_metadata().find("authorization");
+    if (it != ctx->client_metadata().end()) auth.assign(it->second.data(), it->second.size());
+    bool deadline = ctx->deadline() != std::chrono::system_clock::time_point::max();
+    Record([&](Recorded& r) {
+      r.authorizations.push_back(auth);
+      r.had_deadline = deadline;
+    });
+    if (!required_token.empty() && auth != "Bearer " + required_token) {
+      return {grpc::StatusCode::UNAUTHENTICATED, "missing or invalid bearer token"};
+    }
+    return grpc::Status::OK;
+  }
+
+  absl::Mutex mu_;
+  Recorded recorded_ ABSL_GUARDED_BY(mu_);
+};
+
+// Serves a FakeJobExecutor until destroyed.
+class FakeServer {
+ public:
+  FakeServer() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+  }
+  ~FakeServer() { server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5)); }
+
+  FakeJobExecutor& service() { return service_; }
+  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
+
+ private:
+  FakeJobExecutor service_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+// A clock that moves by `step` each time it is read: `watch` reads it once when it starts and
+// once per printed transition, so the printed elapsed times are multiples of `step`.
+class SteppingClock final : public Clock {
+ public:
+  explicit SteppingClock(absl::Duration step) : step_(step) {}
+  absl::Time Now() const override {
+    absl::MutexLock lock(&mu_);
+    absl::Time t = now_;
+    now_ += step_;
+    return t;
+  }
+
+ private:
+  const absl::Duration step_;
+  mutable absl::Mutex mu_;
+  mutable absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::FromUnixSeconds(1767225600);
+};
+
+}  // namespace kje::cli::testing
