@@ -11,6 +11,7 @@
 
 #include "kubesim/schema/schema.h"
 #include "kubesim/server/protobuf.h"
+#include "kubesim/server/seed.h"
 #include "kubesim/server/table.h"
 
 namespace kubesim {
@@ -856,6 +857,15 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
       HttpResponse resp;
       resp.content_type = "text/plain";
       resp.stream = std::make_shared<LogStream>(r.value(), lo.limit_bytes, 0);
+      return finish(std::move(resp));
+    }
+    if (auto synthetic = SyntheticLogStream(store_, path.ns, path.name, lo, notify)) {
+      // A benchmark's log of any size, generated as it is sent (see seed.h).
+      HttpResponse resp;
+      resp.content_type = "text/plain";
+      bool done = false;
+      resp.body = synthetic->Poll(now_ms_(), &done);
+      if (!done) resp.stream = std::move(synthetic);
       return finish(std::move(resp));
     }
     auto r = store_.ReadLog(path.ns, path.name, lo);

@@ -51,7 +51,9 @@ std::string UsageText() {
          "  --time-scale N                run the operator's clock N times faster\n"
          "  --threads N                   HTTP threads (default 2)\n"
          "  --max-body-bytes N            request body limit (default 3 MiB)\n"
-         "  --bookmark-interval-ms N      watch BOOKMARK cadence (default 2000)\n";
+         "  --bookmark-interval-ms N      watch BOOKMARK cadence (default 2000)\n"
+         "  --seed NS:COUNT:STATE[:LOG_BYTES]  write COUNT SparkApplications (Running or\n"
+         "                                Succeeded) into NS before serving (repeatable)\n";
 }
 
 bool ParseFlags(const std::vector<std::string>& args, Flags* f, std::string* error) {
@@ -129,6 +131,8 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* f, std::string* err
         return false;
       }
       f->bookmark_interval_ms = n;
+    } else if (name == "--seed") {
+      f->seeds.push_back(value);
     } else {
       *error = "unknown flag: " + name;
       return false;

@@ -27,6 +27,7 @@ struct Flags {
   int threads = 2;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t bookmark_interval_ms = 2000;
+  std::vector<std::string> seeds;  // --seed NS:COUNT:STATE[:LOG_BYTES] (seed.h), in order
   bool help = false;
 };
 

@@ -16,6 +16,7 @@
 #include "kubesim/server/auth.h"
 #include "kubesim/server/config.h"
 #include "kubesim/server/http_server.h"
+#include "kubesim/server/seed.h"
 #include "kubesim/server/tls.h"
 #include "kubesim/store/core_types.h"
 #include "kubesim/store/store.h"
@@ -96,6 +97,13 @@ int main(int argc, char** argv) {
     auto r = store->Create(*ns_type, "", obj, WriteOptions{});
     if (!r.ok() && r.error().code != 409) {
       return Fail("creating namespace " + ns + ": " + r.error().message);
+    }
+  }
+
+  for (const std::string& text : flags.seeds) {
+    SeedSpec seed;
+    if (!ParseSeedSpec(text, &seed, &error) || !SeedStore(*store, seed, WallMs(), &error)) {
+      return Fail("--seed " + text + ": " + error);
     }
   }
 
