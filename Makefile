@@ -28,7 +28,7 @@ demo: build
 
 bench: deps
 	cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	cmake --build build-release -j $(JOBS)
+	cmake --build build-release -j $(JOBS) --target k8s-job-executor kubesim kje_grpc_load kje_python_stubs
 	scripts/bench.sh build-release
 
 format:

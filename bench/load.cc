@@ -25,24 +25,42 @@ namespace pb = jobexecutor::v1;
 
 const char* CodeName(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return "OK";
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::ABORTED: return "ABORTED";
-    case grpc::StatusCode::OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::DATA_LOSS: return "DATA_LOSS";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    default: return "UNRECOGNIZED";
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNRECOGNIZED";
   }
 }
 
@@ -148,11 +166,10 @@ class Phase {
 template <typename Req, typename Resp>
 class UnaryCall : public grpc::ClientUnaryReactor {
  public:
-  using Start = std::function<void(grpc::ClientContext*, const Req*, Resp*,
-                                   grpc::ClientUnaryReactor*)>;
+  using Start =
+      std::function<void(grpc::ClientContext*, const Req*, Resp*, grpc::ClientUnaryReactor*)>;
 
-  static void Launch(Phase* phase, int slot, int64_t deadline_ms, Req request,
-                     const Start& start) {
+  static void Launch(Phase* phase, int slot, int64_t deadline_ms, Req request, const Start& start) {
     auto* call = new UnaryCall(phase, slot, std::move(request));
     call->context_.set_deadline(std::chrono::system_clock::now() +
                                 std::chrono::milliseconds(deadline_ms));
@@ -205,9 +222,12 @@ double Quantile(const std::vector<double>& sorted, double q) {
 
 std::string MethodName(Method method) {
   switch (method) {
-    case Method::kHealthCheck: return "health";
-    case Method::kStatus: return "status";
-    case Method::kSubmit: return "submit";
+    case Method::kHealthCheck:
+      return "health";
+    case Method::kStatus:
+      return "status";
+    case Method::kSubmit:
+      return "submit";
   }
   return "?";
 }
@@ -302,9 +322,9 @@ std::string ToJson(const LoadOptions& options, const LoadResult& r) {
   std::ostringstream out;
   out.precision(6);
   out << std::fixed;
-  out << "{\"method\":\"" << MethodName(options.method) << "\",\"concurrency\":"
-      << options.concurrency << ",\"channels\":" << options.channels << ",\"calls\":" << r.calls
-      << ",\"ok\":" << r.ok << ",\"errors\":{";
+  out << "{\"method\":\"" << MethodName(options.method)
+      << "\",\"concurrency\":" << options.concurrency << ",\"channels\":" << options.channels
+      << ",\"calls\":" << r.calls << ",\"ok\":" << r.ok << ",\"errors\":{";
   bool first = true;
   for (const auto& [code, n] : r.errors) {
     out << (first ? "" : ",") << "\"" << code << "\":" << n;
