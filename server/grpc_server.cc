@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "grpc/health/v1/health.pb.h"
+#include "server/grpc_metrics.h"
 
 namespace kje::server {
 namespace {
@@ -44,7 +45,7 @@ std::shared_ptr<grpc::ServerCredentials> MakeCredentials(const ServerConfig& con
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
-    const ServerConfig& config, const std::vector<grpc::Service*>& services) {
+    const ServerConfig& config, const std::vector<grpc::Service*>& services, Metrics* metrics) {
   // Keeps health.proto's descriptor in the binary's pool, so reflection can describe
   // grpc.health.v1.Health (the built-in health service does not register it).
   (void)grpc::health::v1::HealthCheckResponse::descriptor();
@@ -58,6 +59,11 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen, MakeCredentials(config), &s->port_);
   for (grpc::Service* service : services) builder.RegisterService(service);
+  if (metrics != nullptr) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+    creators.push_back(std::make_unique<GrpcMetricsInterceptorFactory>(metrics));
+    builder.experimental().SetInterceptorCreators(std::move(creators));
+  }
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("server.listen: can't listen on ", config.listen,

@@ -15,12 +15,16 @@
 
 namespace kje::server {
 
+class Metrics;
+
 class GrpcServer {
  public:
   // Builds and starts the server on config.listen with `services` registered (not owned; they
-  // must outlive the server). Fails if the address can't be bound.
+  // must outlive the server). With `metrics` (not owned, outliving the server), every call of
+  // every service is counted in its grpc_server_* series. Fails if the address can't be bound.
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
-      const ServerConfig& config, const std::vector<grpc::Service*>& services);
+      const ServerConfig& config, const std::vector<grpc::Service*>& services,
+      Metrics* metrics = nullptr);
 
   ~GrpcServer();
 

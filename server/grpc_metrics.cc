@@ -1,0 +1,81 @@
+#include "server/grpc_metrics.h"
+
+#include <chrono>
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace kje::server {
+namespace {
+
+using grpc::experimental::InterceptionHookPoints;
+using grpc::experimental::ServerRpcInfo;
+
+class MetricsInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  MetricsInterceptor(Metrics* metrics, std::string_view type, std::string_view service,
+                     std::string_view method)
+      : metrics_(metrics),
+        type_(type),
+        service_(service),
+        method_(method),
+        start_(std::chrono::steady_clock::now()) {
+    metrics_->RecordGrpcStarted(type_, service_, method_);
+  }
+
+  // A call that ends without the server sending a status (the client went away first) still
+  // counts as handled, so started - handled is the number in flight.
+  ~MetricsInterceptor() override {
+    if (!handled_) Handled(grpc::StatusCode::CANCELLED);
+  }
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (!handled_ && methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+      Handled(methods->GetSendStatus().error_code());
+    }
+    methods->Proceed();
+  }
+
+ private:
+  void Handled(grpc::StatusCode code) {
+    handled_ = true;
+    metrics_->RecordGrpcHandled(type_, service_, method_, code,
+                                absl::FromChrono(std::chrono::steady_clock::now() - start_));
+  }
+
+  Metrics* const metrics_;
+  const std::string_view type_;
+  const std::string service_;
+  const std::string method_;
+  const std::chrono::steady_clock::time_point start_;
+  bool handled_ = false;
+};
+
+}  // namespace
+
+std::string_view GrpcTypeName(ServerRpcInfo::Type type) {
+  switch (type) {
+    case ServerRpcInfo::Type::UNARY:
+      return "unary";
+    case ServerRpcInfo::Type::CLIENT_STREAMING:
+      return "client_stream";
+    case ServerRpcInfo::Type::SERVER_STREAMING:
+      return "server_stream";
+    case ServerRpcInfo::Type::BIDI_STREAMING:
+      return "bidi_stream";
+  }
+  return "unknown";
+}
+
+grpc::experimental::Interceptor* GrpcMetricsInterceptorFactory::CreateServerInterceptor(
+    ServerRpcInfo* info) {
+  // "/package.Service/Method"; anything else (no method: an unregistered one) is not ours to
+  // count, as in go-grpc-prometheus, whose interceptor never sees unknown methods either.
+  std::string_view full = info->method() != nullptr ? info->method() : "";
+  size_t slash = full.rfind('/');
+  if (full.size() < 3 || full[0] != '/' || slash == 0 || slash + 1 >= full.size()) return nullptr;
+  return new MetricsInterceptor(metrics_, GrpcTypeName(info->type()), full.substr(1, slash - 1),
+                                full.substr(slash + 1));
+}
+
+}  // namespace kje::server
