@@ -30,7 +30,7 @@ TEST_CASE("tables align their columns") {
   CHECK(FormatTable({{"A", "BB"}, {"long", "x"}}) == "A     BB\nlong  x\n");
   std::string list = FormatJobList({Info()});
   CHECK(list ==
-        "EXECUTION ID                               JOB ID  STATUS   OPERATOR STATE  STARTED    "
+        "EXECUTION ID                              JOB ID  STATUS   OPERATOR STATE  STARTED    "
         "           FINISHED\n"
         "default/sparkapp/default/gravitino-job-1  1       STARTED  RunningHealthy  "
         "2026-01-01T00:00:00Z  -\n");

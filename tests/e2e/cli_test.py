@@ -1,0 +1,260 @@
+"""The CLI end to end: the k8s-job-executor binary run as a subprocess, as a platform engineer
+or a script runs it, against the real server over TLS with a bearer token, with kubesim and its
+Spark operator as the cluster. Checks what it prints and, above all, its exit codes."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import unittest
+
+import kje
+from tls_test import make_pki
+
+# The exit codes documented in cli/README.md and `k8s-job-executor --help`.
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FAILED, EXIT_CANCELLED, EXIT_NOT_FINISHED = 0, 1, 2, 3, 4, 5
+EXIT_NOT_FOUND, EXIT_UNAVAILABLE, EXIT_AUTH = 6, 7, 8
+# A job's whole life takes a few seconds here; this only bounds a hang.
+CLI_TIMEOUT = 120
+TRANSITION = re.compile(r"^  \+(\d+\.\d)s  (QUEUED|STARTED|SUCCEEDED|FAILED|CANCELLING|CANCELLED)"
+                        r"(\s.*)?$")
+
+JOB_FILE = """\
+# A SparkPi run, as docs and scripts would write it.
+jobId: "%(job_id)s"
+metalake: lake
+template:
+  name: spark-pi
+  comment: SparkPi from the CLI
+  executable: local:///opt/spark/examples/jars/spark-examples.jar
+  arguments: [100]
+  spark:
+    className: org.apache.spark.examples.SparkPi
+    configs:
+      kubesim.outcome: %(outcome)s
+      kubesim.durationMs: %(duration_ms)d
+"""
+
+
+class CliTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="kje-cli-")
+        make_pki(cls.dir)
+        cls.token_file = os.path.join(cls.dir, "callers.token")
+        with open(cls.token_file, "w") as f:
+            f.write("cli-e2e-token\n")
+        # A slower operator clock than the other tests' keeps QUEUED visible for a watch
+        # started right after submit (about half a second).
+        cls.cluster = kje.Kubesim(time_scale=4)
+        cls.config = os.path.join(cls.dir, "config.yaml")
+        with open(cls.config, "w") as f:
+            f.write("""
+kubeconfig: %s
+spark:
+  image: apache/spark:4.0.0
+  sparkVersion: 4.0.0
+  resourceRetainDurationMs: 600000
+server:
+  tokenFile: %s
+  tls:
+    certFile: %s
+    keyFile: %s
+""" % (cls.cluster.kubeconfig, cls.token_file, os.path.join(cls.dir, "server.crt"),
+                os.path.join(cls.dir, "server.key")))
+        cls.server = kje.Server(["--config", cls.config])
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.server.terminate()
+        cls.cluster.stop()
+        shutil.rmtree(cls.dir)
+        assert code == 0, code
+        for line in cls.server.lines:
+            assert "cli-e2e-token" not in line, line
+
+    def args(self, *args, token_file=None):
+        return [kje.BINARY] + list(args) + [
+            "--server", self.server.address, "--tls-ca", os.path.join(self.dir, "ca.crt"),
+            "--token-file", token_file or self.token_file]
+
+    def cli(self, *args, token_file=None, env=None):
+        """Runs the CLI to its end: (exit code, stdout, stderr)."""
+        full_env = dict(os.environ)
+        full_env.pop("K8S_JOB_EXECUTOR_SERVER", None)
+        full_env.update(env or {})
+        p = subprocess.run(self.args(*args, token_file=token_file), capture_output=True,
+                           text=True, timeout=CLI_TIMEOUT, env=full_env)
+        self.assertNotIn("cli-e2e-token", p.stdout + p.stderr)
+        return p.returncode, p.stdout, p.stderr
+
+    def start(self, *args):
+        """Starts the CLI in the background; stdout is read line by line by a thread."""
+        proc = subprocess.Popen(self.args(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        proc.lines = []
+
+        def read():
+            for line in proc.stdout:
+                proc.lines.append(line)
+        proc.reader = threading.Thread(target=read, daemon=True)
+        proc.reader.start()
+        return proc
+
+    def finish(self, proc):
+        try:
+            code = proc.wait(CLI_TIMEOUT)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        proc.reader.join(10)
+        err = proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
+        return code, "".join(proc.lines), err
+
+    def submit_file(self, job_id, outcome="succeed", duration_ms=2000):
+        path = os.path.join(self.dir, "job-%s.yaml" % job_id)
+        with open(path, "w") as f:
+            f.write(JOB_FILE % {"job_id": job_id, "outcome": outcome, "duration_ms": duration_ms})
+        code, out, err = self.cli("submit", "-f", path)
+        self.assertEqual(code, EXIT_OK, err)
+        execution_id = out.strip()
+        self.assertEqual(execution_id, "default/sparkapp/default/gravitino-job-%s" % job_id)
+        return execution_id
+
+    def transitions(self, out):
+        """The (elapsed seconds, status) of each line `watch` printed; every line must be one."""
+        result = []
+        for line in out.splitlines():
+            m = TRANSITION.match(line)
+            self.assertTrue(m, "not a transition line: %r in\n%s" % (line, out))
+            result.append((float(m.group(1)), m.group(2)))
+        elapsed = [e for e, _ in result]
+        self.assertEqual(elapsed, sorted(elapsed), out)
+        return [s for _, s in result]
+
+    def test_succeeding_job_submit_status_watch_logs_list(self):
+        execution_id = self.submit_file("3001")
+        # Watch from right after submit, while the job is still queued.
+        watch = self.start("watch", execution_id)
+        code, out, err = self.cli("status", execution_id)
+        self.assertIn(code, (EXIT_OK, EXIT_NOT_FINISHED), err)
+        self.assertRegex(out, r"(?m)^EXECUTION ID +%s$" % re.escape(execution_id))
+        self.assertRegex(out, r"(?m)^JOB ID +3001$")
+
+        code, out, err = self.finish(watch)
+        self.assertEqual(code, EXIT_OK, out + err)
+        states = self.transitions(out)
+        self.assertEqual(states[0], "QUEUED", out)
+        self.assertIn("STARTED", states, out)
+        self.assertEqual(states[-1], "SUCCEEDED", out)
+        self.assertEqual(states.count("SUCCEEDED"), 1, out)
+
+        code, out, err = self.cli("status", execution_id, "-o", "json")
+        self.assertEqual(code, EXIT_OK, err)
+        info = json.loads(out)
+        self.assertEqual(info["status"], "SUCCEEDED")
+        self.assertEqual(info["jobId"], "3001")
+        self.assertTrue(info["finishedAt"])
+
+        code, out, err = self.cli("logs", execution_id)
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertIn("Pi is roughly 3.14", out)
+        code, tail, err = self.cli("logs", execution_id, "--tail", "2")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertEqual(tail.splitlines(), out.splitlines()[-2:])
+
+        code, out, err = self.cli("list")
+        self.assertEqual(code, EXIT_OK, err)
+        rows = [l.split() for l in out.splitlines()]
+        self.assertEqual(rows[0][:3], ["EXECUTION", "ID", "JOB"])
+        self.assertIn([execution_id, "3001", "SUCCEEDED"], [r[:3] for r in rows[1:]])
+        code, out, err = self.cli("list", "--namespace", "default",
+                                  "-l", "gravitino.apache.org/job-id=3001", "-o", "json")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertEqual([j["executionId"] for j in json.loads(out)["jobs"]], [execution_id])
+
+    def test_logs_follow_until_the_driver_stops(self):
+        execution_id = self.submit_file("3002", duration_ms=4000)
+        code, out, err = self.cli("logs", execution_id, "-f")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertIn("Pi is roughly 3.14", out)
+        # It returned because the driver stopped, so the job is over by now or about to be.
+        code, _, err = self.cli("watch", execution_id)
+        self.assertEqual(code, EXIT_OK, err)
+
+    def test_failing_job_watch_exits_with_the_failed_code(self):
+        execution_id = self.submit_file("3003", outcome="fail")
+        code, out, err = self.cli("watch", execution_id)
+        self.assertEqual(code, EXIT_FAILED, out + err)
+        self.assertEqual(self.transitions(out)[-1], "FAILED", out)
+        code, _, _ = self.cli("status", execution_id)
+        self.assertEqual(code, EXIT_FAILED)
+
+    def test_cancel_of_a_running_job_then_watch_exits_with_the_cancelled_code(self):
+        execution_id = self.submit_file("3004", outcome="hang")
+        watch = self.start("watch", execution_id)
+        kje.wait_until(lambda: any(" STARTED " in l or l.rstrip().endswith("STARTED")
+                                   for l in watch.lines), 60, "the watch to show STARTED")
+        code, out, err = self.cli("status", execution_id)
+        self.assertEqual(code, EXIT_NOT_FINISHED, out + err)
+        code, out, err = self.cli("cancel", execution_id)
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertEqual(out, "cancellation requested: %s\n" % execution_id)
+        code, out, err = self.finish(watch)
+        self.assertEqual(code, EXIT_CANCELLED, out + err)
+        self.assertEqual(self.transitions(out)[-1], "CANCELLED", out)
+
+    def test_submit_of_a_bad_template_is_an_error_and_creates_nothing(self):
+        code, out, err = self.cli("submit", "--job-id", "3005", "--name", "bad",
+                                  "--executable", "/opt/app.jar")
+        self.assertEqual(code, EXIT_ERROR, err)
+        self.assertIn("INVALID_ARGUMENT", err)
+        self.assertEqual(out, "")
+        self.assertIsNone(self.cluster.app("default", "gravitino-job-3005"))
+
+    def test_wrong_or_missing_token_exits_with_the_auth_code(self):
+        wrong = os.path.join(self.dir, "wrong.token")
+        with open(wrong, "w") as f:
+            f.write("not-the-token\n")
+        code, out, err = self.cli("list", token_file=wrong)
+        self.assertEqual(code, EXIT_AUTH, err)
+        self.assertIn("UNAUTHENTICATED", err)
+        self.assertEqual(out, "")
+        p = subprocess.run([kje.BINARY, "list", "--server", self.server.address, "--tls-ca",
+                            os.path.join(self.dir, "ca.crt")],
+                           capture_output=True, text=True, timeout=CLI_TIMEOUT)
+        self.assertEqual(p.returncode, EXIT_AUTH, p.stderr)
+
+    def test_plaintext_to_the_tls_port_is_unavailable(self):
+        p = subprocess.run([kje.BINARY, "status", "default/sparkapp/default/x", "--timeout", "5s"],
+                           capture_output=True, text=True, timeout=CLI_TIMEOUT,
+                           env=dict(os.environ, K8S_JOB_EXECUTOR_SERVER=self.server.address))
+        self.assertEqual(p.returncode, EXIT_UNAVAILABLE, p.stderr)
+
+    def test_unknown_id_exits_with_the_not_found_code(self):
+        code, _, err = self.cli("status", "default/sparkapp/default/gravitino-job-no-such")
+        self.assertEqual(code, EXIT_NOT_FOUND, err)
+        self.assertIn("NOT_FOUND", err)
+        code, _, err = self.cli("status", "nonsense")
+        self.assertEqual(code, EXIT_NOT_FOUND, err)
+
+    def test_usage_errors_and_help(self):
+        code, _, err = self.cli("status")
+        self.assertEqual(code, EXIT_USAGE, err)
+        p = subprocess.run([kje.BINARY, "--help"], capture_output=True, text=True,
+                           timeout=CLI_TIMEOUT)
+        self.assertEqual(p.returncode, 0)
+        for command in ("serve", "submit", "status", "cancel", "logs", "list", "watch"):
+            self.assertRegex(p.stdout, r"(?m)^  %s " % command)
+        self.assertIn("  8  UNAUTHENTICATED", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
