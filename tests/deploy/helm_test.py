@@ -12,9 +12,11 @@ import copy
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import unittest
+import urllib.request
 
 import yaml
 
@@ -169,6 +171,31 @@ def flatten(node, prefix=""):
         else:
             keys[full] = v
     return keys
+
+
+def free_port():
+    """A port that was free a moment ago. The chart needs a number before the server binds it,
+    so the test retries if another process takes it in between."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# An API server that isn't there: the server starts, serves health and metrics, and its
+# informers retry in the background.
+UNREACHABLE_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: nobody
+  user: {token: not-a-real-token}
+contexts:
+- name: nowhere
+  context: {cluster: nowhere, user: nobody}
+current-context: nowhere
+"""
 
 
 def known_config_keys():
@@ -436,6 +463,59 @@ class HelmTest(unittest.TestCase):
                                  text=True, timeout=30, env={"HOME": d, "PATH": "/usr/bin:/bin"})
             self.assertEqual(2, out.returncode, out.stderr)
             return out.stderr
+
+    def test_the_server_answers_the_probes_on_the_rendered_ports(self):
+        """The real binary, started with the rendered ConfigMap, answers each rendered probe
+        exactly as the kubelet sends it (gRPC health Check of the probe's service on the probe's
+        port), and serves /metrics on the port named metrics."""
+        import grpc  # Debian's python3-grpcio; imported here so the other tests don't need it
+        for attempt in range(3):
+            grpc_port, metrics_port = free_port(), free_port()
+            docs = render(merged({"grpc": {"port": grpc_port}, "metrics": {"port": metrics_port},
+                                  "service": {"grpcPort": grpc_port}}))
+            _, text = config_of(docs)
+            c = executor_container(deployment_pod(docs))
+            # Loopback instead of every interface; the ports stay the rendered ones.
+            text = text.replace("0.0.0.0:", "127.0.0.1:")
+            with tempfile.TemporaryDirectory(dir=_home) as d:
+                config = os.path.join(d, "config.yaml")
+                with open(config, "w") as f:
+                    f.write(text)
+                kubeconfig = os.path.join(d, "kubeconfig")
+                with open(kubeconfig, "w") as f:
+                    f.write(UNREACHABLE_KUBECONFIG)
+                log = open(os.path.join(d, "server.log"), "w+")
+                proc = subprocess.Popen([BINARY] + c["args"][:-1] + [config], stdout=log,
+                                        stderr=subprocess.STDOUT,
+                                        env={"HOME": d, "KUBECONFIG": kubeconfig})
+                try:
+                    answers = {}
+                    for probe in ("livenessProbe", "readinessProbe"):
+                        spec = c[probe]["grpc"]
+                        self.assertEqual(grpc_port, spec["port"])
+                        with grpc.insecure_channel("127.0.0.1:%d" % spec["port"]) as channel:
+                            check = channel.unary_unary("/grpc.health.v1.Health/Check")
+                            request = spec["service"].encode()
+                            answers[probe] = check(b"\x0a" + bytes([len(request)]) + request,
+                                                   timeout=20, wait_for_ready=True)
+                    metrics = [p for p in c["ports"] if p["name"] == "metrics"][0]
+                    with urllib.request.urlopen("http://127.0.0.1:%d/metrics"
+                                                % metrics["containerPort"], timeout=10) as r:
+                        body = r.read(1 << 20).decode()
+                except grpc.RpcError:
+                    if proc.poll() is not None and attempt < 2:
+                        continue  # a port taken between free_port() and the server's bind
+                    log.seek(0)
+                    raise AssertionError("no health answer; server log:\n" + log.read())
+                finally:
+                    proc.terminate()
+                    proc.wait(30)
+                    log.close()
+            # HealthCheckResponse{status: SERVING}: field 1, varint 1.
+            self.assertEqual({"livenessProbe": b"\x08\x01", "readinessProbe": b"\x08\x01"},
+                             answers)
+            self.assertIn("grpc_server_started_total", body)
+            return
 
     def test_secrets_are_mounted_where_the_config_points(self):
         docs = render(merged({
