@@ -309,18 +309,16 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
   }
 
-  std::shared_ptr<CallHandle> FollowLog(const ResourceRef& pod, const LogOptions& options,
+  std::shared_ptr<CallHandle> StreamLog(const ResourceRef& pod, const LogOptions& options,
                                         absl::Time deadline, ChunkCallback on_chunk,
                                         DoneCallback done) override {
     ResourceRef ref = LogRef(pod);
     absl::StatusOr<std::string> path = ResourcePath(ref);
     if (!path.ok()) return FailDone(path.status(), std::move(done));
-    LogOptions follow = options;
-    follow.follow = true;
     Request req;
     req.verb_label = "get";
     req.resource_label = ResourceLabel(ref);
-    req.target = *path + LogQuery(follow);
+    req.target = *path + LogQuery(options);
     return Spawn<bool>(
         deadline,
         [self = shared_from_this(), req = std::move(req), on_chunk = std::move(on_chunk)](

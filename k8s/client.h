@@ -105,14 +105,23 @@ class Client {
                                             const WatchOptions& options, absl::Time deadline,
                                             EventCallback on_event, DoneCallback done) = 0;
   // pods/{name}/log, bounded by options (tail_lines, limit_bytes) and max_body_bytes.
-  // options.follow is ignored here: see FollowLog.
+  // options.follow is ignored here: see StreamLog.
   virtual std::shared_ptr<CallHandle> Log(const ResourceRef& pod, const LogOptions& options,
                                           absl::Time deadline, Callback<std::string> done) = 0;
-  // pods/{name}/log?follow=true as a stream of chunks (bytes as they arrive, not lines); done
-  // gets OK when the server ends the stream (the container stopped).
-  virtual std::shared_ptr<CallHandle> FollowLog(const ResourceRef& pod, const LogOptions& options,
+  // pods/{name}/log as a stream of chunks (bytes as they arrive, not lines), for logs too large
+  // to hold: bounded by options (tail_lines, limit_bytes), not by max_body_bytes. With
+  // options.follow the server keeps the stream open while the container runs. done gets OK when
+  // the server ends the stream.
+  virtual std::shared_ptr<CallHandle> StreamLog(const ResourceRef& pod, const LogOptions& options,
                                                 absl::Time deadline, ChunkCallback on_chunk,
                                                 DoneCallback done) = 0;
+  // StreamLog with options.follow on: done gets OK when the container stopped.
+  std::shared_ptr<CallHandle> FollowLog(const ResourceRef& pod, LogOptions options,
+                                        absl::Time deadline, ChunkCallback on_chunk,
+                                        DoneCallback done) {
+    options.follow = true;
+    return StreamLog(pod, options, deadline, std::move(on_chunk), std::move(done));
+  }
   // Any request (tests, tools): `path_and_query` goes after the server's base path. Non-2xx
   // answers are results here, not errors; retries follow `idempotency`.
   virtual std::shared_ptr<CallHandle> Raw(std::string method, std::string path_and_query,

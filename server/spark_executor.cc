@@ -8,42 +8,13 @@
 #include "base/log.h"
 #include "k8s/errors.h"
 #include "rapidjson/document.h"
+#include "server/spark_executor_internal.h"
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
 #include "spark/execution_id.h"
 #include "spark/names.h"
 
 namespace kje::server {
-
-// One RPC's chain of Kubernetes calls. Cancel() (any thread) cancels the call in flight and
-// keeps any further one from starting: the chain then ends with CANCELLED.
-class SparkExecutor::Op final : public k8s::CallHandle {
- public:
-  void Cancel() override {
-    std::shared_ptr<k8s::CallHandle> current;
-    {
-      absl::MutexLock lock(&mu_);
-      cancelled_ = true;
-      current = current_;
-    }
-    if (current) current->Cancel();
-  }
-
-  // Starts the next call unless cancelled; returns false (and starts nothing) when cancelled.
-  // The client never runs a completion inline, so starting under the lock can't deadlock.
-  template <typename Start>
-  bool Step(Start start) {
-    absl::MutexLock lock(&mu_);
-    if (cancelled_) return false;
-    current_ = start();
-    return true;
-  }
-
- private:
-  absl::Mutex mu_;
-  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<k8s::CallHandle> current_ ABSL_GUARDED_BY(mu_);
-};
 
 struct SparkExecutor::StatusCall {
   std::shared_ptr<Op> op;
@@ -55,25 +26,11 @@ struct SparkExecutor::StatusCall {
   bool refetched = false;  // the app was re-read after a no-status timeout
 };
 
+using executor_internal::CancelledStatus;
+using executor_internal::Project;
+using executor_internal::Upstream;
+
 namespace {
-
-absl::Status CancelledStatus() { return absl::CancelledError("the call was cancelled"); }
-
-// A failed call to the API server, as the caller of an RPC sees it: its own deadline or
-// cancellation as such; anything else means "the cluster can't answer now, retry".
-absl::Status Upstream(const absl::Status& status, const std::string& what) {
-  if (absl::IsCancelled(status) || absl::IsDeadlineExceeded(status)) return status;
-  return absl::UnavailableError(absl::StrCat(what, ": ", status.message()));
-}
-
-absl::StatusOr<spark::AppProjection> Project(const std::string& json) {
-  auto app = spark::ProjectAppJson(json);
-  if (!app.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "the API server returned an unreadable SparkApplication: ", app.status().message()));
-  }
-  return app;
-}
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -241,35 +198,35 @@ void SparkExecutor::LookUp(const std::shared_ptr<Op>& op, const std::string& ns,
 
 void SparkExecutor::FindDriver(const std::shared_ptr<Op>& op, const std::string& ns,
                                const std::string& app_name, absl::Time deadline,
-                               std::function<void(std::optional<spark::DriverPod>)> then) {
+                               DriverCallback then) {
   k8s::ListOptions list;
   list.label_selector = spark::DriverPodSelector(app_name);
   bool started = op->Step([&] {
-    return client_->List(PodsRef(ns), list, deadline,
-                         [ns, app_name, then](absl::StatusOr<k8s::ListPage> page) {
-                           if (!page.ok()) {
-                             // The driver only refines times and output: carry on without it.
-                             log::Warn("can't list the driver pods")
-                                 .Kv("namespace", ns)
-                                 .Kv("app", app_name)
-                                 .Kv("error", std::string(page.status().message()));
-                             then(std::nullopt);
-                             return;
-                           }
-                           std::vector<spark::DriverPod> pods;
-                           for (const std::string& item : page->items) {
-                             rapidjson::Document doc;
-                             doc.Parse(item.data(), item.size());
-                             if (doc.HasParseError()) continue;
-                             if (auto pod = spark::ProjectDriverPod(doc); pod.ok()) {
-                               pods.push_back(*std::move(pod));
-                             }
-                           }
-                           const spark::DriverPod* newest = spark::PickNewestDriver(pods);
-                           then(newest ? std::optional<spark::DriverPod>(*newest) : std::nullopt);
-                         });
+    return client_->List(
+        PodsRef(ns), list, deadline, [ns, app_name, then](absl::StatusOr<k8s::ListPage> page) {
+          if (!page.ok()) {
+            // The driver only refines times and output: carry on without it.
+            log::Warn("can't list the driver pods")
+                .Kv("namespace", ns)
+                .Kv("app", app_name)
+                .Kv("error", std::string(page.status().message()));
+            then(std::nullopt, false);
+            return;
+          }
+          std::vector<spark::DriverPod> pods;
+          for (const std::string& item : page->items) {
+            rapidjson::Document doc;
+            doc.Parse(item.data(), item.size());
+            if (doc.HasParseError()) continue;
+            if (auto pod = spark::ProjectDriverPod(doc); pod.ok()) {
+              pods.push_back(*std::move(pod));
+            }
+          }
+          const spark::DriverPod* newest = spark::PickNewestDriver(pods);
+          then(newest ? std::optional<spark::DriverPod>(*newest) : std::nullopt, true);
+        });
   });
-  if (!started) then(std::nullopt);
+  if (!started) then(std::nullopt, false);
 }
 
 std::shared_ptr<k8s::CallHandle> SparkExecutor::Status(const std::string& execution_id,
@@ -304,11 +261,36 @@ void SparkExecutor::MapAndFinish(const std::shared_ptr<StatusCall>& call) {
   }
   // A stopped app: the driver pod's container gives the exact times (the operator records the
   // end 10 s to 2 min late).
+  if (auto known = KnownDriverOf(call->app)) {
+    call->driver = *std::move(known);
+    FinishStatus(call);
+    return;
+  }
   FindDriver(call->op, call->app.namespace_, call->app.name, call->deadline,
-             [this, call](std::optional<spark::DriverPod> driver) {
+             [this, call](std::optional<spark::DriverPod> driver, bool listed) {
+               if (listed) RememberDriver(call->app, driver);
                call->driver = std::move(driver);
                FinishStatus(call);
              });
+}
+
+std::optional<std::optional<spark::DriverPod>> SparkExecutor::KnownDriverOf(
+    const spark::AppProjection& app) {
+  absl::MutexLock lock(&drivers_mu_);
+  auto it = known_drivers_.find(app.uid);
+  if (it == known_drivers_.end() || it->second.resource_version != app.resource_version) {
+    return std::nullopt;
+  }
+  return it->second.driver;
+}
+
+void SparkExecutor::RememberDriver(const spark::AppProjection& app,
+                                   const std::optional<spark::DriverPod>& driver) {
+  // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
+  if (app.uid.empty() || (driver && driver->IsAlive())) return;
+  absl::MutexLock lock(&drivers_mu_);
+  if (known_drivers_.size() >= kMaxKnownDrivers) known_drivers_.clear();
+  known_drivers_.insert_or_assign(app.uid, KnownDriver{app.resource_version, driver});
 }
 
 void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
@@ -333,6 +315,7 @@ void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
                    result.execution_id = call->id.ToString();
                    result.namespace_ = call->id.namespace_;
                    result.name = call->id.name;
+                   result.job_id = call->app.job_id;
                    result.info = spark::MapStatus(call->app, nullptr, clock_.Now(),
                                                   options_.no_status_timeout);
                    call->done(std::move(result));
@@ -369,6 +352,7 @@ void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
             result.execution_id = call->id.ToString();
             result.namespace_ = call->app.namespace_;
             result.name = call->app.name;
+            result.job_id = call->app.job_id;
             result.info = info;
             call->done(std::move(result));
           });
@@ -381,6 +365,7 @@ void SparkExecutor::FinishStatus(const std::shared_ptr<StatusCall>& call) {
   result.execution_id = call->id.ToString();
   result.namespace_ = call->app.namespace_;
   result.name = call->app.name;
+  result.job_id = call->app.job_id;
   result.driver_pod = call->driver ? call->driver->name : "";
   result.info = info;
 
@@ -505,8 +490,8 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Output(const std::string& execut
   std::string ns = id->namespace_;
   std::string name = id->name;
   FindDriver(op, ns, name, deadline,
-             [this, op, ns, name, max_lines, shared_tail, deadline,
-              done](std::optional<spark::DriverPod> driver) {
+             [this, op, ns, name, max_lines, shared_tail, deadline, done](
+                 std::optional<spark::DriverPod> driver, bool /*listed*/) {
                if (!driver) {
                  done(spark::LogTailResult{});  // no driver: nothing to show, not an error
                  return;
@@ -520,19 +505,21 @@ std::shared_ptr<k8s::CallHandle> SparkExecutor::Output(const std::string& execut
                if (auto container = spark::LogContainer(*driver)) {
                  log_options.container = *container;
                }
+               // Streamed through the bounded tail: memory stays within max_bytes however long
+               // the lines are (tailLines bounds lines, not bytes).
                bool started = op->Step([&] {
-                 return client_->Log(
+                 return client_->StreamLog(
                      pod, log_options, deadline,
-                     [ns, pod, shared_tail, done](absl::StatusOr<std::string> text) {
-                       if (!text.ok()) {
+                     [shared_tail](std::string_view chunk) { shared_tail->Feed(chunk); },
+                     [ns, pod, shared_tail, done](const absl::Status& status) {
+                       if (!status.ok()) {
                          // Best effort: output must never fail the caller.
                          log::Warn("can't read the driver log")
                              .Kv("pod", absl::StrCat(ns, "/", pod.name))
-                             .Kv("error", std::string(text.status().message()));
+                             .Kv("error", std::string(status.message()));
                          done(spark::LogTailResult{});
                          return;
                        }
-                       shared_tail->Feed(*text);
                        done(shared_tail->Finish());
                      });
                });

@@ -13,14 +13,18 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "cache/app_cache.h"
 #include "k8s/client.h"
 #include "spark/app_builder.h"
+#include "spark/driver_pod.h"
 #include "spark/log_tail.h"
 #include "spark/status_mapping.h"
 
@@ -48,8 +52,14 @@ struct JobResult {
   std::string execution_id;
   std::string namespace_;
   std::string name;
+  std::string job_id;      // the job-id label; "" when absent
   std::string driver_pod;  // "" when none was looked up or found
   spark::JobStatusInfo info;
+};
+
+struct JobPage {
+  std::vector<JobResult> jobs;
+  std::string next_page_token;  // "" on the last page
 };
 
 class SparkExecutor {
@@ -75,8 +85,32 @@ class SparkExecutor {
                                           int64_t max_bytes, absl::Time deadline,
                                           Done<spark::LogTailResult> done);
 
+  // Pushes each change of the jobs' statuses to `on_change` (see the WatchStatus RPC): first the
+  // current status of every job, then every change, from the informer. `on_change` is called one
+  // at a time, in order, possibly on different threads, and must not block or call back into the
+  // executor. `done` is called once: OK after the last job stopped, or the error that ended it.
+  std::shared_ptr<k8s::CallHandle> WatchStatus(const std::vector<std::string>& execution_ids,
+                                               absl::Time deadline,
+                                               std::function<void(const JobResult&)> on_change,
+                                               std::function<void(absl::Status)> done);
+
+  // The driver log as it grows (see the FollowOutput RPC): chunks of bytes, not lines, to
+  // `on_chunk` (one at a time, must not block); `done` once, OK when the log ended.
+  std::shared_ptr<k8s::CallHandle> FollowOutput(const std::string& execution_id, int64_t tail_lines,
+                                                absl::Time deadline,
+                                                std::function<void(std::string_view)> on_chunk,
+                                                std::function<void(absl::Status)> done);
+
+  // A page of a namespace's jobs (see the ListJobs RPC).
+  std::shared_ptr<k8s::CallHandle> ListJobs(const std::string& namespace_,
+                                            const std::string& label_selector, int64_t page_size,
+                                            const std::string& page_token, absl::Time deadline,
+                                            Done<JobPage> done);
+
  private:
   class Op;
+  class Watch;
+  class Follow;
   struct StatusCall;
 
   absl::Time Deadline(absl::Time rpc_deadline) const;
@@ -90,16 +124,35 @@ class SparkExecutor {
   void LookUp(const std::shared_ptr<Op>& op, const std::string& ns, const std::string& name,
               bool fresh, absl::Time deadline,
               std::function<void(absl::StatusOr<spark::AppProjection>)> then);
-  // The newest driver pod of `app_name`, or nullopt (none, or the LIST failed: logged).
+  // The newest driver pod of `app_name`, or nullopt: none (listed = true), or the LIST failed
+  // (logged) or was cancelled (listed = false). Called inline when `op` is cancelled.
+  using DriverCallback = std::function<void(std::optional<spark::DriverPod>, bool listed)>;
   void FindDriver(const std::shared_ptr<Op>& op, const std::string& ns, const std::string& app_name,
-                  absl::Time deadline, std::function<void(std::optional<spark::DriverPod>)> then);
+                  absl::Time deadline, DriverCallback then);
   void MapAndFinish(const std::shared_ptr<StatusCall>& call);
   void FinishStatus(const std::shared_ptr<StatusCall>& call);
+
+  // The driver a stopped app had when it was at this resourceVersion, if recorded (nullopt), or
+  // that it had none.
+  std::optional<std::optional<spark::DriverPod>> KnownDriverOf(const spark::AppProjection& app);
+  void RememberDriver(const spark::AppProjection& app,
+                      const std::optional<spark::DriverPod>& driver);
 
   const std::shared_ptr<k8s::Client> client_;
   cache::AppCache& cache_;
   const ExecutorOptions options_;
   const Clock& clock_;
+
+  // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
+  // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the
+  // pod's removal moves it to ResourceReleased), so Status of a finished job needs no pod LIST.
+  struct KnownDriver {
+    std::string resource_version;
+    std::optional<spark::DriverPod> driver;
+  };
+  static constexpr size_t kMaxKnownDrivers = 200000;
+  absl::Mutex drivers_mu_;
+  absl::flat_hash_map<std::string, KnownDriver> known_drivers_ ABSL_GUARDED_BY(drivers_mu_);
 };
 
 }  // namespace kje::server

@@ -122,7 +122,7 @@ class FakeKubeClient final : public k8s::Client,
                                        Callback<std::string> done) override {
     return Unimplemented(std::move(done));
   }
-  std::shared_ptr<k8s::CallHandle> FollowLog(const k8s::ResourceRef&, const k8s::LogOptions&,
+  std::shared_ptr<k8s::CallHandle> StreamLog(const k8s::ResourceRef&, const k8s::LogOptions&,
                                              absl::Time, ChunkCallback,
                                              DoneCallback done) override {
     boost::asio::post(io_, [done] { done(absl::UnimplementedError("fake")); });

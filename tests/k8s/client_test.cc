@@ -664,6 +664,26 @@ TEST_CASE("Following a log streams chunks until the server ends it") {
   CHECK(server.Requests().back().query == "follow=true");
 }
 
+TEST_CASE("Streaming a log without follow reads it in chunks, past the body limit") {
+  FakeApiServer server;
+  IoThread io;
+  ClientOptions options = FastRetries();
+  options.max_body_bytes = 16;  // far below the log: only a stream can read it
+  auto client = NewClient(io.io(), server.Config(), options);
+  server.Script("/api/v1/namespaces/ns/pods/p1/log",
+                R"([{"status":200,"stream":["line 1\n","line 2\n","Pi is roughly 3.14\n"]}])");
+  std::string text;
+  LogOptions log;
+  log.tail_lines = 3;
+  absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
+    (*client)->StreamLog(
+        kPod, log, In(absl::Seconds(10)), [&](std::string_view chunk) { text.append(chunk); }, cb);
+  });
+  CHECK(done.ok());
+  CHECK(text == "line 1\nline 2\nPi is roughly 3.14\n");
+  CHECK(server.Requests().back().query == "tailLines=3");
+}
+
 TEST_CASE("Bad references fail without a request") {
   FakeApiServer server;
   IoThread io;
