@@ -150,4 +150,54 @@ LogTailResult LogTail::Finish() const {
   return result;
 }
 
+LogLines::LogLines(size_t max_line_bytes) : max_line_bytes_(std::max<size_t>(max_line_bytes, 4)) {}
+
+std::vector<std::string> LogLines::Feed(std::string_view chunk) {
+  std::vector<std::string> out;
+  while (!chunk.empty()) {
+    size_t nl = chunk.find('\n');
+    if (nl == std::string_view::npos) {
+      partial_.append(chunk);
+      // An endless line is still delivered, in pieces, and never held whole.
+      while (partial_.size() > max_line_bytes_) {
+        size_t cut = max_line_bytes_;
+        // Back off to a character boundary (never more than 3 continuation bytes).
+        for (int i = 0;
+             i < 3 && cut > 1 && (static_cast<unsigned char>(partial_[cut]) & 0xC0) == 0x80; ++i) {
+          --cut;
+        }
+        out.push_back(ToValidUtf8(std::string_view(partial_).substr(0, cut)));
+        partial_.erase(0, cut);
+      }
+      break;
+    }
+    partial_.append(chunk.substr(0, nl));
+    chunk.remove_prefix(nl + 1);
+    if (!partial_.empty() && partial_.back() == '\r') partial_.pop_back();
+    Emit(partial_, out);
+    partial_.clear();
+  }
+  return out;
+}
+
+std::vector<std::string> LogLines::Flush() {
+  std::vector<std::string> out;
+  if (!partial_.empty()) Emit(partial_, out);
+  partial_.clear();
+  return out;
+}
+
+void LogLines::Emit(std::string_view line, std::vector<std::string>& out) const {
+  while (line.size() > max_line_bytes_) {
+    size_t cut = max_line_bytes_;
+    for (int i = 0; i < 3 && cut > 1 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80;
+         ++i) {
+      --cut;
+    }
+    out.push_back(ToValidUtf8(line.substr(0, cut)));
+    line.remove_prefix(cut);
+  }
+  out.push_back(ToValidUtf8(line));
+}
+
 }  // namespace kje::spark

@@ -52,4 +52,25 @@ class LogTail {
   uint64_t bytes_seen_ = 0;
 };
 
+// Splits a followed log into lines as it arrives in chunks of any size: whole lines without their
+// "\n" or "\r\n", as valid UTF-8 (ill-formed sequences become U+FFFD), a line longer than
+// max_line_bytes cut into pieces on character boundaries. Holds at most one partial line.
+class LogLines {
+ public:
+  static constexpr size_t kDefaultMaxLineBytes = 64 << 10;
+
+  explicit LogLines(size_t max_line_bytes = kDefaultMaxLineBytes);
+
+  // The lines the chunk completed.
+  std::vector<std::string> Feed(std::string_view chunk);
+  // The unterminated last line, if any (the log ended without a line feed).
+  std::vector<std::string> Flush();
+
+ private:
+  void Emit(std::string_view line, std::vector<std::string>& out) const;
+
+  size_t max_line_bytes_;
+  std::string partial_;
+};
+
 }  // namespace kje::spark

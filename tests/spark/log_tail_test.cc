@@ -214,3 +214,44 @@ TEST_CASE("A chunk larger than the window replaces it") {
 
 }  // namespace
 }  // namespace kje::spark
+
+namespace kje::spark {
+namespace {
+
+std::vector<std::string> FeedAll(LogLines& lines, std::vector<std::string_view> chunks) {
+  std::vector<std::string> out;
+  for (auto chunk : chunks) {
+    for (auto& line : lines.Feed(chunk)) out.push_back(std::move(line));
+  }
+  for (auto& line : lines.Flush()) out.push_back(std::move(line));
+  return out;
+}
+
+TEST_CASE("LogLines: chunks of any size become whole lines") {
+  LogLines lines;
+  CHECK(FeedAll(lines, {"a", "bc\nde", "f\r\n", "\n", "last"}) ==
+        std::vector<std::string>{"abc", "def", "", "last"});
+  LogLines again;
+  CHECK(again.Feed("one\ntwo").size() == 1);
+  CHECK(again.Flush() == std::vector<std::string>{"two"});
+  CHECK(again.Flush().empty());
+}
+
+TEST_CASE("LogLines: long lines come in pieces on character boundaries, as valid UTF-8") {
+  LogLines lines(8);
+  // "é" is two bytes: a cut at byte 8 would split the second one.
+  std::vector<std::string> out = FeedAll(lines, {"abcdef\xC3\xA9\xC3", "\xA9xyz\n"});
+  CHECK(out == std::vector<std::string>{"abcdef\xC3\xA9", "\xC3\xA9xyz"});
+  LogLines endless(8);
+  std::vector<std::string> pieces;
+  for (int i = 0; i < 5; ++i) {
+    for (auto& p : endless.Feed("0123456789")) pieces.push_back(p);
+  }
+  CHECK(pieces.size() == 6);  // 50 bytes held as at most 8 at a time
+  for (const auto& p : pieces) CHECK(p.size() == 8);
+  LogLines bad;
+  CHECK(FeedAll(bad, {"ok \xFF\n"}) == std::vector<std::string>{"ok \xEF\xBF\xBD"});
+}
+
+}  // namespace
+}  // namespace kje::spark
