@@ -16,6 +16,8 @@
 #include "k8s/connection_config.h"
 #include "server/grpc_server.h"
 #include "server/job_executor_service.h"
+#include "server/metrics.h"
+#include "server/metrics_http.h"
 #include "server/spark_executor.h"
 #include "spark/names.h"
 
@@ -119,6 +121,10 @@ int RunServe(const ServeArgs& args) {
     return 2;
   }
 
+  // Declared before everything that records into it (the client lives as long as its pending
+  // operations on the io_context).
+  k8s::RequestMetrics k8s_requests;
+
   // One io_context, a few threads, for every outbound conversation (the Kubernetes API) and for
   // the signals that end the process.
   boost::asio::io_context ioc;
@@ -143,7 +149,9 @@ int RunServe(const ServeArgs& args) {
   });
 
   std::string kube_source = connection->source;
-  auto client = k8s::NewClient(ioc, *std::move(connection));
+  k8s::ClientOptions client_options;
+  client_options.metrics = &k8s_requests;
+  auto client = k8s::NewClient(ioc, *std::move(connection), client_options);
   if (!client.ok()) {
     std::cerr << "k8s-job-executor: can't use the Kubernetes connection: "
               << client.status().message() << "\n";
@@ -195,8 +203,30 @@ int RunServe(const ServeArgs& args) {
     }
     auth = *std::move(loaded);
   }
+  Metrics metrics(KJE_VERSION, clock);
+  metrics.SetKubernetesRequests(&k8s_requests);
+  metrics.SetInformerStats([&cache] { return cache.Stats(); });
+  // Up before the gRPC port, so that a scraper sees the process from its first RPC on.
+  std::unique_ptr<MetricsHttpServer> metrics_http;
+  if (!config->server.metrics_listen.empty()) {
+    MetricsHttpOptions options;
+    options.listen = config->server.metrics_listen;
+    auto started = MetricsHttpServer::Start(options, [&metrics] { return metrics.Render(); });
+    if (!started.ok()) {
+      log::Error("can't start").Kv("error", std::string(started.status().message()));
+      cache.Stop();
+      stop_io();
+      return 1;
+    }
+    metrics_http = *std::move(started);
+    log::Info("metrics listening")
+        .Kv("address", metrics_http->address())
+        .Kv("port", metrics_http->port())
+        .Kv("path", "/metrics");
+  }
+
   JobExecutorService service(&executor, auth.get());
-  auto server = GrpcServer::Start(config->server, {&service});
+  auto server = GrpcServer::Start(config->server, {&service}, &metrics);
   if (!server.ok()) {
     log::Error("can't start").Kv("error", std::string(server.status().message()));
     cache.Stop();
@@ -214,15 +244,14 @@ int RunServe(const ServeArgs& args) {
       .Kv("namespace", config->namespace_)
       .Kv("kubernetes", kube_source)
       .Kv("status_cache", cache.enabled() ? "informer" : "off");
-  if (!config->server.metrics_listen.empty()) {
-    log::Warn("server.metricsListen is set, but this build serves no metrics endpoint yet");
-  }
 
   stop_requested.WaitForNotification();
   absl::Duration drain = absl::Milliseconds(config->server.drain_timeout_ms);
   log::Info("draining").Kv("deadline_ms", config->server.drain_timeout_ms);
   (*server)->Shutdown(drain);
   server->reset();
+  // Scrapeable through the drain; gone before the cache it reads.
+  if (metrics_http != nullptr) metrics_http->Stop();
   cache.Stop();
   stop_io();
   log::Info("stopped");
