@@ -16,6 +16,14 @@ std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
 
 std::string StatusName(JobInfo::Status status) { return JobInfo::Status_Name(status); }
 
+// Operator messages may span lines; a table row or a transition must stay one line.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string ToJson(const google::protobuf::Message& message, bool multiline) {
@@ -67,7 +75,7 @@ std::string FormatJobInfo(const JobInfo& info) {
       {"NAMESPACE", OrDash(info.namespace_())},
       {"NAME", OrDash(info.name())},
       {"DRIVER POD", OrDash(info.driver_pod())},
-      {"MESSAGE", OrDash(info.message())},
+      {"MESSAGE", OrDash(OneLine(info.message()))},
   });
 }
 
@@ -88,7 +96,7 @@ std::string FormatTransition(absl::Duration elapsed, const JobInfo& info, bool w
   // CANCELLING is the longest status name.
   absl::StrAppend(&line, absl::StrFormat("%-10s", StatusName(info.status())));
   if (!info.operator_state().empty()) absl::StrAppend(&line, "  ", info.operator_state());
-  if (!info.message().empty()) absl::StrAppend(&line, "  (", info.message(), ")");
+  if (!info.message().empty()) absl::StrAppend(&line, "  (", OneLine(info.message()), ")");
   // Trailing padding of a short line serves nobody.
   line.erase(line.find_last_not_of(' ') + 1);
   return absl::StrCat(line, "\n");

@@ -50,6 +50,9 @@ TEST_CASE("a transition shows the elapsed time, status and operator state") {
   info.set_message("driver exited with 1");
   CHECK(FormatTransition(absl::Seconds(2), info, false) ==
         "  +2.0s  FAILED      (driver exited with 1)\n");
+  info.set_message("two\nlines");
+  CHECK(FormatTransition(absl::Seconds(2), info, false) == "  +2.0s  FAILED      (two lines)\n");
+  CHECK(FormatJobInfo(info).find("MESSAGE         two lines\n") != std::string::npos);
   info.set_message("");
   CHECK(FormatTransition(absl::Seconds(2), info, false) == "  +2.0s  FAILED\n");
 }
