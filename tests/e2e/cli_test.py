@@ -103,7 +103,30 @@ server:
                 proc.lines.append(line)
         proc.reader = threading.Thread(target=read, daemon=True)
         proc.reader.start()
+        self.addCleanup(self.kill, proc)
         return proc
+
+    @staticmethod
+    def kill(proc):
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.reader.join(10)
+        for f in (proc.stdout, proc.stderr):
+            if not f.closed:
+                f.close()
+
+    def wait_for_line(self, proc, pattern, what):
+        """Waits until the background CLI printed a line matching `pattern`; it must not exit
+        before."""
+        def printed():
+            if any(re.search(pattern, l) for l in list(proc.lines)):
+                return True
+            if proc.poll() is not None:
+                raise AssertionError("the CLI exited with %s before %s:\n%s%s" % (
+                    proc.returncode, what, "".join(proc.lines), proc.stderr.read()))
+            return False
+        kje.wait_until(printed, 60, what)
 
     def finish(self, proc):
         try:
@@ -113,10 +136,7 @@ server:
                 proc.kill()
                 proc.wait()
         proc.reader.join(10)
-        err = proc.stderr.read()
-        proc.stdout.close()
-        proc.stderr.close()
-        return code, "".join(proc.lines), err
+        return code, "".join(proc.lines), proc.stderr.read()
 
     def submit_file(self, job_id, outcome="succeed", duration_ms=2000):
         path = os.path.join(self.dir, "job-%s.yaml" % job_id)
@@ -146,7 +166,7 @@ server:
         code, out, err = self.cli("status", execution_id)
         self.assertIn(code, (EXIT_OK, EXIT_NOT_FINISHED), err)
         self.assertRegex(out, r"(?m)^EXECUTION ID +%s$" % re.escape(execution_id))
-        self.assertRegex(out, r"(?m)^JOB ID +3001$")
+        self.assertRegex(out, r"(?m)^NAME +gravitino-job-3001$")
 
         code, out, err = self.finish(watch)
         self.assertEqual(code, EXIT_OK, out + err)
@@ -174,7 +194,7 @@ server:
         self.assertEqual(code, EXIT_OK, err)
         rows = [l.split() for l in out.splitlines()]
         self.assertEqual(rows[0][:3], ["EXECUTION", "ID", "JOB"])
-        self.assertIn([execution_id, "3001", "SUCCEEDED"], [r[:3] for r in rows[1:]])
+        self.assertIn([execution_id, "SUCCEEDED"], [[r[0], r[2]] for r in rows[1:]])
         code, out, err = self.cli("list", "--namespace", "default",
                                   "-l", "gravitino.apache.org/job-id=3001", "-o", "json")
         self.assertEqual(code, EXIT_OK, err)
@@ -200,8 +220,7 @@ server:
     def test_cancel_of_a_running_job_then_watch_exits_with_the_cancelled_code(self):
         execution_id = self.submit_file("3004", outcome="hang")
         watch = self.start("watch", execution_id)
-        kje.wait_until(lambda: any(" STARTED " in l or l.rstrip().endswith("STARTED")
-                                   for l in watch.lines), 60, "the watch to show STARTED")
+        self.wait_for_line(watch, r"^  \+\d+\.\ds  STARTED\b", "the watch to show STARTED")
         code, out, err = self.cli("status", execution_id)
         self.assertEqual(code, EXIT_NOT_FINISHED, out + err)
         code, out, err = self.cli("cancel", execution_id)
@@ -223,14 +242,18 @@ server:
         wrong = os.path.join(self.dir, "wrong.token")
         with open(wrong, "w") as f:
             f.write("not-the-token\n")
-        code, out, err = self.cli("list", token_file=wrong)
+        code, out, err = self.cli("status", "default/sparkapp/default/x", token_file=wrong)
         self.assertEqual(code, EXIT_AUTH, err)
         self.assertIn("UNAUTHENTICATED", err)
         self.assertEqual(out, "")
-        p = subprocess.run([kje.BINARY, "list", "--server", self.server.address, "--tls-ca",
-                            os.path.join(self.dir, "ca.crt")],
+        code, out, err = self.cli("list", token_file=wrong)
+        self.assertEqual(code, EXIT_AUTH, err)
+        p = subprocess.run([kje.BINARY, "submit", "--job-id", "3006", "--name", "n",
+                            "--executable", "local:///x.jar", "--server", self.server.address,
+                            "--tls-ca", os.path.join(self.dir, "ca.crt")],
                            capture_output=True, text=True, timeout=CLI_TIMEOUT)
         self.assertEqual(p.returncode, EXIT_AUTH, p.stderr)
+        self.assertIsNone(self.cluster.app("default", "gravitino-job-3006"))
 
     def test_plaintext_to_the_tls_port_is_unavailable(self):
         p = subprocess.run([kje.BINARY, "status", "default/sparkapp/default/x", "--timeout", "5s"],
