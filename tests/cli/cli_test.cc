@@ -373,7 +373,7 @@ TEST_CASE("the server comes from --server, else the environment") {
   CHECK(flag.err.find("status: UNAVAILABLE: ") != std::string::npos);
 }
 
-TEST_CASE("usage errors exit 2 before any call; --help exits 0") {
+TEST_CASE("usage errors exit 2 before any call, and --help exits 0") {
   auto usage = [](std::vector<std::string> args) {
     Result r = RunCli(args);
     CHECK(r.code == kExitUsage);
