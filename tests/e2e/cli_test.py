@@ -261,6 +261,34 @@ server:
                            env=dict(os.environ, K8S_JOB_EXECUTOR_SERVER=self.server.address))
         self.assertEqual(p.returncode, EXIT_UNAVAILABLE, p.stderr)
 
+    def test_mutual_tls_and_the_server_name(self):
+        server = kje.Server(["--config", self.config, "--set",
+                             "server.tls.clientCaFile=" + os.path.join(self.dir, "ca.crt")])
+        try:
+            def status(*flags):
+                p = subprocess.run(
+                    [kje.BINARY, "status", "default/sparkapp/default/gravitino-job-no-such",
+                     "--timeout", "10s", "--tls-ca", os.path.join(self.dir, "ca.crt"),
+                     "--token-file", self.token_file] + list(flags),
+                    capture_output=True, text=True, timeout=CLI_TIMEOUT)
+                return p.returncode, p.stderr
+            address = ["--server", server.address]
+            cert = ["--tls-cert", os.path.join(self.dir, "client.crt"),
+                    "--tls-key", os.path.join(self.dir, "client.key")]
+            # Through to the server, which answers for a job that isn't there.
+            self.assertEqual(status(*address, *cert)[0], EXIT_NOT_FOUND)
+            # No client certificate: the handshake fails.
+            self.assertEqual(status(*address)[0], EXIT_UNAVAILABLE)
+            # The certificate names localhost and 127.0.0.1, not other.example.
+            port = server.address.rsplit(":", 1)[1]
+            self.assertEqual(status("--server", "localhost:" + port, *cert)[0], EXIT_NOT_FOUND)
+            self.assertEqual(status(*address, *cert, "--tls-server-name", "localhost")[0],
+                             EXIT_NOT_FOUND)
+            self.assertEqual(status(*address, *cert, "--tls-server-name", "other.example")[0],
+                             EXIT_UNAVAILABLE)
+        finally:
+            self.assertEqual(server.terminate(), 0)
+
     def test_unknown_id_exits_with_the_not_found_code(self):
         code, _, err = self.cli("status", "default/sparkapp/default/gravitino-job-no-such")
         self.assertEqual(code, EXIT_NOT_FOUND, err)
