@@ -13,14 +13,9 @@ using grpc::experimental::ServerRpcInfo;
 
 class MetricsInterceptor final : public grpc::experimental::Interceptor {
  public:
-  MetricsInterceptor(Metrics* metrics, std::string_view type, std::string_view service,
-                     std::string_view method)
-      : metrics_(metrics),
-        type_(type),
-        service_(service),
-        method_(method),
-        start_(std::chrono::steady_clock::now()) {
-    metrics_->RecordGrpcStarted(type_, service_, method_);
+  explicit MetricsInterceptor(Metrics::GrpcMethodSeries* series)
+      : series_(series), start_(std::chrono::steady_clock::now()) {
+    series_->Started();
   }
 
   // A call that ends without the server sending a status (the client went away first) still
@@ -39,14 +34,10 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
  private:
   void Handled(grpc::StatusCode code) {
     handled_ = true;
-    metrics_->RecordGrpcHandled(type_, service_, method_, code,
-                                absl::FromChrono(std::chrono::steady_clock::now() - start_));
+    series_->Handled(code, absl::FromChrono(std::chrono::steady_clock::now() - start_));
   }
 
-  Metrics* const metrics_;
-  const std::string_view type_;
-  const std::string service_;
-  const std::string method_;
+  Metrics::GrpcMethodSeries* const series_;
   const std::chrono::steady_clock::time_point start_;
   bool handled_ = false;
 };
@@ -74,8 +65,8 @@ grpc::experimental::Interceptor* GrpcMetricsInterceptorFactory::CreateServerInte
   std::string_view full = info->method() != nullptr ? info->method() : "";
   size_t slash = full.rfind('/');
   if (full.size() < 3 || full[0] != '/' || slash == 0 || slash + 1 >= full.size()) return nullptr;
-  return new MetricsInterceptor(metrics_, GrpcTypeName(info->type()), full.substr(1, slash - 1),
-                                full.substr(slash + 1));
+  return new MetricsInterceptor(metrics_->GrpcSeries(
+      GrpcTypeName(info->type()), full.substr(1, slash - 1), full.substr(slash + 1)));
 }
 
 }  // namespace kje::server

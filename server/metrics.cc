@@ -10,6 +10,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <array>
+#include <atomic>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -39,6 +40,7 @@ constexpr std::string_view kCodeNames[] = {
     "DATA_LOSS",
     "UNAUTHENTICATED",
 };
+static_assert(std::size(kCodeNames) == grpc::StatusCode::UNAUTHENTICATED + 1);
 
 // prometheus.DefBuckets of client_golang, which go-grpc-prometheus's handling histogram uses:
 // dashboards built on it expect these `le` values.
@@ -206,6 +208,32 @@ class Metrics::InformerCollector final : public prometheus::Collectable {
   const Metrics& metrics_;
 };
 
+Metrics::GrpcMethodSeries::GrpcMethodSeries(prometheus::Labels labels,
+                                            prometheus::Family<prometheus::Counter>& started,
+                                            prometheus::Family<prometheus::Counter>& handled,
+                                            prometheus::Family<prometheus::Histogram>& handling)
+    : labels_(std::move(labels)),
+      handled_family_(handled),
+      started_(started.Add(labels_)),
+      handling_(handling.Add(labels_, kGrpcBuckets)) {}
+
+void Metrics::GrpcMethodSeries::Started() { started_.Increment(); }
+
+void Metrics::GrpcMethodSeries::Handled(grpc::StatusCode code, absl::Duration elapsed) {
+  handling_.Observe(absl::ToDoubleSeconds(elapsed));
+  auto i = static_cast<size_t>(code);
+  if (i >= handled_.size()) i = grpc::StatusCode::UNKNOWN;
+  prometheus::Counter* counter = handled_[i].load(std::memory_order_acquire);
+  if (counter == nullptr) {
+    // Racing threads get the same counter: Add returns the existing one for known labels.
+    prometheus::Labels labels = labels_;
+    labels.emplace("grpc_code", std::string(kCodeNames[i]));
+    counter = &handled_family_.Add(labels);
+    handled_[i].store(counter, std::memory_order_release);
+  }
+  counter->Increment();
+}
+
 Metrics::Metrics(std::string version, const Clock& clock)
     : clock_(clock),
       registry_(std::make_shared<prometheus::Registry>()),
@@ -271,24 +299,38 @@ void Metrics::RecordCancel(std::string_view result) {
   cancellations_->Add({{"result", BoundedResult(result, kCancelResults)}}).Increment();
 }
 
+Metrics::GrpcMethodSeries* Metrics::GrpcSeries(std::string_view type, std::string_view service,
+                                               std::string_view method) {
+  auto key = std::make_tuple(type, service, method);
+  {
+    absl::ReaderMutexLock lock(&grpc_mu_);
+    auto it = grpc_series_.find(key);
+    if (it != grpc_series_.end()) return it->second.get();
+  }
+  absl::MutexLock lock(&grpc_mu_);
+  auto it = grpc_series_.find(key);
+  if (it != grpc_series_.end()) return it->second.get();
+  prometheus::Labels labels = {{"grpc_type", std::string(type)},
+                               {"grpc_service", std::string(service)},
+                               {"grpc_method", std::string(method)}};
+  std::unique_ptr<GrpcMethodSeries> series(
+      new GrpcMethodSeries(labels, *grpc_started_, *grpc_handled_, *grpc_handling_seconds_));
+  GrpcMethodSeries* out = series.get();
+  grpc_series_.emplace(
+      std::make_tuple(std::string(type), std::string(service), std::string(method)),
+      std::move(series));
+  return out;
+}
+
 void Metrics::RecordGrpcStarted(std::string_view type, std::string_view service,
                                 std::string_view method) {
-  grpc_started_
-      ->Add({{"grpc_type", std::string(type)},
-             {"grpc_service", std::string(service)},
-             {"grpc_method", std::string(method)}})
-      .Increment();
+  GrpcSeries(type, service, method)->Started();
 }
 
 void Metrics::RecordGrpcHandled(std::string_view type, std::string_view service,
                                 std::string_view method, grpc::StatusCode code,
                                 absl::Duration elapsed) {
-  prometheus::Labels labels = {{"grpc_type", std::string(type)},
-                               {"grpc_service", std::string(service)},
-                               {"grpc_method", std::string(method)}};
-  grpc_handling_seconds_->Add(labels, kGrpcBuckets).Observe(absl::ToDoubleSeconds(elapsed));
-  labels.emplace("grpc_code", std::string(GrpcCodeName(code)));
-  grpc_handled_->Add(labels).Increment();
+  GrpcSeries(type, service, method)->Handled(code, elapsed);
 }
 
 std::string Metrics::Render() const {

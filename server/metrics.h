@@ -13,10 +13,14 @@
 
 #include <grpcpp/support/status_code_enum.h>
 
+#include <array>
+#include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -68,9 +72,14 @@ class Metrics {
   // GrpcCodeResult() of the failure; anything else is "other".
   void RecordCancel(std::string_view result);
 
-  // The gRPC server series, filled by the interceptor of server/grpc_metrics.h. `type` is one of
-  // "unary", "client_stream", "server_stream", "bidi_stream"; `service` the full service name
-  // ("jobexecutor.v1.JobExecutor"), `method` the bare method name ("Submit").
+  // One gRPC method's grpc_server_* series, resolved once: counting a call through it costs no
+  // label lookup. Thread-safe; lives as long as the Metrics.
+  class GrpcMethodSeries;
+  // `type` is one of "unary", "client_stream", "server_stream", "bidi_stream"; `service` the full
+  // service name ("jobexecutor.v1.JobExecutor"), `method` the bare method name ("Submit").
+  GrpcMethodSeries* GrpcSeries(std::string_view type, std::string_view service,
+                               std::string_view method);
+  // The same, one call at a time (the interceptor of server/grpc_metrics.h keeps the series).
   void RecordGrpcStarted(std::string_view type, std::string_view service, std::string_view method);
   void RecordGrpcHandled(std::string_view type, std::string_view service, std::string_view method,
                          grpc::StatusCode code, absl::Duration elapsed);
@@ -95,9 +104,34 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* submissions_;
   prometheus::Family<prometheus::Counter>* cancellations_;
 
+  absl::Mutex grpc_mu_;
+  std::map<std::tuple<std::string, std::string, std::string>, std::unique_ptr<GrpcMethodSeries>,
+           std::less<>>
+      grpc_series_ ABSL_GUARDED_BY(grpc_mu_);
+
   mutable absl::Mutex mu_;
   const k8s::RequestMetrics* requests_ ABSL_GUARDED_BY(mu_) = nullptr;
   InformerStatsSource informer_stats_ ABSL_GUARDED_BY(mu_);
+};
+
+class Metrics::GrpcMethodSeries {
+ public:
+  void Started();
+  void Handled(grpc::StatusCode code, absl::Duration elapsed);
+
+ private:
+  friend class Metrics;
+  GrpcMethodSeries(std::map<std::string, std::string> labels,
+                   prometheus::Family<prometheus::Counter>& started,
+                   prometheus::Family<prometheus::Counter>& handled,
+                   prometheus::Family<prometheus::Histogram>& handling);
+
+  const std::map<std::string, std::string> labels_;
+  prometheus::Family<prometheus::Counter>& handled_family_;
+  prometheus::Counter& started_;
+  prometheus::Histogram& handling_;
+  // By code, created on first use.
+  std::array<std::atomic<prometheus::Counter*>, 17> handled_{};
 };
 
 }  // namespace kje::server

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "base/clock.h"
 #include "k8s/metrics.h"
@@ -119,6 +121,47 @@ TEST_CASE("metrics: gRPC series with go-grpc-prometheus names, labels and bucket
       {"grpc_type", "server_stream"}, {"grpc_service", kSvc}, {"grpc_method", "WatchStatus"}};
   CHECK(t.Value("grpc_server_started_total", watch) == 1.0);
   CHECK(t.Matching("grpc_server_handled_total", watch).empty());
+}
+
+TEST_CASE("metrics: a method's series are resolved once and count exactly across threads",
+          "[metrics]") {
+  FakeClock clock;
+  Metrics m("v", clock);
+  Metrics::GrpcMethodSeries* series = m.GrpcSeries("unary", "svc.S", "M");
+  CHECK(m.GrpcSeries("unary", "svc.S", "M") == series);
+  CHECK(m.GrpcSeries("server_stream", "svc.S", "M") != series);
+  CHECK(m.GrpcSeries("unary", "svc.S", "N") != series);
+
+  constexpr int kThreads = 4;
+  constexpr int kCalls = 2000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        Metrics::GrpcMethodSeries* s = m.GrpcSeries("unary", "svc.S", "M");
+        s->Started();
+        s->Handled((i + t) % 2 == 0 ? grpc::StatusCode::OK : grpc::StatusCode::INTERNAL,
+                   absl::Microseconds(i));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  PromText t = Scrape(m);
+  std::map<std::string, std::string> labels = {
+      {"grpc_type", "unary"}, {"grpc_service", "svc.S"}, {"grpc_method", "M"}};
+  CHECK(t.Value("grpc_server_started_total", labels) == kThreads * kCalls);
+  CHECK(t.Value("grpc_server_handling_seconds_count", labels) == kThreads * kCalls);
+  auto ok = labels;
+  ok["grpc_code"] = "OK";
+  auto internal = labels;
+  internal["grpc_code"] = "INTERNAL";
+  CHECK(t.Value("grpc_server_handled_total", ok) == kThreads * kCalls / 2);
+  CHECK(t.Value("grpc_server_handled_total", internal) == kThreads * kCalls / 2);
+  // A code outside the 17 is UNKNOWN, not a new label value.
+  series->Handled(static_cast<grpc::StatusCode>(1000), absl::ZeroDuration());
+  auto unknown = labels;
+  unknown["grpc_code"] = "UNKNOWN";
+  CHECK(Scrape(m).Value("grpc_server_handled_total", unknown) == 1.0);
 }
 
 TEST_CASE("metrics: Kubernetes requests are read from RequestMetrics at scrape time", "[metrics]") {
