@@ -114,6 +114,7 @@ server:
         self.stub.Status(pb.StatusRequest(execution_id=execution_id), timeout=kje.RPC_TIMEOUT)
         self.stub.Cancel(pb.CancelRequest(execution_id=execution_id), timeout=kje.RPC_TIMEOUT)
         kje.health(self.channel)
+        self.assertIn(SERVICE, kje.list_services(self.channel))
         app_names = [a["metadata"]["name"] for a in self.cluster.apps(NAMESPACE)]
         self.assertTrue(any(job_id in n for n in app_names), app_names)
 
@@ -136,10 +137,13 @@ server:
                                    grpc_service=SERVICE, grpc_method=method, grpc_code="OK"), 1,
                              method)
         self.assertEqual(types.get("grpc_server_handling_seconds"), "histogram")
-        # Health (and any other service) is counted too.
+        # Health and reflection are counted too, reflection as the bidirectional stream it is.
         self.assertEqual(delta("grpc_server_handled_total", grpc_type="unary",
                                grpc_service="grpc.health.v1.Health", grpc_method="Check",
                                grpc_code="OK"), 1)
+        self.assertEqual(delta("grpc_server_handled_total", grpc_type="bidi_stream",
+                               grpc_service="grpc.reflection.v1alpha.ServerReflection",
+                               grpc_method="ServerReflectionInfo", grpc_code="OK"), 1)
 
         # Kubernetes requests by verb, resource and code: the create of the application at least.
         requests = matching(after, "k8s_job_executor_kubernetes_requests_total")
