@@ -64,7 +64,9 @@ def start_kubesim(seeds=(), operator_namespaces=("default",)):
         extra += ["--seed", seed]
     kwargs = dict(operator_namespaces=operator_namespaces, namespaces=(NS,))
     if "extra_args" in inspect.signature(kje.Kubesim.__init__).parameters:
-        return kje.Kubesim(extra_args=extra, **kwargs)
+        cluster = kje.Kubesim(extra_args=extra, **kwargs)
+        wait_seeded(cluster, seeds)
+        return cluster
     # kje.Kubesim has no way to pass extra flags yet: add them to its one Popen of kubesim.
     real_popen = kje.subprocess.Popen
 
@@ -74,9 +76,22 @@ def start_kubesim(seeds=(), operator_namespaces=("default",)):
         return real_popen(argv, *args, **kw)
     kje.subprocess.Popen = popen
     try:
-        return kje.Kubesim(**kwargs)
+        cluster = kje.Kubesim(**kwargs)
     finally:
         kje.subprocess.Popen = real_popen
+    wait_seeded(cluster, seeds)
+    return cluster
+
+
+def wait_seeded(cluster, seeds, timeout=300):
+    """kubesim seeds while it serves and prints a line when each seed is written."""
+    def seeded():
+        if cluster.proc.poll() is not None:
+            raise AssertionError("kubesim exited with %s" % cluster.proc.returncode)
+        with open(cluster.out_path) as f:
+            out = f.read()
+        return all("kubesim seeded %s\n" % s in out for s in seeds)
+    kje.wait_until(seeded, timeout, "kubesim to seed %s" % ", ".join(seeds), interval=0.1)
 
 
 def server_config(cluster, extra=""):

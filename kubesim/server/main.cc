@@ -3,10 +3,12 @@
 #include <openssl/rand.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <set>
+#include <thread>
 
 #ifdef KUBESIM_HAVE_CONTROLLER
 #include "kubesim/controller/controller.h"
@@ -100,9 +102,9 @@ int main(int argc, char** argv) {
     }
   }
 
+  std::vector<SeedSpec> seeds;
   for (const std::string& text : flags.seeds) {
-    SeedSpec seed;
-    if (!ParseSeedSpec(text, &seed, &error) || !SeedStore(*store, seed, WallMs(), &error)) {
+    if (!ParseSeedSpec(text, &seeds.emplace_back(), &error)) {
       return Fail("--seed " + text + ": " + error);
     }
   }
@@ -170,8 +172,26 @@ int main(int argc, char** argv) {
   std::printf("kubesim listening on %s\n", url.c_str());
   std::fflush(stdout);
 
+  // Seeding 100k applications takes longer than a client waits for the port: it runs while
+  // kubesim serves, and each seed is announced on stdout when written.
+  std::atomic<bool> stopping{false};
+  std::thread seeder([&] {
+    for (size_t i = 0; i < seeds.size() && !stopping; ++i) {
+      std::string seed_error;
+      if (!SeedStore(*store, seeds[i], WallMs(), &seed_error, &stopping)) {
+        if (stopping) break;
+        std::cerr << "kubesim: --seed " << flags.seeds[i] << ": " << seed_error << std::endl;
+        std::_Exit(2);
+      }
+      std::printf("kubesim seeded %s\n", flags.seeds[i].c_str());
+      std::fflush(stdout);
+    }
+  });
+
   int sig = 0;
   sigwait(&signals, &sig);
+  stopping = true;
+  seeder.join();
 #ifdef KUBESIM_HAVE_CONTROLLER
   if (controller) controller->Stop();
 #endif

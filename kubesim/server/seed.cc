@@ -257,7 +257,8 @@ std::string SeedDriverPodName(const SeedSpec& spec, int64_t i) {
   return SeedAppName(spec, i) + "-0-driver";
 }
 
-bool SeedStore(Store& store, const SeedSpec& spec, int64_t now_ms, std::string* error) {
+bool SeedStore(Store& store, const SeedSpec& spec, int64_t now_ms, std::string* error,
+               const std::atomic<bool>* cancel) {
   const ResourceType* apps = store.FindType("spark.apache.org", "v1", "sparkapplications");
   const ResourceType* pods = store.FindType("", "v1", "pods");
   if (apps == nullptr || pods == nullptr) {
@@ -267,6 +268,10 @@ bool SeedStore(Store& store, const SeedSpec& spec, int64_t now_ms, std::string* 
   // An hour ago, so nothing seeded looks new.
   const int64_t start_ms = now_ms - 3600 * 1000;
   for (int64_t i = 0; i < spec.count; ++i) {
+    if (cancel != nullptr && *cancel) {
+      *error = "cancelled";
+      return false;
+    }
     json::object app;
     if (!CreateWithStatus(store, *apps, spec.ns, App(spec, i), AppStatus(spec, start_ms), &app,
                           error)) {

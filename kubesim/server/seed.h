@@ -1,7 +1,8 @@
 #pragma once
 
 // Bulk seeding for benchmarks: many SparkApplications (and their driver pods) written straight
-// into the store before kubesim serves, where creating them through the API would take minutes;
+// into the store (kubesim does it while it serves and prints `kubesim seeded <spec>` after
+// each), where creating them through the API would take minutes;
 // and driver logs of any size generated on the fly instead of stored.
 //
 // Seeded applications look like what k8s-job-executor creates (its labels, annotations and
@@ -9,6 +10,7 @@
 // applications like any other in the namespaces it watches; seed into a namespace outside
 // --operator-namespaces to keep them in the seeded state.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,7 +43,9 @@ bool ParseSeedSpec(const std::string& text, SeedSpec* spec, std::string* error);
 
 // Writes the objects of `spec` into `store` (create, then the status subresource), then compacts
 // the store's watch history so the seeding leaves no backlog. `now_ms` dates the statuses.
-bool SeedStore(Store& store, const SeedSpec& spec, int64_t now_ms, std::string* error);
+// Stops early (returning false) once `*cancel` is true.
+bool SeedStore(Store& store, const SeedSpec& spec, int64_t now_ms, std::string* error,
+               const std::atomic<bool>* cancel = nullptr);
 
 // The job id, application name and driver pod name of the i-th application of a seed.
 std::string SeedJobId(const SeedSpec& spec, int64_t i);
