@@ -211,13 +211,21 @@ class Metrics::InformerCollector final : public prometheus::Collectable {
 Metrics::GrpcMethodSeries::GrpcMethodSeries(prometheus::Labels labels,
                                             prometheus::Family<prometheus::Counter>& started,
                                             prometheus::Family<prometheus::Counter>& handled,
-                                            prometheus::Family<prometheus::Histogram>& handling)
+                                            prometheus::Family<prometheus::Histogram>& handling,
+                                            prometheus::Family<prometheus::Counter>& received,
+                                            prometheus::Family<prometheus::Counter>& sent)
     : labels_(std::move(labels)),
       handled_family_(handled),
       started_(started.Add(labels_)),
-      handling_(handling.Add(labels_, kGrpcBuckets)) {}
+      handling_(handling.Add(labels_, kGrpcBuckets)),
+      received_(received.Add(labels_)),
+      sent_(sent.Add(labels_)) {}
 
 void Metrics::GrpcMethodSeries::Started() { started_.Increment(); }
+
+void Metrics::GrpcMethodSeries::MessageReceived() { received_.Increment(); }
+
+void Metrics::GrpcMethodSeries::MessageSent() { sent_.Increment(); }
 
 void Metrics::GrpcMethodSeries::Handled(grpc::StatusCode code, absl::Duration elapsed) {
   handling_.Observe(absl::ToDoubleSeconds(elapsed));
@@ -256,6 +264,14 @@ Metrics::Metrics(std::string version, const Clock& clock)
                "Histogram of response latency (seconds) of gRPC that had been application-level "
                "handled by the server.")
            .Register(*registry_);
+  grpc_received_ = &prometheus::BuildCounter()
+                        .Name("grpc_server_msg_received_total")
+                        .Help("Total number of RPC stream messages received on the server.")
+                        .Register(*registry_);
+  grpc_sent_ = &prometheus::BuildCounter()
+                    .Name("grpc_server_msg_sent_total")
+                    .Help("Total number of gRPC stream messages sent by the server.")
+                    .Register(*registry_);
   submissions_ = &prometheus::BuildCounter()
                       .Name("k8s_job_executor_submissions_total")
                       .Help(
@@ -314,7 +330,8 @@ Metrics::GrpcMethodSeries* Metrics::GrpcSeries(std::string_view type, std::strin
                                {"grpc_service", std::string(service)},
                                {"grpc_method", std::string(method)}};
   std::unique_ptr<GrpcMethodSeries> series(
-      new GrpcMethodSeries(labels, *grpc_started_, *grpc_handled_, *grpc_handling_seconds_));
+      new GrpcMethodSeries(labels, *grpc_started_, *grpc_handled_, *grpc_handling_seconds_,
+                           *grpc_received_, *grpc_sent_));
   GrpcMethodSeries* out = series.get();
   grpc_series_.emplace(
       std::make_tuple(std::string(type), std::string(service), std::string(method)),

@@ -101,6 +101,8 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* grpc_started_;
   prometheus::Family<prometheus::Counter>* grpc_handled_;
   prometheus::Family<prometheus::Histogram>* grpc_handling_seconds_;
+  prometheus::Family<prometheus::Counter>* grpc_received_;
+  prometheus::Family<prometheus::Counter>* grpc_sent_;
   prometheus::Family<prometheus::Counter>* submissions_;
   prometheus::Family<prometheus::Counter>* cancellations_;
 
@@ -117,6 +119,8 @@ class Metrics {
 class Metrics::GrpcMethodSeries {
  public:
   void Started();
+  void MessageReceived();
+  void MessageSent();
   void Handled(grpc::StatusCode code, absl::Duration elapsed);
 
  private:
@@ -124,12 +128,16 @@ class Metrics::GrpcMethodSeries {
   GrpcMethodSeries(std::map<std::string, std::string> labels,
                    prometheus::Family<prometheus::Counter>& started,
                    prometheus::Family<prometheus::Counter>& handled,
-                   prometheus::Family<prometheus::Histogram>& handling);
+                   prometheus::Family<prometheus::Histogram>& handling,
+                   prometheus::Family<prometheus::Counter>& received,
+                   prometheus::Family<prometheus::Counter>& sent);
 
   const std::map<std::string, std::string> labels_;
   prometheus::Family<prometheus::Counter>& handled_family_;
   prometheus::Counter& started_;
   prometheus::Histogram& handling_;
+  prometheus::Counter& received_;
+  prometheus::Counter& sent_;
   // By code, created on first use.
   std::array<std::atomic<prometheus::Counter*>, 17> handled_{};
 };

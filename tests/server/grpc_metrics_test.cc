@@ -162,6 +162,11 @@ TEST_CASE("grpc metrics: unary calls counted with their codes", "[grpc_metrics]"
   CHECK(t.Value("grpc_server_handled_total", Labels("unary", kService, "Submit", "OK")) == 3.0);
   CHECK(t.Matching("grpc_server_handled_total", Labels("unary", kService, "Submit")).size() == 1);
   CHECK(t.Value("grpc_server_handling_seconds_count", Labels("unary", kService, "Submit")) == 3.0);
+  CHECK(t.Value("grpc_server_msg_received_total", Labels("unary", kService, "Submit")) == 3.0);
+  CHECK(t.Value("grpc_server_msg_sent_total", Labels("unary", kService, "Submit")) == 3.0);
+  // An error answer carries no message.
+  CHECK(t.Value("grpc_server_msg_received_total", Labels("unary", kService, "Status")) == 1.0);
+  CHECK(t.Value("grpc_server_msg_sent_total", Labels("unary", kService, "Status")) == 0.0);
   CHECK(t.Value("grpc_server_started_total", Labels("unary", kService, "Status")) == 1.0);
   CHECK(t.Value("grpc_server_handled_total", Labels("unary", kService, "Status", "NOT_FOUND")) ==
         1.0);
@@ -187,6 +192,8 @@ TEST_CASE("grpc metrics: server streams are server_stream and counted once", "[g
   CHECK(t.Value("grpc_server_handled_total",
                 Labels("server_stream", kService, "WatchStatus", "OK")) == 1.0);
   CHECK(t.Value("grpc_server_handling_seconds_count", watch) == 1.0);
+  CHECK(t.Value("grpc_server_msg_received_total", watch) == 1.0);
+  CHECK(t.Value("grpc_server_msg_sent_total", watch) == 2.0);
   CHECK(t.Matching("grpc_server_started_total", {{"grpc_method", "WatchStatus"}}).size() == 1);
 }
 
