@@ -1,5 +1,6 @@
 #include "server/metrics.h"
 
+#include <google/protobuf/descriptor.h>
 #include <prometheus/collectable.h>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -337,6 +338,16 @@ Metrics::GrpcMethodSeries* Metrics::GrpcSeries(std::string_view type, std::strin
       std::make_tuple(std::string(type), std::string(service), std::string(method)),
       std::move(series));
   return out;
+}
+
+void Metrics::InitializeGrpcService(const google::protobuf::ServiceDescriptor& service) {
+  for (int i = 0; i < service.method_count(); ++i) {
+    const google::protobuf::MethodDescriptor& method = *service.method(i);
+    std::string_view type = method.client_streaming()
+                                ? (method.server_streaming() ? "bidi_stream" : "client_stream")
+                                : (method.server_streaming() ? "server_stream" : "unary");
+    GrpcSeries(type, service.full_name(), method.name());
+  }
 }
 
 void Metrics::RecordGrpcStarted(std::string_view type, std::string_view service,

@@ -30,6 +30,10 @@
 #include "cache/app_informer.h"
 #include "k8s/metrics.h"
 
+namespace google::protobuf {
+class ServiceDescriptor;
+}  // namespace google::protobuf
+
 namespace prometheus {
 class Registry;
 template <typename T>
@@ -79,6 +83,9 @@ class Metrics {
   // service name ("jobexecutor.v1.JobExecutor"), `method` the bare method name ("Submit").
   GrpcMethodSeries* GrpcSeries(std::string_view type, std::string_view service,
                                std::string_view method);
+  // Creates the series of every method of `service` at 0 (as go-grpc-prometheus's
+  // InitializeMetrics does), so rate() and alerts work before a method's first call.
+  void InitializeGrpcService(const google::protobuf::ServiceDescriptor& service);
   // The same, one call at a time (the interceptor of server/grpc_metrics.h keeps the series).
   void RecordGrpcStarted(std::string_view type, std::string_view service, std::string_view method);
   void RecordGrpcHandled(std::string_view type, std::string_view service, std::string_view method,

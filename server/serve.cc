@@ -1,5 +1,7 @@
 #include "server/serve.h"
 
+#include <google/protobuf/descriptor.h>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -206,6 +208,12 @@ int RunServe(const ServeArgs& args) {
   Metrics metrics(KJE_VERSION, clock);
   metrics.SetKubernetesRequests(&k8s_requests);
   metrics.SetInformerStats([&cache] { return cache.Stats(); });
+  for (const char* name : {"jobexecutor.v1.JobExecutor", "grpc.health.v1.Health"}) {
+    if (const auto* d =
+            google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name)) {
+      metrics.InitializeGrpcService(*d);
+    }
+  }
   // Up before the gRPC port, so that a scraper sees the process from its first RPC on.
   std::unique_ptr<MetricsHttpServer> metrics_http;
   if (!config->server.metrics_listen.empty()) {

@@ -137,6 +137,9 @@ server:
                                    grpc_service=SERVICE, grpc_method=method, grpc_code="OK"), 1,
                              method)
         self.assertEqual(types.get("grpc_server_handling_seconds"), "histogram")
+        # Methods not called yet are there at 0, with their types.
+        self.assertEqual(len(matching(before, "grpc_server_started_total", grpc_service=SERVICE,
+                                      grpc_method="FollowOutput", grpc_type="server_stream")), 1)
         # Health and reflection are counted too, reflection as the bidirectional stream it is.
         self.assertEqual(delta("grpc_server_handled_total", grpc_type="unary",
                                grpc_service="grpc.health.v1.Health", grpc_method="Check",

@@ -1,5 +1,6 @@
 #include "server/grpc_metrics.h"
 
+#include <google/protobuf/descriptor.h>
 #include <grpcpp/grpcpp.h>
 
 #include <catch2/catch.hpp>
@@ -212,6 +213,27 @@ TEST_CASE("grpc metrics: a stream the caller cancels is handled as CANCELLED", "
         1.0);
   CHECK(t.Value("grpc_server_handled_total",
                 Labels("server_stream", kService, "FollowOutput", "CANCELLED")) == 1.0);
+}
+
+TEST_CASE("grpc metrics: a service's methods start at 0, with their types", "[grpc_metrics]") {
+  FakeClock clock;
+  Metrics metrics("v", clock);
+  const auto* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(kService);
+  REQUIRE(service != nullptr);
+  metrics.InitializeGrpcService(*service);
+  PromText t = ParsePromText(metrics.Render());
+  REQUIRE(t.errors.empty());
+  CHECK(t.Value("grpc_server_started_total", Labels("unary", kService, "Submit")) == 0.0);
+  CHECK(t.Value("grpc_server_started_total", Labels("server_stream", kService, "WatchStatus")) ==
+        0.0);
+  CHECK(t.Value("grpc_server_started_total", Labels("server_stream", kService, "FollowOutput")) ==
+        0.0);
+  CHECK(t.Value("grpc_server_handling_seconds_count", Labels("unary", kService, "ListJobs")) ==
+        0.0);
+  CHECK(t.Matching("grpc_server_started_total").size() ==
+        static_cast<size_t>(service->method_count()));
+  CHECK(t.Matching("grpc_server_handled_total").empty());
 }
 
 TEST_CASE("grpc metrics: the health service is counted too", "[grpc_metrics]") {
