@@ -111,19 +111,22 @@ server:
         execution_id = self.stub.Submit(
             pb.SubmitRequest(job_id=job_id, metalake="lake", template=template),
             timeout=kje.RPC_TIMEOUT).execution_id
-        self.stub.Status(pb.StatusRequest(execution_id=execution_id), timeout=kje.RPC_TIMEOUT)
-        self.stub.Cancel(pb.CancelRequest(execution_id=execution_id), timeout=kje.RPC_TIMEOUT)
-        kje.health(self.channel)
-        self.assertIn(SERVICE, kje.list_services(self.channel))
+        # Before the Cancel, which may delete the application.
         app_names = [a["metadata"]["name"] for a in self.cluster.apps(NAMESPACE)]
         self.assertTrue(any(job_id in n for n in app_names), app_names)
 
         # The informer sees the application through its watch: eventually, not at once.
-        def informer_has_it():
-            s, _ = self.scrape()
-            return value(s, "k8s_job_executor_informer_objects", namespace=NAMESPACE) >= 1 and s
-        after = kje.wait_until(informer_has_it, 20, "the informer to hold the application")
-        types = parse(self.get("/metrics")[2])[1]
+        kje.wait_until(
+            lambda: value(self.scrape()[0], "k8s_job_executor_informer_objects",
+                          namespace=NAMESPACE) >= 1,
+            20, "the informer to hold the application")
+
+        self.stub.Status(pb.StatusRequest(execution_id=execution_id), timeout=kje.RPC_TIMEOUT)
+        self.stub.Cancel(pb.CancelRequest(execution_id=execution_id), timeout=kje.RPC_TIMEOUT)
+        kje.health(self.channel)
+        self.assertIn(SERVICE, kje.list_services(self.channel))
+        # Every call above has its answer, so it is counted: one scrape sees it all.
+        after, types = self.scrape()
 
         def delta(name, **labels):
             return value(after, name, **labels) - value(before, name, **labels)
