@@ -244,10 +244,18 @@ def p1_status_throughput():
     ]
 
 
+def note(text):
+    print("bench:   %s" % text, file=sys.stderr, flush=True)
+
+
 def p2_one(state, jobs=10000):
+    t0 = time.monotonic()
     with cluster_and_server(["%s:%d:%s" % (NS, jobs, state)]) as (cluster, server):
+        note("%s: seeded and synced in %.1f s" % (state, time.monotonic() - t0))
         ids = seeded_ids(state, jobs)
+        t0 = time.monotonic()
         load(server, "status", ids=ids, calls=jobs, concurrency=16)  # warm-up
+        note("%s: warm-up pass in %.1f s" % (state, time.monotonic() - t0))
         reset_stats(cluster)
         r = load(server, "status", ids=ids, calls=jobs, concurrency=16)
         s = stats(cluster)
