@@ -94,9 +94,6 @@ class Metrics {
   // Every series in Prometheus text format 0.0.4.
   std::string Render() const;
 
-  // The counted series (for tests and for anyone adding their own).
-  prometheus::Registry& registry() { return *registry_; }
-
  private:
   class KubernetesCollector;
   class InformerCollector;

@@ -37,7 +37,7 @@ constexpr std::string_view kContentType = "text/plain; version=0.0.4; charset=ut
 // read and dropped for up to this long and this many bytes, so that closing doesn't reset the
 // connection (and destroy the answer) while the client is still writing.
 constexpr auto kLingerTime = std::chrono::seconds(1);
-constexpr size_t kLingerBytes = 256 * 1024;
+constexpr size_t kLingerBytes = size_t{256} * 1024;
 
 std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
   return absl::ToChronoNanoseconds(d);
@@ -52,7 +52,7 @@ http::response<http::string_body> TextResponse(http::status status, unsigned ver
 }
 
 auto LogFailure(const char* what) {
-  return [what](std::exception_ptr e) {
+  return [what](const std::exception_ptr& e) {
     if (!e) return;
     try {
       std::rethrow_exception(e);
@@ -69,7 +69,14 @@ class MetricsHttpServer::Impl {
   Impl(MetricsHttpOptions options, std::function<std::string()> render)
       : options_(std::move(options)), render_(std::move(render)), acceptor_(ioc_) {}
 
-  ~Impl() { Stop(); }
+  // Stop() throws only if joining the thread fails, which a destructor can do nothing about.
+  ~Impl() {
+    try {
+      Stop();
+    } catch (const std::exception& e) {
+      log::Error("metrics endpoint: stop failed").Kv("error", e.what());
+    }
+  }
 
   absl::Status Bind() {
     size_t colon = options_.listen.rfind(':');
@@ -131,8 +138,8 @@ class MetricsHttpServer::Impl {
     thread_.join();
   }
 
-  int port() const { return port_; }
-  const std::string& address() const { return address_; }
+  int Port() const { return port_; }
+  const std::string& Address() const { return address_; }
 
  private:
   struct Conn {
@@ -267,11 +274,11 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
 
 MetricsHttpServer::MetricsHttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-MetricsHttpServer::~MetricsHttpServer() { Stop(); }
+MetricsHttpServer::~MetricsHttpServer() = default;  // ~Impl stops
 
-int MetricsHttpServer::port() const { return impl_->port(); }
+int MetricsHttpServer::Port() const { return impl_->Port(); }
 
-std::string MetricsHttpServer::address() const { return impl_->address(); }
+std::string MetricsHttpServer::Address() const { return impl_->Address(); }
 
 void MetricsHttpServer::Stop() { impl_->Stop(); }
 

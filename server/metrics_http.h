@@ -37,8 +37,8 @@ class MetricsHttpServer {
   ~MetricsHttpServer();
 
   // The bound port (the chosen one when the configured port was 0) and "host:port".
-  int port() const;
-  std::string address() const;
+  int Port() const;
+  std::string Address() const;
 
   // Stops accepting, closes idle connections, lets responses being written finish (each within
   // write_timeout), then joins the thread. Idempotent.

@@ -228,8 +228,8 @@ int RunServe(const ServeArgs& args) {
     }
     metrics_http = *std::move(started);
     log::Info("metrics listening")
-        .Kv("address", metrics_http->address())
-        .Kv("port", metrics_http->port())
+        .Kv("address", metrics_http->Address())
+        .Kv("port", metrics_http->Port())
         .Kv("path", "/metrics");
   }
 

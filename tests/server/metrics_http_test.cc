@@ -134,18 +134,18 @@ struct Running {
     });
     REQUIRE(s.ok());
     server = std::move(*s);
-    REQUIRE(server->port() > 0);
+    REQUIRE(server->Port() > 0);
   }
 };
 
 TEST_CASE("metrics http: port 0 is bound and reported", "[metrics_http]") {
   Running r;
-  CHECK(r.server->address() == absl::StrCat("127.0.0.1:", r.server->port()));
+  CHECK(r.server->Address() == absl::StrCat("127.0.0.1:", r.server->Port()));
 }
 
 TEST_CASE("metrics http: GET /metrics renders the text format", "[metrics_http]") {
   Running r;
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send(Get("/metrics")));
   auto res = c.Read();
   CHECK(res.status == 200);
@@ -156,7 +156,7 @@ TEST_CASE("metrics http: GET /metrics renders the text format", "[metrics_http]"
 
 TEST_CASE("metrics http: keep-alive serves several requests on one connection", "[metrics_http]") {
   Running r;
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send(Get("/metrics")));
   auto first = c.Read();
   REQUIRE(c.Send(Get("/metrics?name[]=x")));
@@ -177,7 +177,7 @@ TEST_CASE("metrics http: keep-alive serves several requests on one connection", 
 
 TEST_CASE("metrics http: other paths 404, other methods 405", "[metrics_http]") {
   Running r;
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send(Get("/")));
   CHECK(c.Read().status == 404);
   REQUIRE(c.Send(Get("/metricsx")));
@@ -199,13 +199,13 @@ TEST_CASE("metrics http: an oversized header gets 431 and the connection closes"
   MetricsHttpOptions options;
   options.max_header_bytes = 1024;
   Running r(options);
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send(Get("/metrics", absl::StrCat("X-Big: ", std::string(4096, 'a'), "\r\n"))));
   CHECK(c.Read().status == 431);
   CHECK(c.Closed());
   CHECK(r.renders == 0);
   // A header within the limit still works on a new connection.
-  Client ok(r.server->port());
+  Client ok(r.server->Port());
   REQUIRE(ok.Send(Get("/metrics", absl::StrCat("X-Small: ", std::string(100, 'a'), "\r\n"))));
   CHECK(ok.Read().status == 200);
 }
@@ -214,7 +214,7 @@ TEST_CASE("metrics http: an oversized body gets 413", "[metrics_http]") {
   MetricsHttpOptions options;
   options.max_body_bytes = 16;
   Running r(options);
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send(absl::StrCat("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
                               std::string(1000, 'b'))));
   CHECK(c.Read().status == 413);
@@ -223,7 +223,7 @@ TEST_CASE("metrics http: an oversized body gets 413", "[metrics_http]") {
 
 TEST_CASE("metrics http: garbage gets 400 and a close", "[metrics_http]") {
   Running r;
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send("\x01\x02 nonsense\r\n\r\n"));
   CHECK(c.Read().status == 400);
   CHECK(c.Closed());
@@ -233,7 +233,7 @@ TEST_CASE("metrics http: a silent client is dropped at the read deadline", "[met
   MetricsHttpOptions options;
   options.read_timeout = absl::Milliseconds(200);
   Running r(options);
-  Client c(r.server->port());
+  Client c(r.server->Port());
   REQUIRE(c.Send("GET /metrics HTTP/1.1\r\n"));  // and never the rest
   // The client's own deadline is 10 s; the server must close well before.
   auto start = std::chrono::steady_clock::now();
@@ -245,10 +245,10 @@ TEST_CASE("metrics http: connections beyond the limit are closed", "[metrics_htt
   MetricsHttpOptions options;
   options.max_connections = 1;
   Running r(options);
-  Client first(r.server->port());
+  Client first(r.server->Port());
   REQUIRE(first.Send(Get("/metrics")));
   REQUIRE(first.Read().status == 200);  // the first connection is surely registered now
-  Client second(r.server->port());
+  Client second(r.server->Port());
   second.Send(Get("/metrics"));
   CHECK(second.Read().status == 0);
   CHECK(second.Closed());
@@ -258,10 +258,10 @@ TEST_CASE("metrics http: connections beyond the limit are closed", "[metrics_htt
 
 TEST_CASE("metrics http: Stop closes idle connections and refuses new ones", "[metrics_http]") {
   Running r;
-  Client idle(r.server->port());
+  Client idle(r.server->Port());
   REQUIRE(idle.Send(Get("/metrics")));
   REQUIRE(idle.Read().status == 200);
-  int port = r.server->port();
+  int port = r.server->Port();
   r.server->Stop();  // returns only when every connection has ended
   CHECK(idle.Closed());
   r.server->Stop();  // idempotent
@@ -283,7 +283,7 @@ TEST_CASE("metrics http: bad addresses and ports in use fail Start", "[metrics_h
         absl::StatusCode::kInvalidArgument);
   Running r;
   MetricsHttpOptions taken;
-  taken.listen = absl::StrCat("127.0.0.1:", r.server->port());
+  taken.listen = absl::StrCat("127.0.0.1:", r.server->Port());
   CHECK(MetricsHttpServer::Start(taken, render).status().code() == absl::StatusCode::kUnavailable);
 }
 
