@@ -1,13 +1,17 @@
 #include "server/job_executor_service.h"
 
 #include <atomic>
+#include <deque>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "server/metrics.h"
 #include "server/rpc_context.h"
 #include "server/status_mapping.h"
+#include "spark/log_tail.h"
 
 namespace kje::server {
 namespace {
@@ -67,10 +71,163 @@ class CallReactor final : public grpc::ServerUnaryReactor {
   std::shared_ptr<k8s::CallHandle> handle_ ABSL_GUARDED_BY(mu_);
 };
 
+// A server-streaming reactor fed from elsewhere: Push() queues a message from any thread and
+// writes go out one at a time in order; End() finishes once the queue has drained. Lifetime as
+// CallReactor's. A caller that reads too slowly makes the queue overflow: the stream then ends
+// with RESOURCE_EXHAUSTED rather than buffering without bound.
+template <class Msg>
+class StreamReactor final : public grpc::ServerWriteReactor<Msg> {
+ public:
+  StreamReactor(grpc::CallbackServerContext* ctx, std::string_view method, size_t max_queued)
+      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())), max_queued_(max_queued) {}
+
+  absl::Time Deadline() const { return deadline_; }
+
+  void Attach(const std::shared_ptr<k8s::CallHandle>& handle) {
+    bool cancel = false;
+    {
+      absl::MutexLock lock(&mu_);
+      handle_ = handle;
+      cancel = cancelled_ || ended_;
+    }
+    if (cancel && handle) handle->Cancel();
+    Release();
+  }
+
+  // False once the stream is ending (the producer may stop).
+  bool Push(Msg msg) {
+    const Msg* start = nullptr;
+    bool overflow = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (ended_) return false;
+      if (queue_.size() >= max_queued_) {
+        overflow = true;
+      } else {
+        queue_.push_back(std::move(msg));
+        if (!writing_) {
+          writing_ = true;
+          start = &queue_.front();
+        }
+      }
+    }
+    if (overflow) {
+      End(absl::ResourceExhaustedError(
+          "the caller reads the stream too slowly; changes piled up beyond the limit"));
+      CancelWork();
+      return false;
+    }
+    if (start) this->StartWrite(start);
+    return true;
+  }
+
+  // Whether nothing is queued or being written (for producers that batch).
+  size_t Queued() {
+    absl::MutexLock lock(&mu_);
+    return queue_.size();
+  }
+
+  void End(const absl::Status& status) {
+    grpc::Status s = ToGrpcStatus(status);
+    {
+      absl::MutexLock lock(&mu_);
+      if (ended_) return;
+      ended_ = true;
+      if (writing_) {
+        // The queue drains first; a failure ends at once (the queued messages are dropped).
+        if (s.ok()) {
+          pending_ = s;
+          return;
+        }
+        while (queue_.size() > 1) queue_.pop_back();  // the front is being written
+        pending_ = s;
+        return;
+      }
+    }
+    rpc_.LogFinish(s);
+    this->Finish(s);
+  }
+
+  void OnWriteDone(bool ok) override {
+    const Msg* next = nullptr;
+    std::optional<grpc::Status> finish;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!queue_.empty()) queue_.pop_front();
+      if (!ok) {
+        // The stream is broken (the caller went away): stop producing.
+        queue_.clear();
+        writing_ = false;
+        if (!ended_) {
+          ended_ = true;
+          pending_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream was broken");
+        }
+        finish = pending_;
+        pending_.reset();
+      } else if (!queue_.empty()) {
+        next = &queue_.front();
+      } else {
+        writing_ = false;
+        finish = pending_;
+        pending_.reset();
+      }
+    }
+    if (next) {
+      this->StartWrite(next);
+      return;
+    }
+    if (!ok) CancelWork();
+    if (finish) {
+      rpc_.LogFinish(*finish);
+      this->Finish(*finish);
+    }
+  }
+
+  void OnCancel() override {
+    {
+      absl::MutexLock lock(&mu_);
+      cancelled_ = true;
+    }
+    CancelWork();
+  }
+
+  void OnDone() override { Release(); }
+
+ private:
+  void CancelWork() {
+    std::shared_ptr<k8s::CallHandle> handle;
+    {
+      absl::MutexLock lock(&mu_);
+      handle = handle_;
+    }
+    if (handle) handle->Cancel();
+  }
+
+  void Release() {
+    if (refs_.fetch_sub(1) == 1) delete this;
+  }
+
+  RpcContext rpc_;
+  const absl::Time deadline_;
+  const size_t max_queued_;
+  std::atomic<int> refs_{2};
+  absl::Mutex mu_;
+  std::deque<Msg> queue_ ABSL_GUARDED_BY(mu_);  // front: being written
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<grpc::Status> pending_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<k8s::CallHandle> handle_ ABSL_GUARDED_BY(mu_);
+};
+
+absl::Status NotConfiguredStatus(const char* method) {
+  return absl::UnimplementedError(
+      absl::StrCat(method, " is not available: this server runs without a Kubernetes executor"));
+}
+
 grpc::ServerUnaryReactor* NotConfigured(grpc::CallbackServerContext* ctx, const char* method) {
   auto* reactor = new CallReactor(ctx, method);
-  reactor->Complete(absl::UnimplementedError(
-      absl::StrCat(method, " is not available: this server runs without a Kubernetes executor")));
+  reactor->Complete(NotConfiguredStatus(method));
   reactor->Attach(nullptr);
   return reactor;
 }
@@ -101,17 +258,25 @@ pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
   return pb::JobInfo::STATUS_UNSPECIFIED;
 }
 
+std::string ResultLabel(const absl::Status& status) {
+  return GrpcCodeResult(ToGrpcStatus(status).error_code());
+}
+
 }  // namespace
 
-grpc::ServerUnaryReactor* JobExecutorService::Unauthenticated(grpc::CallbackServerContext* ctx,
-                                                              const char* method) {
-  if (auth_ == nullptr) return nullptr;
+absl::Status JobExecutorService::Authenticate(grpc::CallbackServerContext* ctx) const {
+  if (auth_ == nullptr) return absl::OkStatus();
   std::string_view authorization;
   const auto& md = ctx->client_metadata();
   if (auto it = md.find("authorization"); it != md.end()) {
     authorization = std::string_view(it->second.data(), it->second.size());
   }
-  absl::Status status = auth_->Check(authorization);
+  return auth_->Check(authorization);
+}
+
+grpc::ServerUnaryReactor* JobExecutorService::Unauthenticated(grpc::CallbackServerContext* ctx,
+                                                              const char* method) {
+  absl::Status status = Authenticate(ctx);
   if (status.ok()) return nullptr;
   auto* reactor = new CallReactor(ctx, method);
   reactor->Complete(status);
@@ -151,6 +316,7 @@ void ToJobInfo(const JobResult& result, pb::JobInfo* info) {
   info->set_namespace_(result.namespace_);
   info->set_name(result.name);
   info->set_driver_pod(result.driver_pod);
+  info->set_job_id(result.job_id);
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext* ctx,
@@ -170,15 +336,19 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
     reactor->Attach(nullptr);
     return reactor;
   }
-  reactor->Attach(executor_->Submit(request->job_id(), request->metalake(),
-                                    ToSparkTemplate(request->template_()), reactor->Deadline(),
-                                    [reactor, response](absl::StatusOr<SubmitResult> r) {
-                                      if (r.ok()) {
-                                        response->set_execution_id(r->execution_id);
-                                        response->set_adopted(r->adopted);
-                                      }
-                                      reactor->Complete(r.status());
-                                    }));
+  reactor->Attach(executor_->Submit(
+      request->job_id(), request->metalake(), ToSparkTemplate(request->template_()),
+      reactor->Deadline(), [this, reactor, response](absl::StatusOr<SubmitResult> r) {
+        if (r.ok()) {
+          response->set_execution_id(r->execution_id);
+          response->set_adopted(r->adopted);
+        }
+        if (metrics_ != nullptr) {
+          metrics_->RecordSubmit(r.ok() ? (r->adopted ? "adopted" : "created")
+                                        : ResultLabel(r.status()));
+        }
+        reactor->Complete(r.status());
+      }));
   return reactor;
 }
 
@@ -203,8 +373,14 @@ grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext
   if (executor_ == nullptr) return NotConfigured(ctx, "Cancel");
   auto* reactor = new CallReactor(ctx, "Cancel");
   reactor->Attach(executor_->Cancel(
-      request->execution_id(), reactor->Deadline(),
-      [reactor](const absl::StatusOr<bool>& r) { reactor->Complete(r.status()); }));
+      request->execution_id(), reactor->Deadline(), [this, reactor](const absl::StatusOr<bool>& r) {
+        // true: requested; false: the job had already stopped.
+        if (metrics_ != nullptr) {
+          metrics_->RecordCancel(r.ok() ? (*r ? "requested" : "already_stopped")
+                                        : ResultLabel(r.status()));
+        }
+        reactor->Complete(r.status());
+      }));
   return reactor;
 }
 
@@ -225,6 +401,111 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
                                       }
                                       reactor->Complete(r.status());
                                     }));
+  return reactor;
+}
+
+namespace {
+
+// Changes a WatchStatus caller may fall behind by: a job has about ten states, so this is many
+// jobs' worth of slack, and a stalled caller can't make the server hold more.
+constexpr size_t kMaxQueuedChanges = 1024;
+// FollowOutput chunks in flight; when full, lines are dropped and counted instead.
+constexpr size_t kMaxQueuedChunks = 64;
+constexpr size_t kMaxChunkLines = 1000;
+
+// Turns a followed log's byte chunks into OutputChunk messages, dropping (and counting) lines
+// while the caller is behind, so a fast log and a slow reader can't exhaust memory.
+class FollowSink {
+ public:
+  explicit FollowSink(StreamReactor<pb::OutputChunk>* reactor) : reactor_(reactor) {}
+
+  void Chunk(std::string_view bytes) { Send(lines_.Feed(bytes)); }
+  void Flush() { Send(lines_.Flush()); }
+
+ private:
+  void Send(std::vector<std::string> lines) {
+    if (lines.empty()) return;
+    if (reactor_->Queued() >= kMaxQueuedChunks - 1) {
+      dropped_ += static_cast<int64_t>(lines.size());
+      return;
+    }
+    pb::OutputChunk chunk;
+    chunk.set_dropped_lines(dropped_);
+    dropped_ = 0;
+    for (auto& line : lines) {
+      if (chunk.lines_size() == static_cast<int>(kMaxChunkLines)) {
+        reactor_->Push(std::move(chunk));
+        chunk = pb::OutputChunk();
+      }
+      chunk.add_lines(std::move(line));
+    }
+    reactor_->Push(std::move(chunk));
+  }
+
+  StreamReactor<pb::OutputChunk>* reactor_;
+  spark::LogLines lines_;
+  int64_t dropped_ = 0;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<pb::JobInfo>* JobExecutorService::WatchStatus(
+    grpc::CallbackServerContext* ctx, const pb::WatchStatusRequest* request) {
+  auto* reactor = new StreamReactor<pb::JobInfo>(ctx, "WatchStatus", kMaxQueuedChanges);
+  if (absl::Status denied = Authenticate(ctx); !denied.ok() || executor_ == nullptr) {
+    reactor->End(!denied.ok() ? denied : NotConfiguredStatus("WatchStatus"));
+    reactor->Attach(nullptr);
+    return reactor;
+  }
+  std::vector<std::string> ids(request->execution_ids().begin(), request->execution_ids().end());
+  reactor->Attach(executor_->WatchStatus(
+      ids, reactor->Deadline(),
+      [reactor](const JobResult& result) {
+        pb::JobInfo info;
+        ToJobInfo(result, &info);
+        reactor->Push(std::move(info));
+      },
+      [reactor](const absl::Status& status) { reactor->End(status); }));
+  return reactor;
+}
+
+grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
+    grpc::CallbackServerContext* ctx, const pb::FollowOutputRequest* request) {
+  auto* reactor = new StreamReactor<pb::OutputChunk>(ctx, "FollowOutput", kMaxQueuedChunks);
+  if (absl::Status denied = Authenticate(ctx); !denied.ok() || executor_ == nullptr) {
+    reactor->End(!denied.ok() ? denied : NotConfiguredStatus("FollowOutput"));
+    reactor->Attach(nullptr);
+    return reactor;
+  }
+  // Chunks arrive one at a time (the executor's contract), so the sink needs no lock.
+  auto sink = std::make_shared<FollowSink>(reactor);
+  reactor->Attach(executor_->FollowOutput(
+      request->execution_id(), request->tail_lines(), reactor->Deadline(),
+      [sink](std::string_view bytes) { sink->Chunk(bytes); },
+      [reactor, sink](const absl::Status& status) {
+        if (status.ok()) sink->Flush();
+        reactor->End(status);
+      }));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* JobExecutorService::ListJobs(grpc::CallbackServerContext* ctx,
+                                                       const pb::ListJobsRequest* request,
+                                                       pb::ListJobsResponse* response) {
+  if (auto* denied = Unauthenticated(ctx, "ListJobs")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "ListJobs");
+  auto* reactor = new CallReactor(ctx, "ListJobs");
+  reactor->Attach(executor_->ListJobs(
+      request->namespace_(), request->label_selector(), request->page_size(), request->page_token(),
+      reactor->Deadline(), [reactor, response](absl::StatusOr<JobPage> r) {
+        if (r.ok()) {
+          for (const JobResult& job : r->jobs) {
+            ToJobInfo(job, response->add_jobs());
+          }
+          response->set_next_page_token(r->next_page_token);
+        }
+        reactor->Complete(r.status());
+      }));
   return reactor;
 }
 

@@ -2,6 +2,7 @@
 
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
 #include "server/caller_auth.h"
+#include "server/metrics.h"
 #include "server/spark_executor.h"
 
 namespace kje::server {
@@ -14,8 +15,10 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // `executor` may be null: every RPC then answers UNIMPLEMENTED (a server built for health and
   // reflection only, e.g. in tests of the process lifecycle).
   // `auth` may be null: no caller authentication. Neither is owned.
-  explicit JobExecutorService(SparkExecutor* executor = nullptr, TokenAuthenticator* auth = nullptr)
-      : executor_(executor), auth_(auth) {}
+  // `metrics` may be null: nothing is counted.
+  explicit JobExecutorService(SparkExecutor* executor = nullptr, TokenAuthenticator* auth = nullptr,
+                              Metrics* metrics = nullptr)
+      : executor_(executor), auth_(auth), metrics_(metrics) {}
 
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::SubmitRequest* request,
@@ -29,13 +32,25 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   grpc::ServerUnaryReactor* Output(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::OutputRequest* request,
                                    jobexecutor::v1::OutputResponse* response) override;
+  grpc::ServerWriteReactor<jobexecutor::v1::JobInfo>* WatchStatus(
+      grpc::CallbackServerContext* ctx,
+      const jobexecutor::v1::WatchStatusRequest* request) override;
+  grpc::ServerWriteReactor<jobexecutor::v1::OutputChunk>* FollowOutput(
+      grpc::CallbackServerContext* ctx,
+      const jobexecutor::v1::FollowOutputRequest* request) override;
+  grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext* ctx,
+                                     const jobexecutor::v1::ListJobsRequest* request,
+                                     jobexecutor::v1::ListJobsResponse* response) override;
 
  private:
+  // UNAUTHENTICATED (with nothing else said) unless the caller's bearer token is right.
+  absl::Status Authenticate(grpc::CallbackServerContext* ctx) const;
   // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
   grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
 
   SparkExecutor* executor_;
   TokenAuthenticator* auth_;
+  Metrics* metrics_;
 };
 
 // The template of a SubmitRequest as the SparkApplication builder takes it.

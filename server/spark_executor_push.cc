@@ -401,50 +401,55 @@ class SparkExecutor::Follow final : public k8s::CallHandle,
   // No driver yet: the next change of the app may bring one.
   void Wait() {
     std::optional<spark::AppProjection> again;
+    bool subscribe = false;
     {
       absl::MutexLock lock(&mu_);
       if (ended_) return;
       searching_ = false;
       again.swap(retry_with_);
-      if (!again && !subscription_) {
-        std::weak_ptr<Follow> weak = weak_from_this();
-        std::string name = id_.name;
-        auto sub =
-            executor_.cache_.Subscribe(id_.namespace_, [weak, name](const cache::AppEvent& event) {
-              if (event.app.name != name) return;
-              auto self = weak.lock();
-              if (!self) return;
-              if (event.type == cache::AppEvent::Type::kDeleted) {
-                self->End(absl::OkStatus());
-              } else {
-                self->TryDriver(event.app);
-              }
-            });
-        if (!sub) {
-          ended_ = true;
-          pending_end_ = absl::FailedPreconditionError(
-              "the job has no driver yet, and without the informer cache (statusCacheTtlMs <= 0) "
-              "there is no way to wait for one");
-        } else {
-          subscription_ = *sub;
-        }
-      }
+      subscribe = !again && !subscribed_;
+      subscribed_ = subscribed_ || subscribe;
     }
     if (again) {
       TryDriver(*std::move(again));
       return;
     }
-    Finish();  // only does something when ended_ was just set
+    if (!subscribe) return;
+    // Outside mu_: the informer calls listeners holding its own lock, and they take mu_.
+    std::weak_ptr<Follow> weak = weak_from_this();
+    std::string name = id_.name;
+    auto sub =
+        executor_.cache_.Subscribe(id_.namespace_, [weak, name](const cache::AppEvent& event) {
+          if (event.app.name != name) return;
+          auto self = weak.lock();
+          if (!self) return;
+          if (event.type == cache::AppEvent::Type::kDeleted) {
+            self->End(absl::OkStatus());
+          } else {
+            self->TryDriver(event.app);
+          }
+        });
+    if (!sub) {
+      End(absl::FailedPreconditionError(
+          "the job has no driver yet, and without the informer cache (statusCacheTtlMs <= 0) "
+          "there is no way to wait for one"));
+      return;
+    }
+    bool stale = false;
+    {
+      absl::MutexLock lock(&mu_);
+      stale = finished_;
+      if (!stale) subscription_ = *sub;
+    }
+    if (stale) executor_.cache_.Unsubscribe(*sub);
   }
 
   void Stream(const spark::DriverPod& driver) {
-    std::optional<cache::AppCache::Subscription> sub;
     {
       absl::MutexLock lock(&mu_);
       if (ended_) return;
-      sub.swap(subscription_);  // from now on the log decides when it ends
     }
-    if (sub) executor_.cache_.Unsubscribe(*sub);
+    // The subscription stays: a container that hasn't started yet (400) sends us back to waiting.
     k8s::ResourceRef pod = executor_.PodsRef(id_.namespace_);
     pod.name = driver.name;
     k8s::LogOptions options;
@@ -512,6 +517,7 @@ class SparkExecutor::Follow final : public k8s::CallHandle,
   absl::Mutex mu_;
   bool searching_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<spark::AppProjection> retry_with_ ABSL_GUARDED_BY(mu_);
+  bool subscribed_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<cache::AppCache::Subscription> subscription_ ABSL_GUARDED_BY(mu_);
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

@@ -384,15 +384,17 @@ class ControllerImpl : public Controller {
       RememberOwn(r.value());
       if (status && r.value().at("status") != *status) SetPodStatus(pod_ns, pod_name, *status);
     }
+    // A container writes its log before it terminates: a follower that sees the termination
+    // must already have every line to read.
+    for (const op::LogAppend& log : actions.logs) {
+      store_.AppendLog(ns, log.pod, log.container, log.text);
+    }
     for (op::PodStatusUpdate& update : actions.pod_status) {
       SetPodStatus(ns, update.name, json::value(std::move(update.status)));
     }
     for (const std::string& pod : actions.delete_pods) {
       // Not remembered as our own: the reconciler wants to see its pods gone.
       store_.Delete(pod_type_, ns, pod, DeleteOptions{});
-    }
-    for (const op::LogAppend& log : actions.logs) {
-      store_.AppendLog(ns, log.pod, log.container, log.text);
     }
     if (actions.status) {
       json::object body = app;
