@@ -235,7 +235,7 @@ int RunServe(const ServeArgs& args) {
 
   // Without an endpoint nobody reads the counters: calls then skip the interceptor entirely.
   Metrics* counted = metrics_http != nullptr ? &metrics : nullptr;
-  JobExecutorService service(&executor, auth.get());
+  JobExecutorService service(&executor, auth.get(), &metrics);
   auto server = GrpcServer::Start(config->server, {&service}, counted);
   if (!server.ok()) {
     log::Error("can't start").Kv("error", std::string(server.status().message()));
