@@ -72,7 +72,7 @@ class Lexer {
     pos_ = after;
     return true;
   }
-  size_t pos() const { return pos_; }
+  size_t Offset() const { return pos_; }
 
  private:
   std::string_view s_;
@@ -93,7 +93,7 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
   while (true) {
     Requirement req;
     bool negated = lex.Consume("!");
-    size_t key_pos = lex.pos();
+    size_t key_pos = lex.Offset();
     std::string_view key = lex.Word();
     if (!ValidKey(key)) {
       return Error(text, key_pos,
@@ -115,16 +115,16 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
       req.op = Op::kExists;
     }
     if (req.op == Op::kEquals || req.op == Op::kNotEquals) {
-      size_t value_pos = lex.pos();
+      size_t value_pos = lex.Offset();
       std::string_view value = lex.Word();
       if (!ValidValue(value)) {
         return Error(text, value_pos, absl::StrCat("invalid label value \"", ToAbsl(value), "\""));
       }
       req.values.emplace_back(value);
     } else if (req.op == Op::kIn || req.op == Op::kNotIn) {
-      if (!lex.Consume("(")) return Error(text, lex.pos(), "expected '('");
+      if (!lex.Consume("(")) return Error(text, lex.Offset(), "expected '('");
       while (true) {
-        size_t value_pos = lex.pos();
+        size_t value_pos = lex.Offset();
         std::string_view value = lex.Word();
         if (!ValidValue(value)) {
           return Error(text, value_pos,
@@ -132,13 +132,13 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
         }
         req.values.emplace_back(value);
         if (lex.Consume(")")) break;
-        if (!lex.Consume(",")) return Error(text, lex.pos(), "expected ',' or ')'");
+        if (!lex.Consume(",")) return Error(text, lex.Offset(), "expected ',' or ')'");
       }
       std::sort(req.values.begin(), req.values.end());
     }
     selector.requirements_.push_back(std::move(req));
     if (lex.AtEnd()) break;
-    if (!lex.Consume(",")) return Error(text, lex.pos(), "expected ','");
+    if (!lex.Consume(",")) return Error(text, lex.Offset(), "expected ','");
   }
   return selector;
 }

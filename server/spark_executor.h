@@ -92,14 +92,14 @@ class SparkExecutor {
   std::shared_ptr<k8s::CallHandle> WatchStatus(const std::vector<std::string>& execution_ids,
                                                absl::Time deadline,
                                                std::function<void(const JobResult&)> on_change,
-                                               std::function<void(absl::Status)> done);
+                                               const std::function<void(absl::Status)>& done);
 
   // The driver log as it grows (see the FollowOutput RPC): chunks of bytes, not lines, to
   // `on_chunk` (one at a time, must not block); `done` once, OK when the log ended.
   std::shared_ptr<k8s::CallHandle> FollowOutput(const std::string& execution_id, int64_t tail_lines,
                                                 absl::Time deadline,
                                                 std::function<void(std::string_view)> on_chunk,
-                                                std::function<void(absl::Status)> done);
+                                                const std::function<void(absl::Status)>& done);
 
   // A page of a namespace's jobs (see the ListJobs RPC).
   std::shared_ptr<k8s::CallHandle> ListJobs(const std::string& namespace_,

@@ -20,7 +20,6 @@
 namespace kje::server {
 
 using executor_internal::CancelledStatus;
-using executor_internal::Project;
 using executor_internal::Upstream;
 
 namespace {
@@ -76,7 +75,8 @@ class SparkExecutor::Watch final : public k8s::CallHandle,
   };
 
   Watch(SparkExecutor& executor, absl::Time deadline,
-        std::function<void(const JobResult&)> on_change, std::function<void(absl::Status)> done)
+        std::function<void(const JobResult&)> on_change,
+        const std::function<void(absl::Status)>& done)
       : executor_(executor),
         deadline_(deadline),
         on_change_(std::move(on_change)),
@@ -210,7 +210,7 @@ class SparkExecutor::Watch final : public k8s::CallHandle,
       // Started under mu_: the client never completes a call inline.
       executor_.FindDriver(
           op_, app.namespace_, app.name, executor_.Deadline(deadline_),
-          [weak, executor, key, app](std::optional<spark::DriverPod> driver, bool listed) {
+          [weak, executor, key, app](const std::optional<spark::DriverPod>& driver, bool listed) {
             if (listed) executor->RememberDriver(app, driver);
             if (auto self = weak.lock()) self->OnDriver(key, app, driver);
           });
@@ -316,7 +316,8 @@ class SparkExecutor::Watch final : public k8s::CallHandle,
 
 std::shared_ptr<k8s::CallHandle> SparkExecutor::WatchStatus(
     const std::vector<std::string>& execution_ids, absl::Time deadline,
-    std::function<void(const JobResult&)> on_change, std::function<void(absl::Status)> done) {
+    std::function<void(const JobResult&)> on_change,
+    const std::function<void(absl::Status)>& done) {
   auto watch = std::make_shared<Watch>(*this, deadline, std::move(on_change), done);
   if (absl::Status s = watch->Init(execution_ids); !s.ok()) {
     done(s);
