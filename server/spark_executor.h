@@ -99,7 +99,7 @@ class SparkExecutor {
   std::shared_ptr<k8s::CallHandle> FollowOutput(const std::string& execution_id, int64_t tail_lines,
                                                 absl::Time deadline,
                                                 std::function<void(std::string_view)> on_chunk,
-                                                const std::function<void(absl::Status)>& done);
+                                                std::function<void(absl::Status)> done);
 
   // A page of a namespace's jobs (see the ListJobs RPC).
   std::shared_ptr<k8s::CallHandle> ListJobs(const std::string& namespace_,
