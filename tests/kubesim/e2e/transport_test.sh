@@ -105,7 +105,8 @@ pass "token file rotation"
 
 # SIGTERM with a watch open exits 0 promptly.
 c -N "$CM?watch=1" >/dev/null 2>&1 &
-sleep 0.3
+wait_for 5 "the watch to be open" bash -c "[[ \$(curl -sS --cacert '$WORK/ca.pem' \
+  -H 'Authorization: Bearer $(cat "$TOKEN_FILE")' '$KUBESIM_URL/kubesim/stats') == *'\"activeStreams\":1'* ]]"
 sigterm_kubesim
 pass "SIGTERM with an open watch exits 0"
 echo "ALL PASSED"
