@@ -851,21 +851,22 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
       (std::string(key) == "tailLines" ? lo.tail_lines : lo.limit_bytes) = n;
     }
     lo.previous = IsTrue(Get(query, "previous"));
+    if (auto synthetic = SyntheticLogStream(store_, path.ns, path.name, lo, notify)) {
+      // A benchmark's log of any size, generated as it is sent (see seed.h). Its container has
+      // terminated, so following it ends with the log, as it does on a kubelet.
+      HttpResponse resp;
+      resp.content_type = "text/plain";
+      bool done = false;
+      resp.body = synthetic->Poll(now_ms_(), &done);
+      if (!done) resp.stream = std::move(synthetic);
+      return finish(std::move(resp));
+    }
     if (IsTrue(Get(query, "follow"))) {
       auto r = store_.FollowLog(path.ns, path.name, lo, notify);
       if (!r.ok()) return fail(r.error());
       HttpResponse resp;
       resp.content_type = "text/plain";
       resp.stream = std::make_shared<LogStream>(r.value(), lo.limit_bytes, 0);
-      return finish(std::move(resp));
-    }
-    if (auto synthetic = SyntheticLogStream(store_, path.ns, path.name, lo, notify)) {
-      // A benchmark's log of any size, generated as it is sent (see seed.h).
-      HttpResponse resp;
-      resp.content_type = "text/plain";
-      bool done = false;
-      resp.body = synthetic->Poll(now_ms_(), &done);
-      if (!done) resp.stream = std::move(synthetic);
       return finish(std::move(resp));
     }
     auto r = store_.ReadLog(path.ns, path.name, lo);

@@ -55,7 +55,8 @@ std::string SeedDriverPodName(const SeedSpec& spec, int64_t i);
 // Line `i` (0-based) of a synthetic log: kSyntheticLineBytes bytes ending in '\n'.
 std::string SyntheticLogLine(int64_t i);
 
-// A non-follow log request for a pod carrying kSyntheticLogAnnotation: the body, honouring
+// A log request (followed or not: the container has terminated) for a pod carrying
+// kSyntheticLogAnnotation: the body, honouring
 // tailLines and limitBytes, generated a chunk at a time as the connection drains it (the whole
 // log never exists in memory). Null when the pod has no such annotation (or doesn't exist), so
 // the caller serves the stored log.

@@ -164,6 +164,10 @@ TEST_CASE("synthetic logs: fixed-size numbered lines, tail and limit honoured") 
   CHECK(f.Log(pod, "?tailLines=2") == SyntheticLogLine(lines - 2) + SyntheticLogLine(lines - 1));
   CHECK(f.Log(pod, "?limitBytes=150") == SyntheticLogLine(0) + SyntheticLogLine(1).substr(0, 50));
   CHECK(f.Log(pod, "?tailLines=0").empty());
+  // Following a terminated container's log ends with the log.
+  CHECK(f.Log(pod, "?tailLines=2&follow=true") ==
+        SyntheticLogLine(lines - 2) + SyntheticLogLine(lines - 1));
+  CHECK(f.Log(pod, "?follow=true") == whole);
 
   // A pod without the annotation keeps its stored log.
   LogOptions none;
