@@ -172,8 +172,10 @@ server:
         self.assertGreaterEqual(staleness, 0)
         self.assertLess(staleness, 60)
         self.assertEqual(len(matching(after, "k8s_job_executor_build_info")), 1)
-        self.assertEqual(len(matching(after, "k8s_job_executor_submissions_total",
-                                      result="created")), 1)
+        # Submissions and cancellations by result, as the service counts them.
+        self.assertEqual(delta("k8s_job_executor_submissions_total", result="created"), 1)
+        self.assertEqual(delta("k8s_job_executor_submissions_total", result="adopted"), 0)
+        self.assertEqual(delta("k8s_job_executor_cancellations_total", result="requested"), 1)
 
         # No job id, execution id or application name as a label value, anywhere.
         forbidden = [job_id, execution_id] + app_names
