@@ -402,8 +402,13 @@ class CookbookTest(unittest.TestCase):
         self.assertNotIn("gravitino-job-42", metrics)
 
     def test_cancel_a_running_job(self):
-        # Job 43, submitted with the README's own request, cancelled while it runs.
-        submit = self.buf_command("submit").replace('"job_id":"42"', '"job_id":"43"')
+        # Job 43, submitted with the README's own request, made to run a minute (kubesim's knob)
+        # so that the Cancel surely finds it running.
+        submit = self.buf_command("submit")
+        for old, new in (('"job_id":"42"', '"job_id":"43"'),
+                         ('"configs":{', '"configs":{"kubesim.durationMs":"60000",')):
+            self.assertIn(old, submit)
+            submit = submit.replace(old, new)
         cancel_id = EXECUTION_ID.replace("-42", "-43")
         self.assertEqual(json.loads(self.run_ok("submit", submit)), {"executionId": cancel_id})
         cancel = self.buf_command("cancel")
