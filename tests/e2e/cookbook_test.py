@@ -262,6 +262,13 @@ class CookbookTest(unittest.TestCase):
 
     def test_every_block_is_there_and_grpcurl_asks_for_what_buf_does(self):
         self.assertEqual(set(self.blocks), EXPECTED_BLOCKS)
+        # A grpcurl or buf command outside a cookbook block would go untested.
+        with open(README) as f:
+            in_readme = [l for l in f.read().splitlines()
+                         if l.startswith("grpcurl ") or l.startswith("buf curl ")]
+        in_blocks = [c for commands, _ in self.blocks.values() for c in commands
+                     if c.startswith("grpcurl ") or c.startswith("buf curl ")]
+        self.assertEqual(len(in_readme), len(in_blocks), in_readme)
         for name, (commands, _) in sorted(self.blocks.items()):
             grpcurls = [c for c in commands if c.startswith("grpcurl ")]
             bufs = [c for c in commands if c.startswith("buf curl ")]
