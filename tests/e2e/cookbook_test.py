@@ -264,8 +264,7 @@ class CookbookTest(unittest.TestCase):
         self.assertEqual(set(self.blocks), EXPECTED_BLOCKS)
         # A grpcurl or buf command outside a cookbook block would go untested.
         with open(README) as f:
-            in_readme = [l for l in f.read().splitlines()
-                         if l.startswith("grpcurl ") or l.startswith("buf curl ")]
+            in_readme = [l for l in f.read().splitlines() if re.match(r"(grpcurl|buf curl) -", l)]
         in_blocks = [c for commands, _ in self.blocks.values() for c in commands
                      if c.startswith("grpcurl ") or c.startswith("buf curl ")]
         self.assertEqual(len(in_readme), len(in_blocks), in_readme)
