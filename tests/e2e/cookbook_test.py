@@ -248,7 +248,8 @@ class CookbookTest(unittest.TestCase):
         self.assertIsNotNone(sample, "block %s has no sample answer" % name)
         real_keys = set().union(*(a.keys() for a in answers)) if answers else set()
         for value in json_stream(sample):
-            self.assertLessEqual(set(value.keys()), real_keys, "block %s: sample %r" % (name, value))
+            self.assertLessEqual(set(value.keys()), real_keys,
+                                 "block %s: sample %r" % (name, value))
 
     def check_text_sample(self, name, out):
         sample = self.blocks[name][1]
