@@ -31,7 +31,8 @@ class FoundationTest(unittest.TestCase):
                 self.assertIn("jobexecutor.v1.JobExecutor", services)
                 self.assertIn("grpc.health.v1.Health", services)
                 self.assertEqual(kje.describe_service(ch, "jobexecutor.v1.JobExecutor"),
-                                 ["Submit", "Status", "Cancel", "Output"])
+                                 ["Submit", "Status", "Cancel", "Output", "WatchStatus",
+                                  "FollowOutput", "ListJobs"])
                 self.assertEqual(kje.describe_service(ch, "grpc.health.v1.Health"),
                                  ["Check", "Watch"])
         finally:
