@@ -342,7 +342,7 @@ int Watch(Context& c) {
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"submit",
-       "(-f JOB_FILE | --job-id ID --name NAME --executable URI ...) [flags]",
+       "(-f JOB_FILE | --job-id ID --metalake NAME --name NAME --executable URI ...) [flags]",
        "submit a job; prints its execution id",
        "The job comes from a YAML job file (see cli/README.md), from flags, or from both: flags\n"
        "override the file. Submitting the same job id again adopts the existing application.\n",

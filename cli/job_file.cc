@@ -182,6 +182,7 @@ bool Blank(const std::string& s) { return absl::StripAsciiWhitespace(s).empty();
 
 absl::Status ValidateSubmitRequest(const SubmitRequest& request) {
   if (Blank(request.job_id())) return Error("jobId", "is required");
+  if (Blank(request.metalake())) return Error("metalake", "is required");
   if (!request.has_template_()) return Error("template", "is required");
   if (Blank(request.template_().name())) return Error("template.name", "is required");
   if (Blank(request.template_().executable())) {

@@ -29,7 +29,7 @@ namespace kje::cli {
 // Parses job-file text. `origin` (the file name) prefixes every error, which names the key's
 // path and the rule, e.g. `job.yaml: template.spark.jars: must be a list of strings`.
 // Rejects unknown keys, wrong shapes, both `spark` and `shell`, and a missing or blank
-// jobId, template.name or template.executable.
+// jobId, metalake, template.name or template.executable (the server requires each).
 absl::StatusOr<jobexecutor::v1::SubmitRequest> ParseJobFile(const std::string& text,
                                                             std::string_view origin);
 

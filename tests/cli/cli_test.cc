@@ -125,15 +125,16 @@ TEST_CASE("submit from flags alone, JSON output, and the adopted note") {
   CHECK(t.spark().archives(0) == "s3a://z.zip");
   CHECK(rec.submits[0].metalake() == "m");
 
-  Result table = RunCli({"submit", "--job-id", "1001", "--name", "pi", "--executable",
-                         "local:///app.jar", "--server", server.address()});
+  Result table = RunCli({"submit", "--job-id", "1001", "--metalake", "m", "--name", "pi",
+                         "--executable", "local:///app.jar", "--server", server.address()});
   CHECK(table.out == std::string(kId) + "\n");
   CHECK(table.err == "job 1001 already had an application; adopted it\n");
 }
 
 TEST_CASE("submit refuses an incomplete job before sending anything") {
   FakeServer server;
-  Result r = RunCli({"submit", "--job-id", "1", "--name", "pi", "--server", server.address()});
+  Result r = RunCli(
+      {"submit", "--job-id", "1", "--metalake", "m", "--name", "pi", "--server", server.address()});
   CHECK(r.code == kExitUsage);
   CHECK(r.err.find("template.executable: is required (give it in the job file or as a flag)") !=
         std::string::npos);
@@ -150,8 +151,8 @@ TEST_CASE("submit refuses an incomplete job before sending anything") {
 TEST_CASE("submit's RPC errors print the code and map to exit codes") {
   FakeServer server;
   server.service().submit_status = {grpc::StatusCode::ALREADY_EXISTS, "held by job 999"};
-  Result r = RunCli({"submit", "--job-id", "1", "--name", "pi", "--executable", "x", "--server",
-                     server.address()});
+  Result r = RunCli({"submit", "--job-id", "1", "--metalake", "m", "--name", "pi", "--executable",
+                     "x", "--server", server.address()});
   CHECK(r.code == kExitError);
   CHECK(r.err == "k8s-job-executor: submit: ALREADY_EXISTS: held by job 999\n");
   CHECK(r.out.empty());

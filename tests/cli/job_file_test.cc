@@ -59,6 +59,7 @@ TEST_CASE("a full job file becomes the SubmitRequest it describes") {
 TEST_CASE("snake_case proto names are accepted, and a template without spark is a Spark job") {
   auto parsed = ParseJobFile(R"(
 job_id: 7
+metalake: m
 template: {name: py, executable: "https://x/app.py", custom_fields: {a: b}}
 )",
                              "job.yaml");
@@ -71,6 +72,7 @@ template: {name: py, executable: "https://x/app.py", custom_fields: {a: b}}
 TEST_CASE("a shell job is parsed (the server rejects it, with its own reason)") {
   auto parsed = ParseJobFile(R"(
 jobId: "8"
+metalake: m
 template: {name: sh, executable: "https://x/run.sh", shell: {scripts: [a.sh, b.sh]}}
 )",
                              "job.yaml");
@@ -88,7 +90,7 @@ TEST_CASE("bad job files get errors naming the file, the key and the rule") {
                   "jobId, metalake, template)") == 0);
   CHECK(Error("jobId: 1\njob_id: 2\n") == "job.yaml: job_id: given twice");
   CHECK(Error("jobId: [1]\n") == "job.yaml: jobId: must be a string");
-  CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, sparkk: {}}\n")
+  CHECK(Error("jobId: 1\nmetalake: m\ntemplate: {name: n, executable: e, sparkk: {}}\n")
             .find("job.yaml: template.sparkk: unknown key") == 0);
   CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, arguments: a}\n") ==
         "job.yaml: template.arguments: must be a list of strings");
@@ -101,10 +103,12 @@ TEST_CASE("bad job files get errors naming the file, the key and the rule") {
   CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, spark: {}, shell: {}}\n") ==
         "job.yaml: template: has both spark and shell; a job is one or the other");
   CHECK(Error("template: {name: n, executable: e}\n") == "job.yaml: jobId: is required");
-  CHECK(Error("jobId: 1\n") == "job.yaml: template: is required");
-  CHECK(Error("jobId: 1\ntemplate: {name: ' ', executable: e}\n") ==
+  CHECK(Error("jobId: 1\n") == "job.yaml: metalake: is required");
+  CHECK(Error("jobId: 1\nmetalake: m\n") == "job.yaml: template: is required");
+  CHECK(Error("jobId: 1\nmetalake: m\ntemplate: {name: ' ', executable: e}\n") ==
         "job.yaml: template.name: is required");
-  CHECK(Error("jobId: 1\ntemplate: {name: n}\n") == "job.yaml: template.executable: is required");
+  CHECK(Error("jobId: 1\nmetalake: m\ntemplate: {name: n}\n") ==
+        "job.yaml: template.executable: is required");
 }
 
 TEST_CASE("LoadJobFile reads a file and refuses a missing or oversized one") {

@@ -167,6 +167,7 @@ server:
         self.assertIn(code, (EXIT_OK, EXIT_NOT_FINISHED), err)
         self.assertRegex(out, r"(?m)^EXECUTION ID +%s$" % re.escape(execution_id))
         self.assertRegex(out, r"(?m)^NAME +gravitino-job-3001$")
+        self.assertRegex(out, r"(?m)^JOB ID +3001$")
 
         code, out, err = self.finish(watch)
         self.assertEqual(code, EXIT_OK, out + err)
@@ -194,7 +195,7 @@ server:
         self.assertEqual(code, EXIT_OK, err)
         rows = [l.split() for l in out.splitlines()]
         self.assertEqual(rows[0][:3], ["EXECUTION", "ID", "JOB"])
-        self.assertIn([execution_id, "SUCCEEDED"], [[r[0], r[2]] for r in rows[1:]])
+        self.assertIn([execution_id, "3001", "SUCCEEDED"], [r[:3] for r in rows[1:]])
         code, out, err = self.cli("list", "--namespace", "default",
                                   "-l", "gravitino.apache.org/job-id=3001", "-o", "json")
         self.assertEqual(code, EXIT_OK, err)
@@ -231,7 +232,7 @@ server:
         self.assertEqual(self.transitions(out)[-1], "CANCELLED", out)
 
     def test_submit_of_a_bad_template_is_an_error_and_creates_nothing(self):
-        code, out, err = self.cli("submit", "--job-id", "3005", "--name", "bad",
+        code, out, err = self.cli("submit", "--job-id", "3005", "--metalake", "lake", "--name", "bad",
                                   "--executable", "/opt/app.jar")
         self.assertEqual(code, EXIT_ERROR, err)
         self.assertIn("INVALID_ARGUMENT", err)
@@ -248,7 +249,7 @@ server:
         self.assertEqual(out, "")
         code, out, err = self.cli("list", token_file=wrong)
         self.assertEqual(code, EXIT_AUTH, err)
-        p = subprocess.run([kje.BINARY, "submit", "--job-id", "3006", "--name", "n",
+        p = subprocess.run([kje.BINARY, "submit", "--job-id", "3006", "--metalake", "m", "--name", "n",
                             "--executable", "local:///x.jar", "--server", self.server.address,
                             "--tls-ca", os.path.join(self.dir, "ca.crt")],
                            capture_output=True, text=True, timeout=CLI_TIMEOUT)
