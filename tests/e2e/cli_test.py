@@ -49,8 +49,8 @@ class CliTest(unittest.TestCase):
         with open(cls.token_file, "w") as f:
             f.write("cli-e2e-token\n")
         # A slower operator clock than the other tests' keeps QUEUED visible for a watch
-        # started right after submit (about half a second).
-        cls.cluster = kje.Kubesim(time_scale=4)
+        # started right after submit (over a second, room for a slow start on a loaded machine).
+        cls.cluster = kje.Kubesim(time_scale=2)
         cls.config = os.path.join(cls.dir, "config.yaml")
         with open(cls.config, "w") as f:
             f.write("""
