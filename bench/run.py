@@ -217,13 +217,14 @@ def p1_status_throughput():
     apps = 1000
     with cluster_and_server(["%s:%d:Running" % (NS, apps)]) as (cluster, server):
         ids = seeded_ids("Running", apps)
-        common = dict(concurrency=16, channels=2, duration_ms=3000)
+        common = dict(concurrency=16, channels=2, duration_ms=2000)
         # Warm-up: every id once (fills nothing, the informer has synced; warms both sides).
         load(server, "status", ids=ids, calls=apps, concurrency=16)
         load(server, "health", calls=2000, concurrency=16)
         reset_stats(cluster)
         health, status = [], []
-        for _ in range(3):
+        # Pairs close in time see the same neighbours on this shared machine.
+        for _ in range(5):
             health.append(load(server, "health", **common))
             status.append(load(server, "status", ids=ids, **common))
         k8s_requests = stats(cluster)["total"]
@@ -231,10 +232,12 @@ def p1_status_throughput():
         assert not r["errors"], r
     h = statistics.median(r["throughput"] for r in health)
     s = statistics.median(r["throughput"] for r in status)
-    ratio = s / h
+    pair_ratios = [b["throughput"] / a["throughput"] for a, b in zip(health, status)]
+    ratio = statistics.median(pair_ratios)
     return [
         row("P1 Status/Health throughput ratio", round(ratio, 3), "ratio", ">= 0.8", ratio >= 0.8,
             status_rps=round(s), health_rps=round(h), k8s_requests_during=k8s_requests,
+            pair_ratios=[round(x, 3) for x in pair_ratios],
             runs={"health": health, "status": status}),
         row("P1 Status throughput (cache hit)", round(s), "calls/s", "-", None,
             p50_ms=statistics.median(r["latency_ms"]["p50"] for r in status),
