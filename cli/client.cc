@@ -32,8 +32,9 @@ absl::StatusOr<std::string> ReadSmallFile(const std::string& path, const std::st
         absl::StrCat(what, ": ", path, " is larger than ", kMaxFileBytes, " bytes"));
   }
   std::string trimmed(absl::StripAsciiWhitespace(text));
-  if (trimmed.empty())
+  if (trimmed.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", path, " is empty"));
+  }
   return trimmed;
 }
 

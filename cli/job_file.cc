@@ -53,8 +53,9 @@ absl::StatusOr<std::map<std::string, YAML::Node>> Fields(const YAML::Node& node,
   }
   std::map<std::string, YAML::Node> out;
   for (const auto& entry : node) {
-    if (!entry.first.IsScalar())
+    if (!entry.first.IsScalar()) {
       return Error(path.empty() ? "<document>" : path, "keys must be strings");
+    }
     std::string raw = entry.first.as<std::string>();
     std::string key = CamelCase(raw);
     if (std::find(known.begin(), known.end(), key) == known.end()) {
