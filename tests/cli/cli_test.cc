@@ -375,7 +375,7 @@ TEST_CASE("the server comes from --server, else the environment") {
 }
 
 TEST_CASE("usage errors exit 2 before any call, and --help exits 0") {
-  auto usage = [](std::vector<std::string> args) {
+  auto usage = [](const std::vector<std::string>& args) {
     Result r = RunCli(args);
     CHECK(r.code == kExitUsage);
     CHECK(r.out.empty());

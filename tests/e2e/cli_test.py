@@ -232,8 +232,8 @@ server:
         self.assertEqual(self.transitions(out)[-1], "CANCELLED", out)
 
     def test_submit_of_a_bad_template_is_an_error_and_creates_nothing(self):
-        code, out, err = self.cli("submit", "--job-id", "3005", "--metalake", "lake", "--name", "bad",
-                                  "--executable", "/opt/app.jar")
+        code, out, err = self.cli("submit", "--job-id", "3005", "--metalake", "lake",
+                                  "--name", "bad", "--executable", "/opt/app.jar")
         self.assertEqual(code, EXIT_ERROR, err)
         self.assertIn("INVALID_ARGUMENT", err)
         self.assertEqual(out, "")
@@ -249,8 +249,9 @@ server:
         self.assertEqual(out, "")
         code, out, err = self.cli("list", token_file=wrong)
         self.assertEqual(code, EXIT_AUTH, err)
-        p = subprocess.run([kje.BINARY, "submit", "--job-id", "3006", "--metalake", "m", "--name", "n",
-                            "--executable", "local:///x.jar", "--server", self.server.address,
+        p = subprocess.run([kje.BINARY, "submit", "--job-id", "3006", "--metalake", "m",
+                            "--name", "n", "--executable", "local:///x.jar",
+                            "--server", self.server.address,
                             "--tls-ca", os.path.join(self.dir, "ca.crt")],
                            capture_output=True, text=True, timeout=CLI_TIMEOUT)
         self.assertEqual(p.returncode, EXIT_AUTH, p.stderr)
