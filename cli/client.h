@@ -41,6 +41,8 @@ class Connection {
   static absl::StatusOr<std::unique_ptr<Connection>> Open(const ConnectionOptions& options);
 
   jobexecutor::v1::JobExecutor::Stub& stub() { return *stub_; }
+  // For other services on the same server (grpc.health.v1.Health).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
   // A context for one call, carrying the token and the deadline.
   std::unique_ptr<grpc::ClientContext> NewContext(bool streaming) const;

@@ -291,6 +291,17 @@ server:
         finally:
             self.assertEqual(server.terminate(), 0)
 
+    def test_health_for_exec_probes_over_tls(self):
+        for service in ("", "liveness", "readiness"):
+            code, out, err = self.cli("health", "--service", service, "--timeout", "5s")
+            self.assertEqual((code, out.strip()), (0, "SERVING"), err)
+        code, out, err = self.cli("health", "--service", "no-such-service", "--timeout", "5s")
+        self.assertEqual(code, EXIT_NOT_FOUND, err)
+        # Nobody listening: the probe fails with the unavailable code.
+        p = subprocess.run([kje.BINARY, "health", "--server", "127.0.0.1:1", "--timeout", "2s"],
+                           capture_output=True, text=True, timeout=CLI_TIMEOUT)
+        self.assertEqual(p.returncode, EXIT_UNAVAILABLE, p.stderr)
+
     def test_unknown_id_exits_with_the_not_found_code(self):
         code, _, err = self.cli("status", "default/sparkapp/default/gravitino-job-no-such")
         self.assertEqual(code, EXIT_NOT_FOUND, err)
