@@ -32,8 +32,14 @@ RpcContext::RpcContext(grpc::CallbackServerContext* ctx, std::string_view method
 }
 
 void RpcContext::LogFinish(const grpc::Status& status) const {
+  // Answered reads are what callers poll, thousands a second: a line each would cost more than
+  // the answer (and flood the log), so they are debug; changes and failures stay visible.
+  bool read = method_ == "Status" || method_ == "Output" || method_ == "ListJobs";
+  log::Level level = !status.ok() ? log::Level::kWarn
+                     : read       ? log::Level::kDebug
+                                  : log::Level::kInfo;
+  if (!log::Enabled(level)) return;
   double ms = absl::ToDoubleMilliseconds(absl::Now() - start_);
-  log::Level level = status.ok() ? log::Level::kInfo : log::Level::kWarn;
   log::Event e(level, "rpc finished");
   e.Kv("rpc", method_)
       .Kv("request_id", request_id_)
