@@ -428,6 +428,7 @@ class CookbookTest(unittest.TestCase):
         from kubernetes.client.rest import ApiException
         api_client = config.new_client_from_config(config_file=self.kubeconfig)
         self.addCleanup(api_client.close)
+        self.addCleanup(api_client.rest_client.pool_manager.clear)
         custom = client.CustomObjectsApi(api_client)
 
         def cancelled():
