@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import unittest
 import urllib.request
 
@@ -38,6 +39,11 @@ EXPECTED_RULES = frozenset(
     + [("", "pods/log", "get"), ("", "events", "list")])
 
 MINIMAL = {"config": {"spark": {"image": "apache/spark:3.5.5", "sparkVersion": "3.5.5"}}}
+
+# The binary in the image (Dockerfile), which exec probes run.
+IMAGE_BINARY = "/usr/local/bin/k8s-job-executor"
+# The probes the chart renders by default, and the health service each checks.
+PROBE_SERVICES = {"livenessProbe": "liveness", "readinessProbe": "readiness"}
 
 _helm = None
 _helm_error = None
@@ -198,6 +204,30 @@ current-context: nowhere
 """
 
 
+def openssl(*args):
+    subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+
+
+def make_certificates(d):
+    """In d: ca.crt, a server certificate for localhost (the probes' default name) and a client
+    certificate it signed, a token, and other-ca.crt, which signed neither."""
+    for ca in ("ca", "other-ca"):
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", f"{d}/{ca}.key", "-out", f"{d}/{ca}.crt", "-days", "2",
+                "-subj", f"/CN=kje test {ca}")
+    for leaf, ext in (("server", "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth"),
+                      ("client", "extendedKeyUsage=clientAuth")):
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", f"{d}/{leaf}.key", "-out", f"{d}/{leaf}.csr", "-subj", f"/CN={leaf}")
+        with open(f"{d}/{leaf}.ext", "w") as f:
+            f.write(ext + "\n")
+        openssl("x509", "-req", "-in", f"{d}/{leaf}.csr", "-CA", f"{d}/ca.crt", "-CAkey",
+                f"{d}/ca.key", "-CAcreateserial", "-out", f"{d}/{leaf}.crt", "-days", "2",
+                "-extfile", f"{d}/{leaf}.ext")
+    with open(f"{d}/token", "w") as f:
+        f.write("probe-test-token\n")
+
+
 def known_config_keys():
     with open(os.path.join(SOURCE_DIR, "server", "config.cc")) as f:
         text = f.read()
@@ -347,13 +377,114 @@ class HelmTest(unittest.TestCase):
         self.assertNotIn("livenessProbe", c)
         self.assertEqual({"port": 50051, "service": "liveness"}, c["startupProbe"]["grpc"])
 
-    def test_tls_turns_the_probes_into_tcp_checks(self):
+    def assert_exec_probes(self, docs, tls_flags, probes=PROBE_SERVICES):
+        """Every probe of `probes` runs the health command against the port the server listens on,
+        with the service the probe is for, a deadline within the kubelet's timeout and
+        `tls_flags`; any file the flags name is a key of a mounted Secret. Returns {path: (Secret,
+        key)} of those files."""
+        config, _ = config_of(docs)
+        pod = deployment_pod(docs) if of_kind(docs, "Deployment") else sidecar_spec(docs)
+        c = executor_container(pod)
+        self.assertEqual(set(probes), {p for p in ("livenessProbe", "readinessProbe",
+                                                    "startupProbe") if p in c})
+        files = {}
+        for probe, service in probes.items():
+            spec = c[probe]
+            self.assertEqual({"exec"}, set(spec) & {"exec", "grpc", "tcpSocket", "httpGet"})
+            command = spec["exec"]["command"]
+            server = command[3]
+            # The listen address, seen from inside the container.
+            listen_host = host_of(config["server"]["listen"])
+            self.assertEqual(port_of(config["server"]["listen"]), port_of(server))
+            self.assertEqual(listen_host if listen_host not in ("0.0.0.0", "[::]") else
+                             "127.0.0.1", host_of(server))
+            timeout = command[7]
+            self.assertRegex(timeout, r"^[1-9]\d*s$")
+            self.assertGreaterEqual(spec["timeoutSeconds"], int(timeout[:-1]))
+            self.assertEqual([IMAGE_BINARY, "health", "--server", server, "--service", service,
+                              "--timeout", timeout] + tls_flags, command)
+            for flag, value in zip(command, command[1:]):
+                if flag in ("--tls-ca", "--tls-cert", "--tls-key"):
+                    files.update(self.files_in_secrets(pod, c, [value]))
+        return files
+
+    def test_tls_turns_the_probes_into_exec_health_checks(self):
         # kubelet's gRPC probe speaks no TLS; a gRPC probe of a TLS port would always fail.
-        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls"}}))
-        c = executor_container(deployment_pod(docs))
-        for probe in ("livenessProbe", "readinessProbe"):
-            self.assertNotIn("grpc", c[probe])
-            self.assertEqual({"port": 50051}, c[probe]["tcpSocket"])
+        for port in (50051, 6000):
+            with self.subTest(port=port):
+                docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls"},
+                                      "grpc": {"port": port}, "service": {"grpcPort": port},
+                                      "startupProbe": {"enabled": True},
+                                      "readinessProbe": {"timeoutSeconds": 5}}))
+                probes = dict(PROBE_SERVICES, startupProbe="liveness")
+                files = self.assert_exec_probes(
+                    docs, ["--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
+                           "--tls-server-name", "localhost"], probes)
+                # The CA comes from the TLS Secret's tls.caKey (cert-manager's ca.crt).
+                self.assertEqual({"/etc/k8s-job-executor/tls/server-ca.crt": ("kje-tls", "ca.crt")},
+                                 files)
+                c = executor_container(deployment_pod(docs))
+                self.assertEqual("4s", c["readinessProbe"]["exec"]["command"][7])
+                self.assertEqual("1s", c["livenessProbe"]["exec"]["command"][7])
+                self.assertEqual([port], [p["containerPort"] for p in c["ports"]
+                                          if p["name"] == "grpc"])
+        # Another CA key and server name; no server name: the dialled IP must be in the certificate;
+        # no CA key: the image's system roots.
+        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                      "caKey": "issuer.pem"},
+                              "probes": {"tlsServerName": "kje.catalog.svc"}}))
+        files = self.assert_exec_probes(docs, ["--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
+                                               "--tls-server-name", "kje.catalog.svc"])
+        self.assertEqual([("kje-tls", "issuer.pem")], list(files.values()))
+        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls", "caKey": ""},
+                              "probes": {"tlsServerName": ""}}))
+        self.assert_exec_probes(docs, ["--tls"])
+        tls_volume = [v for v in deployment_pod(docs)["volumes"] if v["name"] == "kje-tls"][0]
+        self.assertEqual(["tls.crt", "tls.key"], [i["path"] for i in tls_volume["secret"]["items"]])
+
+    def test_probes_off_mount_no_probe_files(self):
+        # A Secret item that isn't in the Secret fails the pod: the CA is listed only when used.
+        off = {p: {"enabled": False} for p in PROBE_SERVICES}
+        docs = render(merged(off, {"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                           "clientCa": {"enabled": True}}}))
+        pod = deployment_pod(docs)
+        c = executor_container(pod)
+        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            self.assertNotIn(probe, c)
+        tls_volume = [v for v in pod["volumes"] if v["name"] == "kje-tls"][0]
+        self.assertEqual(["tls.crt", "tls.key", "ca.crt"],
+                         [i["path"] for i in tls_volume["secret"]["items"]])
+        self.assertNotIn("kje-probe-client", [v["name"] for v in pod["volumes"]])
+
+    def test_mutual_tls_probes_present_a_client_certificate(self):
+        for ca_secret, ca_dir in (("", "tls"), ("kje-ca", "client-ca")):
+            with self.subTest(client_ca_secret=ca_secret):
+                values = merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                         "clientCa": {"enabled": True,
+                                                      "existingSecret": ca_secret}},
+                                 "probes": {"clientCertSecret": "kje-probe"}})
+                docs = render(values)
+                files = self.assert_exec_probes(docs, [
+                    "--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
+                    "--tls-server-name", "localhost",
+                    "--tls-cert", "/etc/k8s-job-executor/probe-client/tls.crt",
+                    "--tls-key", "/etc/k8s-job-executor/probe-client/tls.key"])
+                self.assertEqual({
+                    "/etc/k8s-job-executor/tls/server-ca.crt": ("kje-tls", "ca.crt"),
+                    "/etc/k8s-job-executor/probe-client/tls.crt": ("kje-probe", "tls.crt"),
+                    "/etc/k8s-job-executor/probe-client/tls.key": ("kje-probe", "tls.key")},
+                    files)
+                # The server's own client CA is still where its config points.
+                config, _ = config_of(docs)
+                self.assertEqual("/etc/k8s-job-executor/%s/ca.crt" % ca_dir,
+                                 config["server"]["tls"]["clientCaFile"])
+                self.files_in_secrets(deployment_pod(docs),
+                                      executor_container(deployment_pod(docs)),
+                                      [config["server"]["tls"]["clientCaFile"]])
+        out = render_raw(merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                         "clientCa": {"enabled": True}}}))
+        self.assertNotEqual(0, out.returncode, out.stdout)
+        self.assertIn("probes.clientCertSecret is required with tls.clientCa.enabled", out.stderr)
 
     def assert_hardened(self, container, pod_security_context=None):
         sc = container["securityContext"]
@@ -404,11 +535,13 @@ class HelmTest(unittest.TestCase):
                 "statusCacheTtlMs": 0}}),
             "tls-token": merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
                                          "clientCa": {"enabled": True}},
+                                 "probes": {"clientCertSecret": "kje-probe"},
                                  "auth": {"token": {"enabled": True,
                                                     "existingSecret": "kje-token"}}}),
             "tls-separate-ca": merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
                                                "clientCa": {"enabled": True,
-                                                            "existingSecret": "kje-ca"}}}),
+                                                            "existingSecret": "kje-ca"}},
+                                       "probes": {"clientCertSecret": "kje-probe"}}),
         }
         for name, values in value_sets.items():
             with self.subTest(values=name):
@@ -430,11 +563,15 @@ class HelmTest(unittest.TestCase):
         """The files config names, checked against the pod's mounts: {path in pod: secret key}."""
         pod = deployment_pod(docs) if of_kind(docs, "Deployment") else sidecar_spec(docs)
         c = executor_container(pod)
-        volumes = {v["name"]: v for v in pod["volumes"]}
         server = config["server"]
         paths = [server.get("tokenFile")] + list(server.get("tls", {}).values())
+        return self.files_in_secrets(pod, c, filter(None, paths))
+
+    def files_in_secrets(self, pod, c, paths):
+        """{path in pod: (Secret, key)}, asserting each path is one item of one mounted Secret."""
+        volumes = {v["name"]: v for v in pod["volumes"]}
         files = {}
-        for path in filter(None, paths):
+        for path in paths:
             mount = [m for m in c["volumeMounts"]
                      if path.startswith(m["mountPath"].rstrip("/") + "/")]
             self.assertEqual(1, len(mount), "%s is not in exactly one mount" % path)
@@ -517,11 +654,105 @@ class HelmTest(unittest.TestCase):
             self.assertIn("grpc_server_started_total", body)
             return
 
+    def test_the_rendered_exec_probes_pass_against_the_real_server(self):
+        """The real binary, started with a rendered TLS (and mutual TLS, and token) config, passes
+        each rendered exec probe command, run as the kubelet would with the pod's files mapped to
+        a temporary directory; a probe trusting another CA, or without its client certificate,
+        fails."""
+        with tempfile.TemporaryDirectory(dir=_home) as d:
+            make_certificates(d)
+            mtls = {"tls": {"clientCa": {"enabled": True}},
+                    "probes": {"clientCertSecret": "kje-probe"}}
+            for name, extra in (("tls", {}), ("mtls", mtls)):
+                with self.subTest(name):
+                    self.run_exec_probes(d, extra)
+
+    def run_exec_probes(self, d, extra):
+        # The pod's Secret files, as the kubelet writes them: (Secret, key) -> a local file.
+        secret_files = {("kje-tls", "tls.crt"): "server.crt", ("kje-tls", "tls.key"): "server.key",
+                        ("kje-tls", "ca.crt"): "ca.crt", ("kje-token", "token"): "token",
+                        ("kje-probe", "tls.crt"): "client.crt",
+                        ("kje-probe", "tls.key"): "client.key"}
+        for attempt in range(3):
+            port = free_port()
+            docs = render(merged({"grpc": {"port": port}, "service": {"grpcPort": port},
+                                  "tls": {"enabled": True, "existingSecret": "kje-tls"},
+                                  "auth": {"token": {"enabled": True,
+                                                     "existingSecret": "kje-token"}},
+                                  "metrics": {"enabled": False}}, extra))
+            config, text = config_of(docs)
+            files = self.mounted_files(docs, config)
+            commands = {}
+            c = executor_container(deployment_pod(docs))
+            for probe in PROBE_SERVICES:
+                command = c[probe]["exec"]["command"]
+                self.assertEqual(IMAGE_BINARY, command[0])
+                commands[probe] = [BINARY] + command[1:]
+                for flag, value in zip(command, command[1:]):
+                    if flag in ("--tls-ca", "--tls-cert", "--tls-key"):
+                        files.update(self.files_in_secrets(deployment_pod(docs), c, [value]))
+            local = {path: os.path.join(d, secret_files[key]) for path, key in files.items()}
+            text = text.replace("0.0.0.0:", "127.0.0.1:")
+            for path, file in local.items():
+                text = text.replace(path, file)
+                for command in commands.values():
+                    command[:] = [file if a == path else a for a in command]
+            self.assertNotIn("/etc/k8s-job-executor", text + repr(commands))
+            config_path = os.path.join(d, "config.yaml")
+            with open(config_path, "w") as f:
+                f.write(text)
+            kubeconfig = os.path.join(d, "kubeconfig")
+            with open(kubeconfig, "w") as f:
+                f.write(UNREACHABLE_KUBECONFIG)
+            env = {"HOME": d, "PATH": "/usr/bin:/bin"}
+            log = open(os.path.join(d, "server.log"), "w+")
+            proc = subprocess.Popen([BINARY, "serve", "--config", config_path], stdout=log,
+                                    stderr=subprocess.STDOUT, env=dict(env, KUBECONFIG=kubeconfig))
+            try:
+                # The kubelet repeats a probe until it passes: so does the test, while the server
+                # starts, with a deadline.
+                deadline = time.monotonic() + 30
+                results = {}
+                for probe, command in commands.items():
+                    while True:
+                        out = subprocess.run(command, capture_output=True, text=True, timeout=30,
+                                             env=env)
+                        if out.returncode == 0 or time.monotonic() > deadline \
+                                or proc.poll() is not None:
+                            break
+                    results[probe] = (out.returncode, out.stdout.strip())
+                if proc.poll() is not None and attempt < 2:
+                    continue  # a port taken between free_port() and the server's bind
+                log.seek(0)
+                server_log = log.read()
+                self.assertEqual({p: (0, "SERVING") for p in commands}, results, server_log)
+                # The check can fail: a CA that didn't sign the server's certificate.
+                wrong_ca = [os.path.join(d, "other-ca.crt") if a == os.path.join(d, "ca.crt")
+                            else a for a in commands["readinessProbe"]]
+                self.assertNotEqual(commands["readinessProbe"], wrong_ca)
+                out = subprocess.run(wrong_ca, capture_output=True, text=True, timeout=30,
+                                     env=env)
+                self.assertEqual(7, out.returncode, out.stdout + out.stderr)
+                if "--tls-cert" in commands["livenessProbe"]:
+                    # Mutual TLS: without the client certificate the server refuses the probe.
+                    command = commands["livenessProbe"]
+                    i = command.index("--tls-cert")
+                    out = subprocess.run(command[:i] + command[i + 4:], capture_output=True,
+                                         text=True, timeout=30, env=env)
+                    self.assertNotEqual(0, out.returncode, out.stdout)
+                return
+            finally:
+                proc.terminate()
+                proc.wait(30)
+                log.close()
+        self.fail("the server didn't start in 3 attempts")
+
     def test_secrets_are_mounted_where_the_config_points(self):
         docs = render(merged({
             "tls": {"enabled": True, "existingSecret": "kje-tls", "certKey": "cert.pem",
                     "keyKey": "key.pem", "clientCa": {"enabled": True, "existingSecret": "kje-ca",
                                                        "key": "root.pem"}},
+            "probes": {"clientCertSecret": "kje-probe"},
             "auth": {"token": {"enabled": True, "existingSecret": "kje-token", "key": "t"}}}))
         config, _ = config_of(docs)
         files = self.mounted_files(docs, config)
@@ -593,9 +824,9 @@ class HelmTest(unittest.TestCase):
                          spec["serviceAccountName"])
         c = executor_container(spec)
         self.assertEqual(["serve", "--config", CONFIG_PATH], c["args"])
-        # Loopback can't be probed (kubelet probes the pod IP), nor reached from outside the pod.
-        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-            self.assertNotIn(probe, c)
+        # The kubelet probes the pod IP, which loopback never answers: the probes run inside the
+        # container. The port isn't reachable from outside the pod, so it isn't declared.
+        self.assert_exec_probes(docs, [])
         self.assertNotIn("kje-grpc", [p["name"] for p in c["ports"]])
         mounted = {m["name"] for m in c["volumeMounts"]}
         volumes = {v["name"]: v for v in spec["volumes"]}
@@ -609,6 +840,23 @@ class HelmTest(unittest.TestCase):
         self.assertIn(50051, [p["containerPort"] for p in c["ports"]])
         config, _ = config_of(docs)
         self.assertEqual("0.0.0.0:50051", config["server"]["listen"])
+
+    def test_sidecar_probes_on_loopback(self):
+        cases = [({"grpc": {"port": 7000}}, "127.0.0.1:7000", []),
+                 ({"grpc": {"listenHost": "127.0.0.2"}}, "127.0.0.2:50051", []),
+                 ({"grpc": {"listenHost": "::1"}}, "[::1]:50051", []),
+                 ({"tls": {"enabled": True, "existingSecret": "kje-tls"}}, "127.0.0.1:50051",
+                  ["--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
+                   "--tls-server-name", "localhost"])]
+        for override, server, tls_flags in cases:
+            with self.subTest(override=override):
+                docs = render(merged({"mode": "sidecar"}, override))
+                config, _ = config_of(docs)
+                self.assertEqual(server, config["server"]["listen"])
+                self.assert_exec_probes(docs, tls_flags)
+                spec = sidecar_spec(docs)
+                self.assertEqual({m["name"] for m in executor_container(spec)["volumeMounts"]},
+                                 {v["name"] for v in spec["volumes"]})
 
     def test_parent_chart_embeds_the_sidecar(self):
         with tempfile.TemporaryDirectory(dir=_home) as parent:

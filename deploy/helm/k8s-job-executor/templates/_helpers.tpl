@@ -183,6 +183,15 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- if and .Values.tls.clientCa.enabled (not .Values.tls.enabled) }}
 {{- fail "tls.clientCa.enabled (mutual TLS) needs tls.enabled" }}
 {{- end }}
+{{- if and .Values.tls.clientCa.enabled (include "k8s-job-executor.execProbesRendered" .) (not .Values.probes.clientCertSecret) }}
+{{- fail "probes.clientCertSecret is required with tls.clientCa.enabled: the exec probes must present a client certificate signed by the client CA (a kubernetes.io/tls Secret), or disable the probes" }}
+{{- end }}
+{{- range $name := list "livenessProbe" "readinessProbe" "startupProbe" }}
+{{- $probe := index $.Values $name }}
+{{- if and $probe.enabled (lt (int $probe.timeoutSeconds) 1) }}
+{{- fail (printf "%s.timeoutSeconds must be at least 1" $name) }}
+{{- end }}
+{{- end }}
 {{- if and .Values.auth.token.enabled (not .Values.auth.token.existingSecret) }}
 {{- fail "auth.token.existingSecret is required when auth.token.enabled is true" }}
 {{- end }}
@@ -244,25 +253,78 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
   verbs: ["list"]
 {{- end }}
 
-{{/* A probe's handler. Argument: (dict "root" $ "service" NAME). */}}
+{{/*
+"true" when the probes must run inside the container (exec of the `health` command): the kubelet's
+gRPC probe speaks no TLS, and it dials the pod IP, which a loopback listener never answers.
+*/}}
+{{- define "k8s-job-executor.execProbes" -}}
+{{- if or .Values.tls.enabled (include "k8s-job-executor.grpcLoopback" .) }}true{{ end }}
+{{- end }}
+
+{{/* "true" when at least one exec probe is rendered: only then are its files mounted. */}}
+{{- define "k8s-job-executor.execProbesRendered" -}}
+{{- if and (include "k8s-job-executor.execProbes" .) (or .Values.livenessProbe.enabled .Values.readinessProbe.enabled .Values.startupProbe.enabled) }}true{{ end }}
+{{- end }}
+
+{{/* HOST:PORT the exec probe dials from inside the container: loopback, unless the gRPC port binds one specific address. */}}
+{{- define "k8s-job-executor.probeServer" -}}
+{{- $host := include "k8s-job-executor.grpcListenHost" . | trimPrefix "[" | trimSuffix "]" }}
+{{- if has $host (list "0.0.0.0" "::" "localhost") }}
+{{- $host = "127.0.0.1" }}
+{{- end }}
+{{- include "k8s-job-executor.hostPort" (list $host .Values.grpc.port) }}
+{{- end }}
+
+{{/* Where the exec probe finds the CA of the server's certificate and its own client certificate. */}}
+{{- define "k8s-job-executor.probeCaFile" -}}{{ include "k8s-job-executor.tlsDir" . }}/server-ca.crt{{- end }}
+{{- define "k8s-job-executor.probeClientDir" -}}/etc/k8s-job-executor/probe-client{{- end }}
+{{- define "k8s-job-executor.binary" -}}/usr/local/bin/k8s-job-executor{{- end }}
+
+{{/* A probe's handler. Argument: (dict "root" $ "service" NAME "timeoutSeconds" N). */}}
 {{- define "k8s-job-executor.probeHandler" -}}
-{{- if .root.Values.tls.enabled }}
-{{- /* kubelet's gRPC probe has no TLS; a TCP connect is what it can check. */}}
-tcpSocket:
-  port: {{ int .root.Values.grpc.port }}
+{{- $root := .root }}
+{{- if include "k8s-job-executor.execProbes" $root }}
+{{- /* The command's own deadline stays below the kubelet's timeout, which also covers the process start. */}}
+exec:
+  command:
+    - {{ include "k8s-job-executor.binary" $root }}
+    - health
+    - --server
+    - {{ include "k8s-job-executor.probeServer" $root | quote }}
+    - --service
+    - {{ .service }}
+    - --timeout
+    - {{ max 1 (sub (int .timeoutSeconds) 1) }}s
+    {{- if $root.Values.tls.enabled }}
+    {{- if $root.Values.tls.caKey }}
+    - --tls-ca
+    - {{ include "k8s-job-executor.probeCaFile" $root }}
+    {{- else }}
+    - --tls
+    {{- end }}
+    {{- with $root.Values.probes.tlsServerName }}
+    - --tls-server-name
+    - {{ . | quote }}
+    {{- end }}
+    {{- if $root.Values.tls.clientCa.enabled }}
+    - --tls-cert
+    - {{ include "k8s-job-executor.probeClientDir" $root }}/tls.crt
+    - --tls-key
+    - {{ include "k8s-job-executor.probeClientDir" $root }}/tls.key
+    {{- end }}
+    {{- end }}
 {{- else }}
 grpc:
-  port: {{ int .root.Values.grpc.port }}
+  port: {{ int $root.Values.grpc.port }}
   service: {{ .service | quote }}
 {{- end }}
 {{- end }}
 
 {{- define "k8s-job-executor.probes" -}}
-{{- if not (include "k8s-job-executor.grpcLoopback" .) }}
 {{- with .Values.startupProbe }}
 {{- if .enabled }}
 startupProbe:
-  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "liveness") | trim | nindent 2 }}
+  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "liveness" "timeoutSeconds" .timeoutSeconds) | trim | nindent 2 }}
   periodSeconds: {{ .periodSeconds }}
   timeoutSeconds: {{ .timeoutSeconds }}
   failureThreshold: {{ .failureThreshold }}
@@ -271,7 +333,7 @@ startupProbe:
 {{- with .Values.livenessProbe }}
 {{- if .enabled }}
 livenessProbe:
-  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "liveness") | trim | nindent 2 }}
+  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "liveness" "timeoutSeconds" .timeoutSeconds) | trim | nindent 2 }}
   initialDelaySeconds: {{ .initialDelaySeconds }}
   periodSeconds: {{ .periodSeconds }}
   timeoutSeconds: {{ .timeoutSeconds }}
@@ -282,13 +344,12 @@ livenessProbe:
 {{- with .Values.readinessProbe }}
 {{- if .enabled }}
 readinessProbe:
-  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "readiness") | trim | nindent 2 }}
+  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "readiness" "timeoutSeconds" .timeoutSeconds) | trim | nindent 2 }}
   initialDelaySeconds: {{ .initialDelaySeconds }}
   periodSeconds: {{ .periodSeconds }}
   timeoutSeconds: {{ .timeoutSeconds }}
   failureThreshold: {{ .failureThreshold }}
   successThreshold: {{ .successThreshold }}
-{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -339,6 +400,11 @@ readinessProbe:
       mountPath: {{ include "k8s-job-executor.clientCaDir" . }}
       readOnly: true
     {{- end }}
+    {{- if and .Values.tls.clientCa.enabled (include "k8s-job-executor.execProbesRendered" .) }}
+    - name: kje-probe-client
+      mountPath: {{ include "k8s-job-executor.probeClientDir" . }}
+      readOnly: true
+    {{- end }}
     {{- end }}
     {{- if .Values.auth.token.enabled }}
     - name: kje-auth
@@ -375,6 +441,10 @@ the kubelet's updates of a rotated Secret reach the server, which re-reads the f
       - key: {{ .Values.tls.clientCa.key }}
         path: ca.crt
       {{- end }}
+      {{- if and (include "k8s-job-executor.execProbesRendered" .) .Values.tls.caKey }}
+      - key: {{ .Values.tls.caKey }}
+        path: {{ include "k8s-job-executor.probeCaFile" . | base }}
+      {{- end }}
 {{- if and .Values.tls.clientCa.enabled .Values.tls.clientCa.existingSecret }}
 - name: kje-client-ca
   secret:
@@ -383,6 +453,17 @@ the kubelet's updates of a rotated Secret reach the server, which re-reads the f
     items:
       - key: {{ .Values.tls.clientCa.key }}
         path: ca.crt
+{{- end }}
+{{- if and .Values.tls.clientCa.enabled (include "k8s-job-executor.execProbesRendered" .) }}
+- name: kje-probe-client
+  secret:
+    secretName: {{ .Values.probes.clientCertSecret }}
+    defaultMode: {{ include "k8s-job-executor.secretMode" . }}
+    items:
+      - key: tls.crt
+        path: tls.crt
+      - key: tls.key
+        path: tls.key
 {{- end }}
 {{- end }}
 {{- if .Values.auth.token.enabled }}
