@@ -209,13 +209,15 @@ def openssl(*args):
 
 
 def make_certificates(d):
-    """In d: ca.crt, a server certificate for localhost (the probes' default name) and a client
-    certificate it signed, a token, and other-ca.crt, which signed neither."""
+    """In d: ca.crt, a server certificate for localhost (the probes' default name) and
+    127.0.0.1 and a client certificate it signed, a token, and other-ca.crt, which signed
+    neither."""
     for ca in ("ca", "other-ca"):
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                 "-keyout", f"{d}/{ca}.key", "-out", f"{d}/{ca}.crt", "-days", "2",
                 "-subj", f"/CN=kje test {ca}")
-    for leaf, ext in (("server", "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth"),
+    for leaf, ext in (("server", "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                                "extendedKeyUsage=serverAuth"),
                       ("client", "extendedKeyUsage=clientAuth")):
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                 "-keyout", f"{d}/{leaf}.key", "-out", f"{d}/{leaf}.csr", "-subj", f"/CN={leaf}")
@@ -433,8 +435,9 @@ class HelmTest(unittest.TestCase):
         docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
                                       "caKey": "issuer.pem"},
                               "probes": {"tlsServerName": "kje.catalog.svc"}}))
-        files = self.assert_exec_probes(docs, ["--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
-                                               "--tls-server-name", "kje.catalog.svc"])
+        files = self.assert_exec_probes(docs, [
+            "--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
+            "--tls-server-name", "kje.catalog.svc"])
         self.assertEqual([("kje-tls", "issuer.pem")], list(files.values()))
         docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls", "caKey": ""},
                               "probes": {"tlsServerName": ""}}))
@@ -663,7 +666,9 @@ class HelmTest(unittest.TestCase):
             make_certificates(d)
             mtls = {"tls": {"clientCa": {"enabled": True}},
                     "probes": {"clientCertSecret": "kje-probe"}}
-            for name, extra in (("tls", {}), ("mtls", mtls)):
+            # No server name: the probe checks the dialled 127.0.0.1 against the IP SAN.
+            ip_san = {"probes": {"tlsServerName": ""}}
+            for name, extra in (("tls", {}), ("mtls", mtls), ("ip-san", ip_san)):
                 with self.subTest(name):
                     self.run_exec_probes(d, extra)
 
@@ -732,6 +737,14 @@ class HelmTest(unittest.TestCase):
                 self.assertNotEqual(commands["readinessProbe"], wrong_ca)
                 out = subprocess.run(wrong_ca, capture_output=True, text=True, timeout=30,
                                      env=env)
+                self.assertEqual(7, out.returncode, out.stdout + out.stderr)
+                # ... or a name the certificate doesn't carry: the name is checked.
+                command = list(commands["readinessProbe"])
+                if "--tls-server-name" in command:
+                    command[command.index("--tls-server-name") + 1] = "not-in-the-certificate"
+                else:
+                    command += ["--tls-server-name", "not-in-the-certificate"]
+                out = subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
                 self.assertEqual(7, out.returncode, out.stdout + out.stderr)
                 if "--tls-cert" in commands["livenessProbe"]:
                     # Mutual TLS: without the client certificate the server refuses the probe.
