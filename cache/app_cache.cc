@@ -16,13 +16,20 @@ AppCache::~AppCache() { Stop(); }
 
 std::shared_ptr<AppInformer> AppCache::InformerFor(const std::string& ns, bool create) {
   if (!enabled_) return nullptr;
+  {
+    // The common case, on every read: shared, so concurrent RPCs don't queue here.
+    absl::ReaderMutexLock lock(&mu_);
+    if (stopped_) return nullptr;
+    auto it = informers_.find(ns);
+    if (it != informers_.end()) return it->second;
+    if (!create) return nullptr;
+  }
   std::shared_ptr<AppInformer> informer;
   {
     absl::MutexLock lock(&mu_);
     if (stopped_) return nullptr;
     auto it = informers_.find(ns);
     if (it != informers_.end()) return it->second;
-    if (!create) return nullptr;
     InformerOptions options = prototype_;
     options.collection.namespace_ = ns;
     informer = NewAppInformer(io_, client_, std::move(options), clock_);

@@ -1,9 +1,14 @@
 #include "server/grpc_metrics.h"
 
+#include <google/protobuf/descriptor.h>
+
+#include <algorithm>
 #include <chrono>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "base/strings.h"
 
 namespace kje::server {
 namespace {
@@ -66,13 +71,23 @@ std::string_view GrpcTypeName(ServerRpcInfo::Type type) {
 
 grpc::experimental::Interceptor* GrpcMetricsInterceptorFactory::CreateServerInterceptor(
     ServerRpcInfo* info) {
-  // "/package.Service/Method"; anything else (no method: an unregistered one) is not ours to
-  // count, as in go-grpc-prometheus, whose interceptor never sees unknown methods either.
+  // "/package.Service/Method". Unregistered methods arrive too (with the caller's path): they
+  // are counted, under fixed labels.
   std::string_view full = info->method() != nullptr ? info->method() : "";
   size_t slash = full.rfind('/');
-  if (full.size() < 3 || full[0] != '/' || slash == 0 || slash + 1 >= full.size()) return nullptr;
-  return new MetricsInterceptor(metrics_->GrpcSeries(
-      GrpcTypeName(info->type()), full.substr(1, slash - 1), full.substr(slash + 1)));
+  std::string_view service = "unknown";
+  std::string_view method = "unknown";
+  if (full.size() >= 3 && full[0] == '/' && slash != 0 && slash + 1 < full.size()) {
+    std::string_view s = full.substr(1, slash - 1);
+    std::string_view m = full.substr(slash + 1);
+    const auto* d = google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(
+        absl::StrCat(ToAbsl(s), ".", ToAbsl(m)));
+    if (d != nullptr && std::find(services_.begin(), services_.end(), s) != services_.end()) {
+      service = s;
+      method = m;
+    }
+  }
+  return new MetricsInterceptor(metrics_->GrpcSeries(GrpcTypeName(info->type()), service, method));
 }
 
 }  // namespace kje::server

@@ -6,7 +6,9 @@
 #include <grpcpp/support/server_interceptor.h>
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/metrics.h"
 
@@ -20,13 +22,18 @@ std::string_view GrpcTypeName(grpc::experimental::ServerRpcInfo::Type type);
 class GrpcMetricsInterceptorFactory final
     : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
-  explicit GrpcMetricsInterceptorFactory(Metrics* metrics) : metrics_(metrics) {}
+  // Calls of methods outside `services` (full names, e.g. "grpc.health.v1.Health") count under
+  // grpc_service="unknown", grpc_method="unknown": the path is the caller's text, and a label
+  // must not take any value a caller sends.
+  GrpcMetricsInterceptorFactory(Metrics* metrics, std::vector<std::string> services)
+      : metrics_(metrics), services_(std::move(services)) {}
 
   grpc::experimental::Interceptor* CreateServerInterceptor(
       grpc::experimental::ServerRpcInfo* info) override;
 
  private:
   Metrics* metrics_;
+  const std::vector<std::string> services_;
 };
 
 }  // namespace kje::server

@@ -61,7 +61,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   for (grpc::Service* service : services) builder.RegisterService(service);
   if (metrics != nullptr) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
-    creators.push_back(std::make_unique<GrpcMetricsInterceptorFactory>(metrics));
+    creators.push_back(std::make_unique<GrpcMetricsInterceptorFactory>(
+        metrics, std::vector<std::string>{"jobexecutor.v1.JobExecutor", "grpc.health.v1.Health",
+                                          "grpc.reflection.v1alpha.ServerReflection"}));
     builder.experimental().SetInterceptorCreators(std::move(creators));
   }
   s->server_ = builder.BuildAndStart();

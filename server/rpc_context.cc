@@ -21,7 +21,7 @@ std::string SanitizeOrMakeRequestId(std::string_view from_caller) {
 }
 
 RpcContext::RpcContext(grpc::CallbackServerContext* ctx, std::string_view method)
-    : method_(method), peer_(ctx->peer()), start_(absl::Now()) {
+    : method_(method), ctx_(ctx), start_(absl::Now()) {
   std::string_view from_caller;
   const auto& md = ctx->client_metadata();
   if (auto it = md.find("x-request-id"); it != md.end()) {
@@ -43,7 +43,7 @@ void RpcContext::LogFinish(const grpc::Status& status) const {
   log::Event e(level, "rpc finished");
   e.Kv("rpc", method_)
       .Kv("request_id", request_id_)
-      .Kv("peer", peer_)
+      .Kv("peer", ctx_->peer())
       .Kv("code", static_cast<int>(status.error_code()));
   e.Kv("duration_ms", ms);
   if (!status.ok()) e.Kv("error", status.error_message());

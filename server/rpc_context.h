@@ -26,7 +26,8 @@ class RpcContext {
  private:
   std::string method_;
   std::string request_id_;
-  std::string peer_;
+  // Valid until the reactor finishes, so the peer is only formatted when a line is logged.
+  grpc::CallbackServerContext* ctx_;
   absl::Time start_;
 };
 

@@ -190,10 +190,6 @@ int RunServe(const ServeArgs& args) {
   executor_options.allowed_namespaces = config->server.allowed_namespaces;
   SparkExecutor executor(*client, cache, executor_options, clock);
 
-  // The configured namespaces are followed from the start; others from their first lookup.
-  cache.Watch(config->namespace_);
-  for (const auto& ns : config->server.allowed_namespaces) cache.Watch(ns);
-
   std::unique_ptr<TokenAuthenticator> auth;
   if (!config->server.token_file.empty()) {
     auto loaded = TokenAuthenticator::FromFile(config->server.token_file);
@@ -254,6 +250,11 @@ int RunServe(const ServeArgs& args) {
       .Kv("namespace", config->namespace_)
       .Kv("kubernetes", kube_source)
       .Kv("status_cache", cache.enabled() ? "informer" : "off");
+  // The configured namespaces are followed from the start (others from their first lookup),
+  // once the port is up: the first LIST's TLS handshake and parsing would otherwise compete with
+  // start-up for the CPU. Reads before the first sync GET what they need.
+  cache.Watch(config->namespace_);
+  for (const auto& ns : config->server.allowed_namespaces) cache.Watch(ns);
 
   stop_requested.WaitForNotification();
   absl::Duration drain = absl::Milliseconds(config->server.drain_timeout_ms);

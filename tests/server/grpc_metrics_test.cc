@@ -1,6 +1,7 @@
 #include "server/grpc_metrics.h"
 
 #include <google/protobuf/descriptor.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <catch2/catch.hpp>
@@ -253,6 +254,44 @@ TEST_CASE("grpc metrics: the health service is counted too", "[grpc_metrics]") {
   CHECK(t.Value("grpc_server_handled_total", Labels("unary", kHealth, "Check", "OK")) == 1.0);
   CHECK(t.Value("grpc_server_handled_total", Labels("unary", kHealth, "Check", "NOT_FOUND")) ==
         1.0);
+}
+
+}  // namespace
+}  // namespace kje::server
+
+namespace kje::server {
+namespace {
+
+TEST_CASE("grpc metrics: a path the server doesn't serve can't become a label value",
+          "[grpc_metrics]") {
+  Running r;
+  grpc::GenericStub generic(r.channel);
+  for (const char* path : {"/job-4711-secret/grpc.reflection.v1.ServerReflection/Info",
+                           "/jobexecutor.v1.JobExecutor/NoSuchMethod", "/nothing"}) {
+    grpc::ClientContext ctx;
+    WithDeadline(ctx);
+    grpc::Slice empty("");
+    grpc::ByteBuffer request(&empty, 1);  // an empty message; a default ByteBuffer is none
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    absl::Notification done;
+    generic.UnaryCall(&ctx, path, grpc::StubOptions(), &request, &response, [&](grpc::Status s) {
+      status = std::move(s);
+      done.Notify();
+    });
+    done.WaitForNotification();
+    CHECK(status.error_code() == grpc::StatusCode::UNIMPLEMENTED);
+  }
+  std::string text = r.metrics.Render();
+  CHECK(text.find("4711") == std::string::npos);
+  CHECK(text.find("NoSuchMethod") == std::string::npos);
+  PromText t = r.Scrape();
+  double unknown = 0;
+  for (const auto& sample : t.Matching("grpc_server_handled_total",
+                                       {{"grpc_service", "unknown"}, {"grpc_method", "unknown"}})) {
+    unknown += sample.value;
+  }
+  CHECK(unknown == 3.0);
 }
 
 }  // namespace
