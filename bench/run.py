@@ -13,7 +13,6 @@ measured; with --strict, 3 when all ran but a goal was missed.
 import argparse
 import contextlib
 import http.client
-import inspect
 import json
 import math
 import os
@@ -63,23 +62,8 @@ def start_kubesim(seeds=(), operator_namespaces=("default",)):
     extra = []
     for seed in seeds:
         extra += ["--seed", seed]
-    kwargs = dict(operator_namespaces=operator_namespaces, namespaces=(NS,))
-    if "extra_args" in inspect.signature(kje.Kubesim.__init__).parameters:
-        cluster = kje.Kubesim(extra_args=extra, **kwargs)
-        wait_seeded(cluster, seeds)
-        return cluster
-    # kje.Kubesim has no way to pass extra flags yet: add them to its one Popen of kubesim.
-    real_popen = kje.subprocess.Popen
-
-    def popen(argv, *args, **kw):
-        if argv and argv[0] == kje.KUBESIM:
-            argv = list(argv) + extra
-        return real_popen(argv, *args, **kw)
-    kje.subprocess.Popen = popen
-    try:
-        cluster = kje.Kubesim(**kwargs)
-    finally:
-        kje.subprocess.Popen = real_popen
+    cluster = kje.Kubesim(operator_namespaces=operator_namespaces, namespaces=(NS,),
+                          extra_args=extra)
     wait_seeded(cluster, seeds)
     return cluster
 

@@ -43,7 +43,7 @@ class Kubesim:
     """kubesim with the Spark operator, on a free port, with its own CA, token and kubeconfig."""
 
     def __init__(self, operator_namespaces=("default", "spark-jobs"),
-                 namespaces=("spark-jobs", "unwatched"), time_scale=20):
+                 namespaces=("spark-jobs", "unwatched"), time_scale=20, extra_args=()):
         assert KUBESIM, "KJE_KUBESIM is not set"
         self.dir = tempfile.mkdtemp(prefix="kje-e2e-")
         self.kubeconfig = os.path.join(self.dir, "kubeconfig")
@@ -58,7 +58,7 @@ class Kubesim:
              "--token-file", self.token_file, "--write-kubeconfig", self.kubeconfig,
              "--namespaces", ",".join(namespaces),
              "--operator-namespaces=" + ",".join(operator_namespaces),
-             "--time-scale", str(time_scale)],
+             "--time-scale", str(time_scale)] + list(extra_args),
             stdout=out, stderr=self.err)
         out.close()
         atexit.register(self.stop)
