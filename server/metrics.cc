@@ -17,31 +17,13 @@
 #include <tuple>
 
 #include "absl/strings/ascii.h"
+#include "base/grpc_codes.h"
 #include "base/strings.h"
 
 namespace kje::server {
 namespace {
 
-constexpr std::string_view kCodeNames[] = {
-    "OK",
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-};
-static_assert(std::size(kCodeNames) == grpc::StatusCode::UNAUTHENTICATED + 1);
+static_assert(std::size(kGrpcCodeNames) == grpc::StatusCode::UNAUTHENTICATED + 1);
 
 // prometheus.DefBuckets of client_golang, which go-grpc-prometheus's handling histogram uses:
 // dashboards built on it expect these `le` values.
@@ -55,7 +37,7 @@ std::string BoundedResult(std::string_view result, const char* const (&successes
   for (const char* s : successes) {
     if (result == s) return std::string(result);
   }
-  for (size_t i = 1; i < std::size(kCodeNames); ++i) {
+  for (size_t i = 1; i < std::size(kGrpcCodeNames); ++i) {
     if (result == GrpcCodeResult(static_cast<grpc::StatusCode>(i))) return std::string(result);
   }
   return "other";
@@ -77,8 +59,7 @@ prometheus::MetricFamily NewFamily(std::string name, std::string help,
 }  // namespace
 
 std::string_view GrpcCodeName(grpc::StatusCode code) {
-  auto i = static_cast<size_t>(code);
-  return i < std::size(kCodeNames) ? kCodeNames[i] : kCodeNames[grpc::StatusCode::UNKNOWN];
+  return GrpcCodeNameOf(static_cast<int>(code));
 }
 
 std::string GrpcCodeResult(grpc::StatusCode code) {
@@ -236,7 +217,7 @@ void Metrics::GrpcMethodSeries::Handled(grpc::StatusCode code, absl::Duration el
   if (counter == nullptr) {
     // Racing threads get the same counter: Add returns the existing one for known labels.
     prometheus::Labels labels = labels_;
-    labels.emplace("grpc_code", std::string(kCodeNames[i]));
+    labels.emplace("grpc_code", std::string(kGrpcCodeNames[i]));
     counter = &handled_family_.Add(labels);
     handled_[i].store(counter, std::memory_order_release);
   }
