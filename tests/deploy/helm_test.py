@@ -660,15 +660,17 @@ class HelmTest(unittest.TestCase):
     def test_the_rendered_exec_probes_pass_against_the_real_server(self):
         """The real binary, started with a rendered TLS (and mutual TLS, and token) config, passes
         each rendered exec probe command, run as the kubelet would with the pod's files mapped to
-        a temporary directory; a probe trusting another CA, or without its client certificate,
-        fails."""
+        a temporary directory; a probe trusting another CA, checking another name, or without its
+        client certificate, fails. So does the sidecar's plaintext probe on loopback."""
         with tempfile.TemporaryDirectory(dir=_home) as d:
             make_certificates(d)
             mtls = {"tls": {"clientCa": {"enabled": True}},
                     "probes": {"clientCertSecret": "kje-probe"}}
             # No server name: the probe checks the dialled 127.0.0.1 against the IP SAN.
             ip_san = {"probes": {"tlsServerName": ""}}
-            for name, extra in (("tls", {}), ("mtls", mtls), ("ip-san", ip_san)):
+            sidecar = {"mode": "sidecar", "tls": {"enabled": False}}
+            for name, extra in (("tls", {}), ("mtls", mtls), ("ip-san", ip_san),
+                                ("sidecar-plaintext", sidecar)):
                 with self.subTest(name):
                     self.run_exec_probes(d, extra)
 
@@ -688,14 +690,15 @@ class HelmTest(unittest.TestCase):
             config, text = config_of(docs)
             files = self.mounted_files(docs, config)
             commands = {}
-            c = executor_container(deployment_pod(docs))
+            pod = deployment_pod(docs) if of_kind(docs, "Deployment") else sidecar_spec(docs)
+            c = executor_container(pod)
             for probe in PROBE_SERVICES:
                 command = c[probe]["exec"]["command"]
                 self.assertEqual(IMAGE_BINARY, command[0])
                 commands[probe] = [BINARY] + command[1:]
                 for flag, value in zip(command, command[1:]):
                     if flag in ("--tls-ca", "--tls-cert", "--tls-key"):
-                        files.update(self.files_in_secrets(deployment_pod(docs), c, [value]))
+                        files.update(self.files_in_secrets(pod, c, [value]))
             local = {path: os.path.join(d, secret_files[key]) for path, key in files.items()}
             text = text.replace("0.0.0.0:", "127.0.0.1:")
             for path, file in local.items():
@@ -731,6 +734,9 @@ class HelmTest(unittest.TestCase):
                 log.seek(0)
                 server_log = log.read()
                 self.assertEqual({p: (0, "SERVING") for p in commands}, results, server_log)
+                if "--tls-ca" not in commands["readinessProbe"]:
+                    self.assertEqual("127.0.0.1", host_of(config["server"]["listen"]))
+                    return  # plaintext on loopback: nothing to get wrong but the address
                 # The check can fail: a CA that didn't sign the server's certificate.
                 wrong_ca = [os.path.join(d, "other-ca.crt") if a == os.path.join(d, "ca.crt")
                             else a for a in commands["readinessProbe"]]
