@@ -3,7 +3,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -42,9 +41,9 @@ TEST_CASE("Metadata - labels and annotations are projected") {
   CHECK(app.managed_by_us);
   CHECK(std::count(app.labels.begin(), app.labels.end(),
                    std::pair<std::string, std::string>("gravitino.apache.org/job-id", "77")) == 1);
-  CHECK(std::count(app.labels.begin(), app.labels.end(),
-                   std::pair<std::string, std::string>("app.kubernetes.io/managed-by",
-                                                       "gravitino")) == 1);
+  CHECK(std::count(
+            app.labels.begin(), app.labels.end(),
+            std::pair<std::string, std::string>("app.kubernetes.io/managed-by", "gravitino")) == 1);
   CHECK(app.cancel_requested);
   CHECK(app.deleting);
   CHECK(app.creation_time == ParseRfc3339Millis("2026-05-12T10:00:00Z"));
