@@ -95,7 +95,9 @@ class SparkExecutor::Watch final : public k8s::CallHandle,
       if (jobs_.contains(key)) {
         return absl::InvalidArgumentError(absl::StrCat("execution id ", raw, " is given twice"));
       }
-      jobs_.emplace(key, Job{*std::move(id)});
+      Job job;
+      job.id = *std::move(id);
+      jobs_.emplace(key, std::move(job));
     }
     if (!executor_.cache_.enabled()) {
       return absl::FailedPreconditionError(
