@@ -496,11 +496,13 @@ TEST_CASE("kubesim: a paged LIST of 100k objects, one bounded page at a time", "
     std::function<void()> launch = [&] {
       int i = next.fetch_add(1);
       if (i >= kObjects) return;
+      // The next create starts before this one counts as completed, and the promise is held
+      // by the callback: once the last completion is counted, no callback touches this scope.
       client->Create(ConfigMap(), ConfigMapJson(absl::StrCat("obj-", i)), In(absl::Seconds(60)),
-                     [&](absl::StatusOr<std::string> r) {
+                     [&, done = all_done](absl::StatusOr<std::string> r) {
                        if (!r.ok()) ++failed;
-                       if (completed.fetch_add(1) + 1 == kObjects) all_done->set_value();
                        launch();
+                       if (completed.fetch_add(1) + 1 == kObjects) done->set_value();
                      });
     };
     for (int i = 0; i < kInFlight; ++i) launch();

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,20 +22,27 @@ Subprocess::~Subprocess() { Stop(); }
 absl::Status Subprocess::Start(const std::vector<std::string>& argv) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return absl::InternalError(std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   std::vector<char*> args;
   std::vector<std::string> copy = argv;
   for (std::string& a : copy) args.push_back(a.data());
   args.push_back(nullptr);
-  int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    // Dies with the test: a crashed test must not leave a server behind holding ctest's output
+    // pipe (ctest then waits for its timeout).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int err = errno;
   ::close(fds[1]);
-  if (rc != 0) {
+  if (pid_ < 0) {
     ::close(fds[0]);
     pid_ = -1;
-    return absl::InternalError(absl::StrCat("spawn ", argv[0], ": ", std::strerror(rc)));
+    return absl::InternalError(absl::StrCat("spawn ", argv[0], ": ", std::strerror(err)));
   }
   out_fd_ = fds[0];
   return absl::OkStatus();
