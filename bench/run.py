@@ -91,7 +91,9 @@ spark:
 
 def start_server(cluster, wait_synced=True, sync_timeout=300):
     config = server_config(cluster)
-    server = kje.Server(["--config", config] + list(EXTRA_SERVER_ARGS))
+    # As deployed: without the lock-order checks kje.Server turns on for tests.
+    server = kje.Server(["--config", config] + list(EXTRA_SERVER_ARGS),
+                        env={"KJE_MUTEX_DEADLOCK_DETECTION": ""})
     server.config = config
     if wait_synced:
         kje.wait_until(lambda: any("informer synced" in l for l in server.lines), sync_timeout,
