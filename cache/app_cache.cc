@@ -2,108 +2,159 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+
 namespace kje::cache {
 
 AppCache::AppCache(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
-                   InformerOptions prototype, bool enabled, const Clock& clock)
+                   InformerOptions prototype, CacheOptions options, const Clock& clock)
     : io_(io),
       client_(std::move(client)),
       prototype_(std::move(prototype)),
-      enabled_(enabled),
+      options_(options),
       clock_(clock) {}
 
 AppCache::~AppCache() { Stop(); }
 
-std::shared_ptr<AppInformer> AppCache::InformerFor(const std::string& ns, bool create) {
-  if (!enabled_) return nullptr;
-  {
-    // The common case, on every read: shared, so concurrent RPCs don't queue here.
-    absl::ReaderMutexLock lock(&mu_);
-    if (stopped_) return nullptr;
-    auto it = informers_.find(ns);
-    if (it != informers_.end()) return it->second;
-    if (!create) return nullptr;
-  }
-  std::shared_ptr<AppInformer> informer;
-  {
-    absl::MutexLock lock(&mu_);
-    if (stopped_) return nullptr;
-    auto it = informers_.find(ns);
-    if (it != informers_.end()) return it->second;
-    InformerOptions options = prototype_;
-    options.collection.namespace_ = ns;
-    informer = NewAppInformer(io_, client_, std::move(options), clock_);
-    informers_.emplace(ns, informer);
-  }
-  informer->Start();
-  return informer;
+std::shared_ptr<AppInformer> AppCache::NewInformer(const std::string& ns) {
+  InformerOptions options = prototype_;
+  options.collection.namespace_ = ns;
+  return NewAppInformer(io_, client_, std::move(options), clock_);
 }
 
-void AppCache::Watch(const std::string& ns) { InformerFor(ns, true); }
+std::shared_ptr<AppInformer> AppCache::Existing(const std::string& ns) const {
+  if (!options_.enabled) return nullptr;
+  absl::ReaderMutexLock lock(&mu_);
+  if (stopped_) return nullptr;
+  auto it = informers_.find(ns);
+  return it == informers_.end() ? nullptr : it->second.informer;
+}
+
+void AppCache::Pin(const std::string& ns) {
+  if (!options_.enabled) return;
+  std::shared_ptr<AppInformer> started;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    auto [it, inserted] = informers_.try_emplace(ns);
+    it->second.pinned = true;
+    if (!inserted) return;
+    it->second.informer = NewInformer(ns);
+    started = it->second.informer;
+  }
+  started->Start();
+}
 
 void AppCache::Stop() {
-  std::map<std::string, std::shared_ptr<AppInformer>> informers;
+  std::map<std::string, Entry, std::less<>> informers;
   {
     absl::MutexLock lock(&mu_);
     stopped_ = true;
-    informers = informers_;
+    informers.swap(informers_);
   }
-  for (auto& [ns, informer] : informers) informer->Stop();
+  for (auto& [ns, entry] : informers) entry.informer->Stop();
 }
 
-std::optional<spark::AppProjection> AppCache::Find(const std::string& ns, std::string_view name) {
-  auto informer = InformerFor(ns, true);
-  if (informer == nullptr) return std::nullopt;
-  return informer->Find(name);
+AppPtr AppCache::Find(const std::string& ns, std::string_view name) const {
+  auto informer = Existing(ns);
+  return informer == nullptr ? nullptr : informer->Find(name);
 }
 
 void AppCache::ObserveWrite(const spark::AppProjection& app) {
-  if (auto informer = InformerFor(app.namespace_, false)) informer->ObserveWrite(app);
+  if (auto informer = Existing(app.namespace_)) informer->ObserveWrite(app);
 }
 
 void AppCache::ObserveGone(const std::string& ns, std::string_view name) {
-  if (auto informer = InformerFor(ns, false)) informer->ObserveGone(name);
+  if (auto informer = Existing(ns)) informer->ObserveGone(name);
 }
 
-std::optional<AppCache::Subscription> AppCache::Subscribe(const std::string& ns,
-                                                          AppListener listener) {
-  auto informer = InformerFor(ns, true);
-  if (informer == nullptr) return std::nullopt;
-  return Subscription{ns, informer->Subscribe(std::move(listener))};
-}
-
-void AppCache::Unsubscribe(const Subscription& subscription) {
-  std::shared_ptr<AppInformer> informer;
-  {
-    // Also after Stop(): the informer still holds the listener.
-    absl::MutexLock lock(&mu_);
-    auto it = informers_.find(subscription.namespace_);
-    if (it == informers_.end()) return;
-    informer = it->second;
+absl::StatusOr<AppCache::Subscribed> AppCache::Subscribe(
+    const std::string& ns, std::vector<std::string> names,
+    std::shared_ptr<Mailbox<AppEvent>> mailbox) {
+  if (!options_.enabled) {
+    return absl::FailedPreconditionError(
+        "following changes needs the informer cache, which is disabled (statusCacheTtlMs <= 0)");
   }
-  informer->Unsubscribe(subscription.id);
+  std::shared_ptr<AppInformer> informer;
+  std::shared_ptr<Subscription> subscription;
+  bool start = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return absl::UnavailableError("the informer cache is shutting down");
+    auto it = informers_.find(ns);
+    if (it != informers_.end()) {
+      informer = it->second.informer;
+    } else {
+      size_t on_demand = 0;
+      for (const auto& [n, entry] : informers_) on_demand += entry.pinned ? 0 : 1;
+      if (on_demand >= options_.max_on_demand) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "namespace ", ns, " isn't followed, and ", on_demand,
+            " other namespaces are already followed on demand (the limit, "
+            "server.maxOnDemandInformers); watch jobs of the configured namespaces, or retry "
+            "later"));
+      }
+      informer = NewInformer(ns);
+      informers_.emplace(ns, Entry{informer, false});
+      start = true;
+    }
+    // Under the lock, so an Unsubscribe that finds the informer idle can't stop it in between.
+    subscription = informer->Subscribe(std::move(names), std::move(mailbox));
+  }
+  if (start) {
+    log::Info("following a namespace on demand").Kv("namespace", ns);
+    informer->Start();
+  }
+  return Subscribed{std::move(informer), std::move(subscription)};
 }
 
-std::optional<std::vector<spark::AppProjection>> AppCache::ListAfter(
+void AppCache::Unsubscribe(const std::string& ns, const Subscribed& subscribed) {
+  subscribed.informer->Unsubscribe(subscribed.subscription);
+  std::shared_ptr<AppInformer> idle;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = informers_.find(ns);
+    if (it == informers_.end() || it->second.pinned || it->second.informer != subscribed.informer ||
+        subscribed.informer->subscribers() > 0) {
+      return;
+    }
+    idle = std::move(it->second.informer);
+    informers_.erase(it);
+  }
+  log::Info("stopped following an idle namespace").Kv("namespace", ns);
+  idle->Stop();
+}
+
+std::optional<std::vector<AppPtr>> AppCache::ListAfter(
     const std::string& ns, std::string_view after, size_t limit,
-    const std::function<bool(const spark::AppProjection&)>& filter) {
-  auto informer = InformerFor(ns, true);
+    const std::function<bool(const spark::AppProjection&)>& filter) const {
+  auto informer = Existing(ns);
   if (informer == nullptr || !informer->synced()) return std::nullopt;
   return informer->ListAfter(after, limit, filter);
 }
 
-bool AppCache::AllSynced() const {
-  absl::MutexLock lock(&mu_);
-  for (const auto& [ns, informer] : informers_) {
-    if (!informer->synced()) return false;
+bool AppCache::PinnedSynced() const {
+  absl::ReaderMutexLock lock(&mu_);
+  for (const auto& [ns, entry] : informers_) {
+    if (entry.pinned && !entry.informer->synced()) return false;
   }
   return true;
 }
 
+bool AppCache::Follows(const std::string& ns) const { return Existing(ns) != nullptr; }
+
 std::vector<std::pair<std::string, InformerStats>> AppCache::Stats() const {
-  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<AppInformer>> informers;
   std::vector<std::pair<std::string, InformerStats>> out;
-  for (const auto& [ns, informer] : informers_) out.emplace_back(ns, informer->stats());
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    for (const auto& [ns, entry] : informers_) {
+      out.emplace_back(ns, InformerStats{});
+      informers.push_back(entry.informer);
+    }
+  }
+  for (size_t i = 0; i < informers.size(); ++i) out[i].second = informers[i]->stats();
   return out;
 }
 

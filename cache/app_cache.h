@@ -1,9 +1,15 @@
 #pragma once
 
-// The SparkApplications the service can see, one informer per namespace, started for the
-// configured namespaces up front and for any other namespace on its first lookup. Disabled
-// (statusCacheTtlMs <= 0, as in the Java executor), it holds nothing and every lookup misses, so
-// callers GET every time.
+// The SparkApplications the service can see: one informer per followed namespace.
+//
+// Which namespaces are followed is bounded by configuration, never by callers: the configured
+// ("pinned") namespaces from the start, plus at most `max_on_demand` others, each started for a
+// subscriber (WatchStatus, FollowOutput) and stopped as soon as its last subscriber leaves.
+// Reads of any other namespace miss, and the caller GETs what it needs: a made-up namespace costs
+// one request, not a LIST+WATCH for ever (nor a metric series).
+//
+// Disabled (statusCacheTtlMs <= 0, as in the Java executor), it holds nothing and every lookup
+// misses, so callers GET every time.
 
 #include <map>
 #include <memory>
@@ -12,62 +18,78 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "cache/app_informer.h"
 
 namespace kje::cache {
 
+struct CacheOptions {
+  bool enabled = true;
+  // Informers started on demand for namespaces outside the pinned ones, at most this many at once.
+  size_t max_on_demand = 8;
+};
+
 class AppCache {
  public:
   // `prototype` gives everything but collection.namespace_, set per informer.
   AppCache(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
-           InformerOptions prototype, bool enabled, const Clock& clock);
+           InformerOptions prototype, CacheOptions options, const Clock& clock);
   ~AppCache();
 
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return options_.enabled; }
 
-  // Starts following `ns` if not yet; no-op when disabled.
-  void Watch(const std::string& ns);
-  // Stops every informer; later lookups miss.
+  // Follows `ns` from now on (a configured namespace); no-op when disabled.
+  void Pin(const std::string& ns);
+  // Stops every informer and closes every subscription; later lookups miss.
   void Stop();
 
   // A miss means "ask the API server", never "doesn't exist".
-  std::optional<spark::AppProjection> Find(const std::string& ns, std::string_view name);
+  AppPtr Find(const std::string& ns, std::string_view name) const;
   void ObserveWrite(const spark::AppProjection& app);
   void ObserveGone(const std::string& ns, std::string_view name);
 
-  // Listens to the changes of `ns`'s applications (starting its informer if needed). nullopt when
-  // disabled or stopped. See AppInformer::Subscribe.
-  struct Subscription {
-    std::string namespace_;
-    uint64_t id = 0;
+  // Changes of `names` in `ns` (see AppInformer::Subscribe), starting an on-demand informer when
+  // `ns` isn't followed yet. FailedPrecondition when disabled; ResourceExhausted when the
+  // on-demand bound is reached; Unavailable when stopped.
+  struct Subscribed {
+    std::shared_ptr<AppInformer> informer;
+    std::shared_ptr<Subscription> subscription;
   };
-  std::optional<Subscription> Subscribe(const std::string& ns, AppListener listener);
-  void Unsubscribe(const Subscription& subscription);
+  absl::StatusOr<Subscribed> Subscribe(const std::string& ns, std::vector<std::string> names,
+                                       std::shared_ptr<Mailbox<AppEvent>> mailbox);
+  // Never waits; an on-demand informer left without subscribers stops.
+  void Unsubscribe(const std::string& ns, const Subscribed& subscribed);
 
   // A page of `ns`'s applications from memory (AppInformer::ListAfter), or nullopt when the cache
-  // can't answer: disabled, or the namespace's informer hasn't completed its first list (it is
-  // started, so a later call may answer).
-  std::optional<std::vector<spark::AppProjection>> ListAfter(
+  // can't answer: disabled, not followed, or not synced yet.
+  std::optional<std::vector<AppPtr>> ListAfter(
       const std::string& ns, std::string_view after, size_t limit,
-      const std::function<bool(const spark::AppProjection&)>& filter);
+      const std::function<bool(const spark::AppProjection&)>& filter) const;
 
-  // Whether every informer has completed its first list.
-  bool AllSynced() const;
+  // Whether every pinned informer has completed its first list.
+  bool PinnedSynced() const;
+  // Whether `ns` is followed now (pinned or on demand).
+  bool Follows(const std::string& ns) const;
   std::vector<std::pair<std::string, InformerStats>> Stats() const;
 
  private:
-  std::shared_ptr<AppInformer> InformerFor(const std::string& ns, bool create);
+  struct Entry {
+    std::shared_ptr<AppInformer> informer;
+    bool pinned = false;
+  };
+  std::shared_ptr<AppInformer> Existing(const std::string& ns) const;
+  std::shared_ptr<AppInformer> NewInformer(const std::string& ns);
 
   boost::asio::io_context& io_;
   const std::shared_ptr<k8s::Client> client_;
   const InformerOptions prototype_;
-  const bool enabled_;
+  const CacheOptions options_;
   const Clock& clock_;
 
   mutable absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  std::map<std::string, std::shared_ptr<AppInformer>> informers_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Entry, std::less<>> informers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kje::cache

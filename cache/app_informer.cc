@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <chrono>
-#include <map>
-#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -14,12 +17,15 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "k8s/awaitable.h"
 #include "k8s/errors.h"
 
 namespace kje::cache {
 namespace {
 
-using Map = absl::flat_hash_map<std::string, spark::AppProjection>;
+namespace asio = boost::asio;
+using Map = absl::flat_hash_map<std::string, AppPtr>;
+using SubscriberList = std::vector<std::shared_ptr<Subscription>>;
 
 // True when `candidate` may replace `current`: it is newer, or the two can't be compared (then
 // the later arrival wins, as with any informer).
@@ -31,390 +37,407 @@ bool Supersedes(std::string_view candidate, std::string_view current) {
 class AppInformerImpl final : public AppInformer,
                               public std::enable_shared_from_this<AppInformerImpl> {
  public:
-  AppInformerImpl(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
+  AppInformerImpl(asio::io_context& io, std::shared_ptr<k8s::Client> client,
                   InformerOptions options, const Clock& clock)
-      : client_(std::move(client)), options_(std::move(options)), clock_(clock), timer_(io) {}
+      : client_(std::move(client)),
+        options_(std::move(options)),
+        clock_(clock),
+        strand_(asio::make_strand(io)),
+        subscribers_(std::make_shared<const SubscriberList>()) {}
 
   void Start() override {
-    absl::MutexLock lock(&mu_);
-    if (running_) return;
-    running_ = true;
-    StartListLocked();
+    if (started_.exchange(true)) return;
+    asio::co_spawn(strand_, Run(shared_from_this()),
+                   asio::bind_cancellation_slot(
+                       stop_.slot(), asio::bind_executor(
+                                         strand_, [self = shared_from_this()](std::exception_ptr) {
+                                           self->loop_ended_ = true;
+                                           self->stop_.slot().clear();
+                                         })));
   }
 
   void Stop() override {
-    std::shared_ptr<k8s::CallHandle> call;
+    if (stopped_.exchange(true)) return;
+    // The signal belongs to the strand: it is emitted there, never concurrently with the loop.
+    asio::post(strand_, [self = shared_from_this()] {
+      if (!self->loop_ended_) self->stop_.emit(asio::cancellation_type::terminal);
+    });
+    std::shared_ptr<const SubscriberList> subs;
     {
-      absl::MutexLock lock(&mu_);
-      if (!running_) return;
-      running_ = false;
-      ++generation_;
-      call = std::move(call_);
-      timer_.cancel();
+      absl::MutexLock lock(&subs_mu_);
+      subs.swap(subscribers_);
+      subscribers_ = std::make_shared<const SubscriberList>();
     }
-    if (call) call->Cancel();
+    for (const auto& sub : *subs) sub->mailbox().Close();
   }
 
-  bool synced() const override {
-    absl::MutexLock lock(&mu_);
-    return synced_;
-  }
+  bool synced() const override { return synced_.load(std::memory_order_acquire); }
 
-  std::optional<spark::AppProjection> Find(std::string_view name) const override {
+  AppPtr Find(std::string_view name) const override {
     absl::ReaderMutexLock lock(&mu_);
     auto it = apps_.find(ToAbsl(name));
-    if (it == apps_.end()) return std::nullopt;
-    return it->second;
+    return it == apps_.end() ? nullptr : it->second;
   }
 
   void ObserveWrite(const spark::AppProjection& app) override {
+    auto ptr = std::make_shared<const spark::AppProjection>(app);
+    bool changed = false;
     {
       absl::MutexLock lock(&mu_);
-      UpsertLocked(app);
+      changed = UpsertLocked(ptr);
     }
-    Notify();
+    if (changed) Publish(AppEvent{AppEvent::Type::kUpserted, std::move(ptr)});
   }
 
   void ObserveGone(std::string_view name) override {
+    AppPtr gone;
     {
       absl::MutexLock lock(&mu_);
       auto it = apps_.find(ToAbsl(name));
-      if (it != apps_.end()) {
-        QueueLocked(AppEvent::Type::kDeleted, it->second);
-        apps_.erase(it);
-      }
+      if (it == apps_.end()) return;
+      gone = std::move(it->second);
+      apps_.erase(it);
     }
-    Notify();
+    Publish(AppEvent{AppEvent::Type::kDeleted, std::move(gone)});
   }
 
-  uint64_t Subscribe(AppListener listener) override {
-    absl::MutexLock lock(&listeners_mu_);
-    uint64_t id = ++last_listener_id_;
-    listeners_.emplace(id, std::move(listener));
-    has_listeners_.store(true, std::memory_order_release);
-    return id;
-  }
-
-  void Unsubscribe(uint64_t id) override {
-    if (notifying_thread_.load(std::memory_order_acquire) == std::this_thread::get_id()) {
-      // From inside a listener: the lock is ours already; Notify() drops it after the call.
-      removed_in_callback_.push_back(id);
-      return;
+  std::shared_ptr<Subscription> Subscribe(std::vector<std::string> names,
+                                          std::shared_ptr<Mailbox<AppEvent>> mailbox) override {
+    auto sub = std::make_shared<Subscription>(std::move(names), std::move(mailbox));
+    if (stopped_.load()) {
+      sub->mailbox().Close();
+      return sub;
     }
-    absl::MutexLock lock(&listeners_mu_);
-    listeners_.erase(id);
-    has_listeners_.store(!listeners_.empty(), std::memory_order_release);
+    absl::MutexLock lock(&subs_mu_);
+    auto next = std::make_shared<SubscriberList>(*subscribers_);
+    next->push_back(sub);
+    subscribers_ = std::move(next);
+    return sub;
   }
 
-  std::vector<spark::AppProjection> ListAfter(
+  void Unsubscribe(const std::shared_ptr<Subscription>& subscription) override {
+    subscription->mailbox().Close();
+    absl::MutexLock lock(&subs_mu_);
+    auto next = std::make_shared<SubscriberList>();
+    next->reserve(subscribers_->size());
+    for (const auto& s : *subscribers_) {
+      if (s != subscription) next->push_back(s);
+    }
+    subscribers_ = std::move(next);
+  }
+
+  size_t subscribers() const override {
+    absl::MutexLock lock(&subs_mu_);
+    return subscribers_->size();
+  }
+
+  std::vector<AppPtr> ListAfter(
       std::string_view after, size_t limit,
       const std::function<bool(const spark::AppProjection&)>& filter) const override {
-    std::vector<const spark::AppProjection*> matches;
-    absl::ReaderMutexLock lock(&mu_);
-    for (const auto& [name, app] : apps_) {
-      if (name > after && filter(app)) matches.push_back(&app);
+    std::vector<AppPtr> matches;
+    {
+      absl::ReaderMutexLock lock(&mu_);
+      for (const auto& [name, app] : apps_) {
+        if (name > after) matches.push_back(app);
+      }
     }
-    auto by_name = [](const spark::AppProjection* a, const spark::AppProjection* b) {
-      return a->name < b->name;
-    };
+    // The filter is the caller's code: it runs on the shared versions, outside the lock.
+    matches.erase(std::remove_if(matches.begin(), matches.end(),
+                                 [&](const AppPtr& app) { return !filter(*app); }),
+                  matches.end());
+    auto by_name = [](const AppPtr& a, const AppPtr& b) { return a->name < b->name; };
     size_t n = std::min(limit, matches.size());
     std::partial_sort(matches.begin(), matches.begin() + static_cast<ptrdiff_t>(n), matches.end(),
                       by_name);
-    std::vector<spark::AppProjection> page;
-    page.reserve(n);
-    for (size_t i = 0; i < n; ++i) page.push_back(*matches[i]);
-    return page;
+    matches.resize(n);
+    return matches;
   }
 
   InformerStats stats() const override {
-    absl::MutexLock lock(&mu_);
-    InformerStats s = stats_;
-    s.objects = static_cast<int64_t>(apps_.size());
-    s.synced = synced_;
-    s.resource_version = resource_version_;
+    InformerStats s;
+    {
+      absl::MutexLock lock(&stats_mu_);
+      s = stats_;
+    }
+    {
+      absl::ReaderMutexLock lock(&mu_);
+      s.objects = static_cast<int64_t>(apps_.size());
+    }
+    s.synced = synced();
     return s;
   }
 
  private:
-  void UpsertLocked(const spark::AppProjection& app) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    auto it = apps_.find(app.name);
-    if (it == apps_.end()) {
-      apps_.emplace(app.name, app);
-    } else if (Supersedes(app.resource_version, it->second.resource_version)) {
-      if (it->second.resource_version == app.resource_version) return;  // nothing new
-      it->second = app;
-    } else {
-      return;
+  // Takes `app` unless a newer (or the same) version is held. Returns whether it changed.
+  bool UpsertLocked(const AppPtr& app) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto [it, inserted] = apps_.try_emplace(app->name, app);
+    if (inserted) return true;
+    if (it->second->resource_version == app->resource_version ||
+        !Supersedes(app->resource_version, it->second->resource_version)) {
+      return false;
     }
-    QueueLocked(AppEvent::Type::kUpserted, app);
+    it->second = app;
+    return true;
   }
 
-  // Changes are queued under mu_, in the order they are made, and delivered by Notify() outside
-  // it: a listener never holds up reads, and delivery order is change order.
-  void QueueLocked(AppEvent::Type type, const spark::AppProjection& app)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (!has_listeners_.load(std::memory_order_acquire)) return;
-    pending_.push_back(AppEvent{type, app});
-  }
-
-  void Notify() ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock deliver(&listeners_mu_);
-    std::vector<AppEvent> events;
+  // Hands `event` to every subscriber that wants it. No lock is held: the list is an immutable
+  // snapshot, and a mailbox push never blocks.
+  void Publish(const AppEvent& event) {
+    std::shared_ptr<const SubscriberList> subs;
     {
-      absl::MutexLock lock(&mu_);
-      events.swap(pending_);
+      absl::MutexLock lock(&subs_mu_);
+      subs = subscribers_;
     }
-    if (events.empty()) return;
-    notifying_thread_.store(std::this_thread::get_id(), std::memory_order_release);
-    for (const AppEvent& event : events) {
-      for (auto& [id, listener] : listeners_) {
-        if (std::find(removed_in_callback_.begin(), removed_in_callback_.end(), id) ==
-            removed_in_callback_.end()) {
-          listener(event);
+    for (const auto& sub : *subs) {
+      if (sub->Wants(event.app->name)) sub->mailbox().Push(event);
+    }
+  }
+
+  void UpdateStats(const std::function<void(InformerStats&)>& update) {
+    absl::MutexLock lock(&stats_mu_);
+    update(stats_);
+  }
+
+  absl::Duration Backoff() {
+    absl::Duration delay = options_.min_backoff;
+    for (int i = 0; i < consecutive_errors_ && delay < options_.max_backoff; ++i) delay *= 2;
+    ++consecutive_errors_;
+    return std::min(delay, options_.max_backoff);
+  }
+
+  asio::awaitable<void> Sleep(absl::Duration d) {
+    asio::steady_timer timer(strand_);
+    timer.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        absl::ToChronoNanoseconds(d)));
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+
+  // The whole collection, page by page. A page that timed out waiting for its answer is asked
+  // again at once (a slow API server under a large list is not a failure); an expired continue
+  // token or another error ends the list.
+  asio::awaitable<absl::StatusOr<std::pair<Map, std::string>>> ListAll() {
+    Map building;
+    std::string continue_token;
+    int timeouts = 0;
+    for (;;) {
+      k8s::ListOptions list;
+      list.label_selector = options_.label_selector;
+      list.limit = options_.page_size;
+      list.continue_token = continue_token;
+      auto list_page = k8s::awaitable::List(*client_, options_.collection, list,
+                                            absl::Now() + options_.list_timeout);
+      auto page = co_await std::move(list_page);
+      if (!page.ok()) {
+        if (absl::IsDeadlineExceeded(page.status()) && ++timeouts <= kMaxPageTimeouts) {
+          log::Warn("informer list page timed out; asking again")
+              .Kv("namespace", options_.collection.namespace_);
+          continue;
         }
+        co_return page.status();
       }
-    }
-    notifying_thread_.store(std::thread::id(), std::memory_order_release);
-    for (uint64_t id : removed_in_callback_) listeners_.erase(id);
-    removed_in_callback_.clear();
-    has_listeners_.store(!listeners_.empty(), std::memory_order_release);
-  }
-
-  void StartListLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    building_.clear();
-    ListPageLocked("");
-  }
-
-  void ListPageLocked(std::string continue_token) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    k8s::ListOptions list;
-    list.label_selector = options_.label_selector;
-    list.limit = options_.page_size;
-    list.continue_token = std::move(continue_token);
-    uint64_t gen = generation_;
-    std::weak_ptr<AppInformerImpl> weak = weak_from_this();
-    call_ = client_->List(options_.collection, list, absl::Now() + options_.list_timeout,
-                          [weak, gen](absl::StatusOr<k8s::ListPage> page) {
-                            if (auto self = weak.lock()) self->OnListPage(gen, std::move(page));
-                          });
-  }
-
-  void OnListPage(uint64_t gen, absl::StatusOr<k8s::ListPage> page) {
-    // Projections are computed outside the lock: reads must not wait for JSON parsing.
-    std::vector<spark::AppProjection> parsed;
-    if (page.ok()) {
-      parsed.reserve(page->items.size());
+      timeouts = 0;
       for (const std::string& item : page->items) {
         auto app = spark::ProjectAppJson(item);
-        if (app.ok()) {
-          parsed.push_back(*std::move(app));
-        } else {
+        if (!app.ok()) {
           log::Warn("informer skipped an unreadable object")
               .Kv("namespace", options_.collection.namespace_)
               .Kv("error", std::string(app.status().message()));
+          continue;
         }
+        std::string name = app->name;
+        building.insert_or_assign(std::move(name),
+                                  std::make_shared<const spark::AppProjection>(*std::move(app)));
       }
+      if (page->continue_token.empty()) {
+        co_return std::make_pair(std::move(building), page->resource_version);
+      }
+      continue_token = page->continue_token;
     }
-    OnListPageLocked(gen, std::move(page), std::move(parsed));
-    Notify();
   }
 
-  void OnListPageLocked(uint64_t gen, absl::StatusOr<k8s::ListPage> page,
-                        std::vector<spark::AppProjection> parsed) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (gen != generation_ || !running_) return;
-    call_.reset();
-    if (!page.ok()) {
-      ++stats_.errors;
-      log::Warn("informer list failed")
-          .Kv("namespace", options_.collection.namespace_)
-          .Kv("error", std::string(page.status().message()));
-      // An expired continue token (410) or any other failure: the whole list starts over.
-      RetryLaterLocked([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        ++stats_.relists;
-        StartListLocked();
-      });
-      return;
-    }
-    for (auto& app : parsed) {
-      std::string name = app.name;
-      building_.insert_or_assign(std::move(name), std::move(app));
-    }
-    if (!page->continue_token.empty()) {
-      ListPageLocked(page->continue_token);
-      return;
-    }
-    SwapInSnapshotLocked(page->resource_version);
-    consecutive_errors_ = 0;
-    StartWatchLocked();
-  }
-
-  // Replaces the snapshot with the list just completed at `list_rv`, keeping what is known to be
-  // newer than the list: our own writes made while the list was running.
-  void SwapInSnapshotLocked(const std::string& list_rv) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    for (auto& [name, app] : apps_) {
-      auto cmp = CompareResourceVersions(app.resource_version, list_rv);
-      if (!cmp.has_value() || *cmp <= 0) continue;
-      auto it = building_.find(name);
-      if (it == building_.end() ||
-          CompareResourceVersions(app.resource_version, it->second.resource_version) > 0) {
-        building_.insert_or_assign(name, std::move(app));
-      }
-    }
-    if (has_listeners_.load(std::memory_order_acquire)) {
-      // What the relist found that the watch had missed, as events.
-      for (const auto& [name, app] : building_) {
-        auto old = apps_.find(name);
-        if (old == apps_.end() || old->second.resource_version != app.resource_version) {
-          QueueLocked(AppEvent::Type::kUpserted, app);
-        }
-      }
+  // Replaces the snapshot with a list completed at `list_rv`, keeping what is known to be newer
+  // than the list (our own writes made while it ran), and publishes the differences.
+  void SwapIn(Map listed, const std::string& list_rv) {
+    Map old;
+    {
+      absl::MutexLock lock(&mu_);
       for (const auto& [name, app] : apps_) {
-        if (!building_.contains(name)) QueueLocked(AppEvent::Type::kDeleted, app);
+        auto cmp = CompareResourceVersions(app->resource_version, list_rv);
+        if (!cmp.has_value() || *cmp <= 0) continue;
+        auto it = listed.find(name);
+        if (it == listed.end() ||
+            CompareResourceVersions(app->resource_version, it->second->resource_version) > 0) {
+          listed.insert_or_assign(name, app);
+        }
+      }
+      old.swap(apps_);
+      apps_ = listed;
+    }
+    resource_version_ = list_rv;
+    for (const auto& [name, app] : listed) {
+      auto it = old.find(name);
+      if (it == old.end() || it->second->resource_version != app->resource_version) {
+        Publish(AppEvent{AppEvent::Type::kUpserted, app});
       }
     }
-    apps_.swap(building_);
-    building_.clear();
-    resource_version_ = list_rv;
-    if (!synced_) {
+    for (const auto& [name, app] : old) {
+      if (!listed.contains(name)) Publish(AppEvent{AppEvent::Type::kDeleted, app});
+    }
+    if (!synced()) {
       log::Info("informer synced")
           .Kv("namespace", options_.collection.namespace_)
-          .Kv("objects", static_cast<int64_t>(apps_.size()));
+          .Kv("objects", static_cast<int64_t>(listed.size()));
     }
-    synced_ = true;
-    stats_.last_sync = clock_.Now();
+    synced_.store(true, std::memory_order_release);
+    absl::Time now = clock_.Now();
+    UpdateStats([&](InformerStats& s) {
+      s.last_sync = now;
+      s.resource_version = list_rv;
+    });
   }
 
-  void StartWatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  // Runs on the strand, in the order the watch delivered the events.
+  void Apply(k8s::WatchEvent::Type type, const std::string& rv, AppPtr app) {
+    if (!rv.empty()) resource_version_ = rv;
+    consecutive_errors_ = 0;
+    absl::Time now = clock_.Now();
+    UpdateStats([&](InformerStats& s) {
+      s.last_sync = now;
+      if (!rv.empty()) s.resource_version = rv;
+    });
+    if (!app) return;
+    bool changed = false;
+    if (type == k8s::WatchEvent::Type::kDeleted) {
+      absl::MutexLock lock(&mu_);
+      auto it = apps_.find(app->name);
+      if (it != apps_.end() && Supersedes(app->resource_version, it->second->resource_version)) {
+        apps_.erase(it);
+        changed = true;
+      }
+    } else {
+      absl::MutexLock lock(&mu_);
+      changed = UpsertLocked(app);
+    }
+    if (changed) {
+      Publish(AppEvent{type == k8s::WatchEvent::Type::kDeleted ? AppEvent::Type::kDeleted
+                                                               : AppEvent::Type::kUpserted,
+                       std::move(app)});
+    }
+  }
+
+  // One watch call, until it ends. Events are parsed on the client's thread (reads never wait
+  // for JSON parsing) and applied on the strand, ahead of the watch's end.
+  asio::awaitable<absl::Status> WatchOnce() {
     k8s::WatchOptions watch;
     watch.label_selector = options_.label_selector;
     watch.resource_version = resource_version_;
     watch.allow_bookmarks = true;
     watch.resume = true;
-    uint64_t gen = generation_;
     std::weak_ptr<AppInformerImpl> weak = weak_from_this();
-    call_ = client_->Watch(
-        options_.collection, watch, absl::Now() + options_.watch_period,
-        [weak, gen](const k8s::WatchEvent& event) {
-          if (auto self = weak.lock()) self->OnEvent(gen, event);
-        },
-        [weak, gen](const absl::Status& status) {
-          if (auto self = weak.lock()) self->OnWatchDone(gen, status);
-        });
-  }
-
-  void OnEvent(uint64_t gen, const k8s::WatchEvent& event) {
-    std::optional<spark::AppProjection> app;
-    if (event.type != k8s::WatchEvent::Type::kBookmark) {
-      auto parsed = spark::ProjectAppJson(event.object);
-      if (!parsed.ok()) {
-        log::Warn("informer skipped an unreadable event")
-            .Kv("namespace", options_.collection.namespace_)
-            .Kv("error", std::string(parsed.status().message()));
-      } else {
-        app = *std::move(parsed);
-      }
-    }
-    ApplyEvent(gen, event, std::move(app));
-    Notify();
-  }
-
-  void ApplyEvent(uint64_t gen, const k8s::WatchEvent& event,
-                  std::optional<spark::AppProjection> app) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    if (gen != generation_ || !running_) return;
-    if (!event.resource_version.empty()) resource_version_ = event.resource_version;
-    stats_.last_sync = clock_.Now();
-    consecutive_errors_ = 0;
-    if (!app) return;
-    if (event.type == k8s::WatchEvent::Type::kDeleted) {
-      auto it = apps_.find(app->name);
-      if (it != apps_.end() && Supersedes(app->resource_version, it->second.resource_version)) {
-        apps_.erase(it);
-        QueueLocked(AppEvent::Type::kDeleted, *app);
-      }
-    } else {
-      UpsertLocked(*app);
-    }
-  }
-
-  void OnWatchDone(uint64_t gen, const absl::Status& status) {
-    absl::MutexLock lock(&mu_);
-    if (gen != generation_ || !running_) return;
-    call_.reset();
-    if (status.ok() || absl::IsDeadlineExceeded(status)) {
-      // The watch period ended or the server closed the stream: carry on from where it was.
-      ++stats_.watch_restarts;
-      StartWatchLocked();
-      return;
-    }
-    if (k8s::IsK8sGone(status)) {
-      // The resourceVersion is too old for the server: only a new LIST can catch up.
-      log::Info("informer relisting after 410 Gone")
-          .Kv("namespace", options_.collection.namespace_);
-      ++stats_.relists;
-      StartListLocked();
-      return;
-    }
-    ++stats_.errors;
-    log::Warn("informer watch failed")
-        .Kv("namespace", options_.collection.namespace_)
-        .Kv("error", std::string(status.message()));
-    RetryLaterLocked([this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      ++stats_.watch_restarts;
-      StartWatchLocked();
-    });
-  }
-
-  // Runs `then` (under the lock) after an exponential backoff, unless stopped meanwhile.
-  template <typename Fn>
-  void RetryLaterLocked(Fn then) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    absl::Duration delay = options_.min_backoff;
-    for (int i = 0; i < consecutive_errors_ && delay < options_.max_backoff; ++i) delay *= 2;
-    delay = std::min(delay, options_.max_backoff);
-    ++consecutive_errors_;
-    uint64_t gen = generation_;
-    std::weak_ptr<AppInformerImpl> weak = weak_from_this();
-    timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        absl::ToChronoNanoseconds(delay)));
-    timer_.async_wait([weak, gen, then](const boost::system::error_code& ec) {
-      if (ec) return;
+    auto on_event = [weak, ns = options_.collection.namespace_](const k8s::WatchEvent& event) {
       auto self = weak.lock();
-      if (!self) return;
-      absl::MutexLock lock(&self->mu_);
-      if (gen != self->generation_ || !self->running_) return;
-      then();
-    });
+      if (!self || self->stopped_.load()) return;
+      AppPtr app;
+      if (event.type != k8s::WatchEvent::Type::kBookmark) {
+        auto parsed = spark::ProjectAppJson(event.object);
+        if (!parsed.ok()) {
+          log::Warn("informer skipped an unreadable event")
+              .Kv("namespace", ns)
+              .Kv("error", std::string(parsed.status().message()));
+        } else {
+          app = std::make_shared<const spark::AppProjection>(*std::move(parsed));
+        }
+      }
+      asio::post(self->strand_, [self, type = event.type, rv = event.resource_version,
+                                 app = std::move(app)]() mutable {
+        if (!self->stopped_.load()) self->Apply(type, rv, std::move(app));
+      });
+    };
+    auto watching = k8s::awaitable::Watch(*client_, options_.collection, watch,
+                                          absl::Now() + options_.watch_period, on_event);
+    co_return co_await std::move(watching);
   }
+
+  static asio::awaitable<void> Run(std::shared_ptr<AppInformerImpl> self) {
+    bool first = true;
+    while (!self->stopped_.load()) {
+      if (!first) self->UpdateStats([](InformerStats& s) { ++s.relists; });
+      first = false;
+      auto listed = co_await self->ListAll();
+      if (self->stopped_.load()) co_return;
+      if (!listed.ok()) {
+        self->UpdateStats([](InformerStats& s) { ++s.errors; });
+        log::Warn("informer list failed")
+            .Kv("namespace", self->options_.collection.namespace_)
+            .Kv("error", std::string(listed.status().message()));
+        co_await self->Sleep(self->Backoff());
+        continue;
+      }
+      self->SwapIn(std::move(listed->first), listed->second);
+      self->consecutive_errors_ = 0;
+      // Watch until only a relist can catch up.
+      while (!self->stopped_.load()) {
+        absl::Status status = co_await self->WatchOnce();
+        if (self->stopped_.load()) co_return;
+        if (k8s::IsK8sGone(status)) {
+          log::Info("informer relisting after 410 Gone")
+              .Kv("namespace", self->options_.collection.namespace_);
+          break;
+        }
+        if (!status.ok() && !absl::IsDeadlineExceeded(status)) {
+          self->UpdateStats([](InformerStats& s) { ++s.errors; });
+          log::Warn("informer watch failed")
+              .Kv("namespace", self->options_.collection.namespace_)
+              .Kv("error", std::string(status.message()));
+          co_await self->Sleep(self->Backoff());
+        }
+        self->UpdateStats([](InformerStats& s) { ++s.watch_restarts; });
+      }
+    }
+  }
+
+  static constexpr int kMaxPageTimeouts = 3;
 
   const std::shared_ptr<k8s::Client> client_;
   const InformerOptions options_;
   const Clock& clock_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  // Emitted on the strand by Stop(): cancels whatever the loop awaits.
+  asio::cancellation_signal stop_;
+  bool loop_ended_ = false;  // strand only
+  std::atomic<bool> started_ = false;
+  std::atomic<bool> stopped_ = false;
+  std::atomic<bool> synced_ = false;
 
+  // The loop's own state: touched only on the strand.
+  std::string resource_version_;
+  int consecutive_errors_ = 0;
+
+  // Guards the map alone; held for a lookup or a single insert, never while other code runs.
   mutable absl::Mutex mu_;
   Map apps_ ABSL_GUARDED_BY(mu_);
-  Map building_ ABSL_GUARDED_BY(mu_);  // the list in progress
-  std::string resource_version_ ABSL_GUARDED_BY(mu_);
-  bool running_ ABSL_GUARDED_BY(mu_) = false;
-  bool synced_ ABSL_GUARDED_BY(mu_) = false;
-  // Bumped by Stop(): completions of calls made before it are ignored.
-  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
-  int consecutive_errors_ ABSL_GUARDED_BY(mu_) = 0;
-  std::shared_ptr<k8s::CallHandle> call_ ABSL_GUARDED_BY(mu_);
-  boost::asio::steady_timer timer_ ABSL_GUARDED_BY(mu_);
-  InformerStats stats_ ABSL_GUARDED_BY(mu_);
-  std::vector<AppEvent> pending_ ABSL_GUARDED_BY(mu_);
 
-  // Held while listeners run, so they run one at a time and in order. Taken before mu_.
-  absl::Mutex listeners_mu_ ABSL_ACQUIRED_BEFORE(mu_);
-  std::map<uint64_t, AppListener> listeners_ ABSL_GUARDED_BY(listeners_mu_);
-  uint64_t last_listener_id_ ABSL_GUARDED_BY(listeners_mu_) = 0;
-  std::vector<uint64_t> removed_in_callback_ ABSL_GUARDED_BY(listeners_mu_);
-  std::atomic<std::thread::id> notifying_thread_;
-  // Lets the hot paths skip queueing when nobody listens.
-  std::atomic<bool> has_listeners_ = false;
+  mutable absl::Mutex stats_mu_;
+  InformerStats stats_ ABSL_GUARDED_BY(stats_mu_);
+
+  // Replaced, never changed in place: Publish() iterates a snapshot without holding the lock.
+  mutable absl::Mutex subs_mu_;
+  std::shared_ptr<const SubscriberList> subscribers_ ABSL_GUARDED_BY(subs_mu_);
 };
 
 }  // namespace
+
+Subscription::Subscription(std::vector<std::string> names,
+                           std::shared_ptr<Mailbox<AppEvent>> mailbox)
+    : names_([&] {
+        std::sort(names.begin(), names.end());
+        return std::move(names);
+      }()),
+      mailbox_(std::move(mailbox)) {}
+
+bool Subscription::Wants(std::string_view name) const {
+  return names_.empty() || std::binary_search(names_.begin(), names_.end(), name);
+}
 
 std::optional<int> CompareResourceVersions(std::string_view a, std::string_view b) {
   uint64_t x;
@@ -425,7 +448,7 @@ std::optional<int> CompareResourceVersions(std::string_view a, std::string_view 
   return 0;
 }
 
-std::shared_ptr<AppInformer> NewAppInformer(boost::asio::io_context& io,
+std::shared_ptr<AppInformer> NewAppInformer(asio::io_context& io,
                                             std::shared_ptr<k8s::Client> client,
                                             InformerOptions options, const Clock& clock) {
   return std::make_shared<AppInformerImpl>(io, std::move(client), std::move(options), clock);

@@ -5,8 +5,13 @@
 // each application, never its JSON, and answers reads from memory: a read never touches the
 // network and never waits for the watch.
 //
+// One coroutine per informer runs the LIST and WATCH loop on a strand of its own. Readers never
+// wait for it: they look up an immutable projection under a short lock that guards nothing but
+// the map, and no code outside the informer ever runs under that lock.
+//
 // Failure handling: a watch that ends (deadline, server close) is re-opened from the last
-// resourceVersion seen (bookmarks included); 410 Gone relists; other errors back off
+// resourceVersion seen (bookmarks included); 410 Gone relists; a LIST page that timed out waiting
+// for its answer is asked again (not counted as a failure); other errors back off
 // exponentially and try again. While it relists, reads keep getting the previous snapshot.
 //
 // Our own writes (a create, the cancel annotation) are pushed in with ObserveWrite, so the next
@@ -23,6 +28,7 @@
 
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "cache/mailbox.h"
 #include "k8s/client.h"
 #include "spark/app_projection.h"
 
@@ -58,28 +64,46 @@ struct InformerStats {
   std::string resource_version;
 };
 
+using AppPtr = std::shared_ptr<const spark::AppProjection>;
+
 // A change of the informer's snapshot: `app` is the new version, or for kDeleted the last one.
 struct AppEvent {
   enum class Type { kUpserted, kDeleted };
   Type type = Type::kUpserted;
-  spark::AppProjection app;
+  AppPtr app;
 };
-using AppListener = std::function<void(const AppEvent&)>;
+
+// One subscriber's end: the informer fills `mailbox` with the changes of the named applications
+// (all of them when `names` is empty) without blocking and without holding a lock; the
+// subscriber drains it. A full mailbox closes as overflowed: the subscriber fell too far behind.
+class Subscription {
+ public:
+  // Several subscriptions (one per namespace of a multi-namespace watch) may share a mailbox.
+  Subscription(std::vector<std::string> names, std::shared_ptr<Mailbox<AppEvent>> mailbox);
+  Mailbox<AppEvent>& mailbox() { return *mailbox_; }
+  bool Wants(std::string_view name) const;
+
+ private:
+  const std::vector<std::string> names_;  // sorted
+  const std::shared_ptr<Mailbox<AppEvent>> mailbox_;
+};
 
 class AppInformer {
  public:
   virtual ~AppInformer() = default;
 
-  // Starts listing and watching on the client's io_context. Idempotent.
+  // Starts the list/watch loop on a strand of the client's io_context. Idempotent.
   virtual void Start() = 0;
-  // Cancels the requests in flight and stops; reads keep answering from the last snapshot.
+  // Cancels the requests in flight and stops; reads keep answering from the last snapshot, and
+  // every subscription is closed.
   virtual void Stop() = 0;
 
   // Whether a LIST has completed at least once: before that, a miss says nothing.
   virtual bool synced() const = 0;
-  // The application named `name`, if the informer knows it. A miss doesn't mean the application
-  // doesn't exist (it may be younger than the snapshot): the caller GETs it.
-  virtual std::optional<spark::AppProjection> Find(std::string_view name) const = 0;
+  // The application named `name`, if the informer knows it: an immutable version shared with the
+  // snapshot, not a copy. A miss doesn't mean the application doesn't exist (it may be younger
+  // than the snapshot): the caller GETs it.
+  virtual AppPtr Find(std::string_view name) const = 0;
 
   // A write of ours succeeded and the API server returned `app`: reads see it from now on, unless
   // the informer already holds a newer version.
@@ -89,17 +113,19 @@ class AppInformer {
 
   virtual InformerStats stats() const = 0;
 
-  // Calls `listener` for every change of the snapshot from now on (watch events, our own writes,
-  // the differences a relist finds), in the order the changes were made, one call at a time.
-  // A listener must not block; it may be called on any thread. Returns an id for Unsubscribe.
-  virtual uint64_t Subscribe(AppListener listener) = 0;
-  // After it returns, the listener is not running and won't be called again (unless called from
-  // the listener itself, which only marks it removed).
-  virtual void Unsubscribe(uint64_t id) = 0;
+  // Every change of the snapshot from now on (watch events, our own writes, the differences a
+  // relist finds) of the applications in `names` (all when empty) goes to `mailbox`. Changes of one
+  // application arrive in resourceVersion order except across a write of ours racing its own
+  // watch event: subscribers drop versions older than one they have seen.
+  virtual std::shared_ptr<Subscription> Subscribe(std::vector<std::string> names,
+                                                  std::shared_ptr<Mailbox<AppEvent>> mailbox) = 0;
+  // Closes the subscription and forgets it; never waits.
+  virtual void Unsubscribe(const std::shared_ptr<Subscription>& subscription) = 0;
+  virtual size_t subscribers() const = 0;
 
   // Up to `limit` applications whose names sort after `after` and that `filter` accepts, in name
   // order: a page of a listing served from memory.
-  virtual std::vector<spark::AppProjection> ListAfter(
+  virtual std::vector<AppPtr> ListAfter(
       std::string_view after, size_t limit,
       const std::function<bool(const spark::AppProjection&)>& filter) const = 0;
 };

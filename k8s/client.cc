@@ -624,6 +624,22 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
                                                config_.server_url, ": ", r.ec.message()));
   }
 
+  // The credentials for the next attempt. An exec plugin run takes seconds: it happens on the
+  // provider's own thread, and this coroutine resumes on its strand once it is done.
+  net::awaitable<absl::StatusOr<Credentials>> CurrentCredentials() {
+    return net::async_initiate<const net::use_awaitable_t<>, void(absl::StatusOr<Credentials>)>(
+        [provider = config_.credentials](auto handler) {
+          auto executor = net::get_associated_executor(handler);
+          auto pending = std::make_shared<decltype(handler)>(std::move(handler));
+          provider->GetAsync([pending, executor](absl::StatusOr<Credentials> credentials) {
+            net::post(executor, [pending, credentials = std::move(credentials)]() mutable {
+              std::move (*pending)(std::move(credentials));
+            });
+          });
+        },
+        net::use_awaitable);
+  }
+
   // The request with retries. With a sink, a 2xx body is streamed to it and the call ends with
   // the stream (streams are never retried once they started).
   net::awaitable<absl::StatusOr<Response>> Execute(const Request& req, CallState& state,
@@ -634,7 +650,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       if (state.interrupted()) {
         co_return state.InterruptedStatus(absl::StrCat(req.verb_label, " ", req.resource_label));
       }
-      absl::StatusOr<Credentials> creds = config_.credentials->Get();
+      absl::StatusOr<Credentials> creds = co_await CurrentCredentials();
       if (!creds.ok()) co_return creds.status();
       absl::Time start = absl::Now();
       AttemptResult r = co_await Attempt(req, *creds, state, sink);
@@ -650,7 +666,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         // is just wrong is not).
         ++reloads;
         config_.credentials->Invalidate();
-        absl::StatusOr<Credentials> fresh = config_.credentials->Get();
+        absl::StatusOr<Credentials> fresh = co_await CurrentCredentials();
         if (!fresh.ok()) co_return fresh.status();
         if (fresh->bearer_token == creds->bearer_token &&
             fresh->client_cert_pem == creds->client_cert_pem) {

@@ -43,11 +43,14 @@ std::string JsonString(const rapidjson::Value& object, const char* name) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TokenFileCredentialProvider>> TokenFileCredentialProvider::Create(
-    std::string path, std::string client_cert_pem, std::string client_key_pem) {
+    std::string path, std::string client_cert_pem, std::string client_key_pem, const Clock& clock,
+    absl::Duration recheck) {
   std::unique_ptr<TokenFileCredentialProvider> provider(new TokenFileCredentialProvider(
-      std::move(path), std::move(client_cert_pem), std::move(client_key_pem)));
+      std::move(path), std::move(client_cert_pem), std::move(client_key_pem), clock, recheck));
   absl::MutexLock lock(&provider->mu_);
   if (absl::Status s = provider->Refresh(); !s.ok()) return s;
+  provider->last_look_ = clock.Now();
+  provider->next_look_ns_ = absl::ToUnixNanos(provider->last_look_ + recheck);
   return provider;
 }
 
@@ -68,7 +71,12 @@ absl::Status TokenFileCredentialProvider::Refresh() {
     buffer << in.rdbuf();
     token = Trimmed(buffer.str());
   }
-  if (!token_.empty() && token.empty()) {
+  std::string current;
+  {
+    absl::MutexLock lock(&token_mu_);
+    current = token_;
+  }
+  if (!current.empty() && token.empty()) {
     // Keep serving the last good token: a rotation may truncate or replace the file first.
     if (!seen_ || *seen_ != version) {
       log::Warn("token file is empty or missing; keeping the last token")
@@ -83,21 +91,37 @@ absl::Status TokenFileCredentialProvider::Refresh() {
                ? absl::FailedPreconditionError(absl::StrCat("token file ", path_, " is empty"))
                : absl::NotFoundError(absl::StrCat("token file ", path_, " does not exist"));
   }
-  if (!token_.empty() && token != token_) log::Info("token file changed").Kv("path", path_);
-  token_ = std::move(token);
+  if (!current.empty() && token != current) log::Info("token file changed").Kv("path", path_);
+  {
+    absl::MutexLock lock(&token_mu_);
+    token_ = std::move(token);
+  }
   seen_ = version;
   return absl::OkStatus();
 }
 
 absl::StatusOr<Credentials> TokenFileCredentialProvider::Get() {
-  absl::MutexLock lock(&mu_);
-  if (absl::Status s = Refresh(); !s.ok()) return s;
+  absl::Time now = clock_.Now();
+  // The look is due, and nobody else is looking: this request looks (a stat, and a read if the
+  // file changed). Everyone else takes the token as it is.
+  if (absl::ToUnixNanos(now) >= next_look_ns_.load(std::memory_order_acquire) && mu_.TryLock()) {
+    last_look_ = now;
+    next_look_ns_.store(absl::ToUnixNanos(now + recheck_), std::memory_order_release);
+    last_error_ = Refresh();
+    absl::Status error = last_error_;
+    mu_.Unlock();
+    if (!error.ok()) return error;
+  }
+  absl::MutexLock lock(&token_mu_);
+  if (token_.empty())
+    return absl::FailedPreconditionError(absl::StrCat("token file ", path_, " is empty"));
   return Credentials{token_, cert_, key_};
 }
 
 void TokenFileCredentialProvider::Invalidate() {
   absl::MutexLock lock(&mu_);
   seen_.reset();  // force a re-read even if stat says nothing changed (same-second rewrite)
+  next_look_ns_.store(0, std::memory_order_release);
 }
 
 absl::StatusOr<ExecCredentialResult> ParseExecCredential(std::string_view json,
@@ -146,10 +170,11 @@ absl::StatusOr<ExecCredentialResult> ParseExecCredential(std::string_view json,
   return result;
 }
 
-absl::StatusOr<Credentials> ExecCredentialProvider::Get() {
-  absl::MutexLock lock(&mu_);
-  if (cached_ && clock_.Now() + kExpiryMargin < expires_) return *cached_;
-  ++runs_;
+absl::StatusOr<Credentials> ExecCredentialProvider::RunAndCache() {
+  {
+    absl::MutexLock lock(&mu_);
+    ++runs_;
+  }
   absl::StatusOr<std::string> output = Run();
   if (!output.ok()) return output.status();
   absl::StatusOr<ExecCredentialResult> result = ParseExecCredential(*output, config_.api_version);
@@ -157,9 +182,66 @@ absl::StatusOr<Credentials> ExecCredentialProvider::Get() {
     return absl::Status(result.status().code(),
                         absl::StrCat(config_.command, ": ", result.status().message()));
   }
+  absl::MutexLock lock(&mu_);
   cached_ = result->credentials;
   expires_ = result->expiration.value_or(absl::InfiniteFuture());
   return *cached_;
+}
+
+absl::StatusOr<Credentials> ExecCredentialProvider::Get() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (cached_ && clock_.Now() + kExpiryMargin < expires_) return *cached_;
+  }
+  return RunAndCache();
+}
+
+ExecCredentialProvider::~ExecCredentialProvider() {
+  {
+    absl::MutexLock lock(&worker_mu_);
+    stopping_ = true;
+  }
+  if (worker_.joinable()) worker_.join();
+}
+
+void ExecCredentialProvider::GetAsync(std::function<void(absl::StatusOr<Credentials>)> done) {
+  std::optional<Credentials> cached;
+  {
+    absl::MutexLock lock(&mu_);
+    if (cached_ && clock_.Now() + kExpiryMargin < expires_) cached = cached_;
+  }
+  if (cached) {
+    done(*std::move(cached));
+    return;
+  }
+  absl::MutexLock lock(&worker_mu_);
+  waiters_.push_back(std::move(done));
+  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+}
+
+void ExecCredentialProvider::WorkerLoop() {
+  for (;;) {
+    std::vector<std::function<void(absl::StatusOr<Credentials>)>> waiters;
+    {
+      absl::MutexLock lock(&worker_mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_mu_) {
+        return stopping_ || !waiters_.empty();
+      };
+      worker_mu_.Await(absl::Condition(&ready));
+      if (stopping_ && waiters_.empty()) return;
+      waiters.swap(waiters_);
+    }
+    // Everyone who asked while the plugin was stale gets this one run's answer (or the cached
+    // credentials, if a synchronous Get() refreshed them meanwhile).
+    absl::StatusOr<Credentials> credentials = [&]() -> absl::StatusOr<Credentials> {
+      {
+        absl::MutexLock lock(&mu_);
+        if (cached_ && clock_.Now() + kExpiryMargin < expires_) return *cached_;
+      }
+      return RunAndCache();
+    }();
+    for (auto& waiter : waiters) waiter(credentials);
+  }
 }
 
 void ExecCredentialProvider::Invalidate() {

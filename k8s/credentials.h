@@ -5,10 +5,13 @@
 // helpers). The transport asks for credentials before each request and calls Invalidate() after a
 // 401, then asks again once.
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -33,6 +36,10 @@ class CredentialProvider {
   virtual absl::StatusOr<Credentials> Get() = 0;
   // The server rejected the current credentials: drop caches so the next Get() reloads.
   virtual void Invalidate() {}
+  // Get() without blocking the calling thread for long: `done` gets the credentials inline when
+  // they are at hand, or later from a thread of the provider's own (an exec plugin's run). `done`
+  // must not block. The client's io threads use this one.
+  virtual void GetAsync(std::function<void(absl::StatusOr<Credentials>)> done) { done(Get()); }
 };
 
 class StaticCredentialProvider final : public CredentialProvider {
@@ -49,10 +56,13 @@ class StaticCredentialProvider final : public CredentialProvider {
 // Once a token was read, an emptied or removed file keeps the last token and warns once per file
 // version, so a rotation that replaces the file non-atomically never fails requests. Create()
 // fails when the file is missing or empty at start. A client certificate may ride along.
+// The file is looked at on a timer (at most once per `recheck`, by whichever request finds the
+// look due while nobody else is looking), not per request; Invalidate() makes the next Get() look.
 class TokenFileCredentialProvider final : public CredentialProvider {
  public:
   static absl::StatusOr<std::unique_ptr<TokenFileCredentialProvider>> Create(
-      std::string path, std::string client_cert_pem = "", std::string client_key_pem = "");
+      std::string path, std::string client_cert_pem = "", std::string client_key_pem = "",
+      const Clock& clock = RealClock::Get(), absl::Duration recheck = absl::Seconds(1));
 
   absl::StatusOr<Credentials> Get() override;
   void Invalidate() override;
@@ -66,16 +76,27 @@ class TokenFileCredentialProvider final : public CredentialProvider {
     bool operator==(const FileVersion&) const = default;
   };
 
-  TokenFileCredentialProvider(std::string path, std::string cert, std::string key)
-      : path_(std::move(path)), cert_(std::move(cert)), key_(std::move(key)) {}
+  TokenFileCredentialProvider(std::string path, std::string cert, std::string key,
+                              const Clock& clock, absl::Duration recheck)
+      : path_(std::move(path)),
+        cert_(std::move(cert)),
+        key_(std::move(key)),
+        clock_(clock),
+        recheck_(recheck) {}
   absl::Status Refresh() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string path_;
   const std::string cert_;
   const std::string key_;
-  absl::Mutex mu_;
+  const Clock& clock_;
+  const absl::Duration recheck_;
+  absl::Mutex mu_;  // held by the one request that looks at the file
   std::optional<FileVersion> seen_ ABSL_GUARDED_BY(mu_);
-  std::string token_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_look_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Mutex token_mu_;
+  std::string token_ ABSL_GUARDED_BY(token_mu_);
+  std::atomic<int64_t> next_look_ns_ = 0;  // clock time of the next look, for the fast path
 };
 
 // A kubeconfig `user.exec` section.
@@ -96,18 +117,31 @@ class ExecCredentialProvider final : public CredentialProvider {
  public:
   ExecCredentialProvider(ExecConfig config, const Clock& clock)
       : config_(std::move(config)), clock_(clock) {}
+  ~ExecCredentialProvider() override;
 
   absl::StatusOr<Credentials> Get() override;
   void Invalidate() override;
+  // Cached credentials inline; otherwise one run of the plugin on the provider's worker thread
+  // answers every caller waiting for it.
+  void GetAsync(std::function<void(absl::StatusOr<Credentials>)> done) override;
 
   // How many times the plugin ran (for tests and diagnostics).
   int runs() const;
 
  private:
   absl::StatusOr<std::string> Run() const;
+  // Runs the plugin and caches what it gave; mu_ must not be held (the run takes seconds).
+  absl::StatusOr<Credentials> RunAndCache();
+  void WorkerLoop();
 
   const ExecConfig config_;
   const Clock& clock_;
+  // The asynchronous path's worker: started on first need, stopped by the destructor.
+  absl::Mutex worker_mu_;
+  std::vector<std::function<void(absl::StatusOr<Credentials>)>> waiters_
+      ABSL_GUARDED_BY(worker_mu_);
+  bool stopping_ ABSL_GUARDED_BY(worker_mu_) = false;
+  std::thread worker_;
   mutable absl::Mutex mu_;
   std::optional<Credentials> cached_ ABSL_GUARDED_BY(mu_);
   absl::Time expires_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

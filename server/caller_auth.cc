@@ -27,11 +27,14 @@ std::string ReadTrimmed(const std::string& path, bool* ok) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TokenAuthenticator>> TokenAuthenticator::FromFile(
-    const std::string& path) {
-  std::unique_ptr<TokenAuthenticator> auth(new TokenAuthenticator(path));
-  absl::MutexLock lock(&auth->mu_);
+    const std::string& path, const Clock& clock, absl::Duration recheck,
+    absl::Duration recheck_on_mismatch) {
+  std::unique_ptr<TokenAuthenticator> auth(
+      new TokenAuthenticator(path, clock, recheck, recheck_on_mismatch));
+  absl::MutexLock lock(&auth->file_mu_);
+  auth->last_look_ = clock.Now();
   auth->Refresh();
-  if (auth->token_.empty()) {
+  if (!auth->has_token_) {
     return absl::InvalidArgumentError(
         absl::StrCat("server.tokenFile: missing or empty token file: ", path));
   }
@@ -41,7 +44,7 @@ absl::StatusOr<std::unique_ptr<TokenAuthenticator>> TokenAuthenticator::FromFile
 void TokenAuthenticator::Refresh() {
   struct stat st;
   if (::stat(path_.c_str(), &st) != 0) {
-    if (!token_.empty() && !warned_) {
+    if (has_token_ && !warned_) {
       warned_ = true;
       log::Warn("caller token file is gone; keeping the last token").Kv("file", path_);
     }
@@ -55,29 +58,52 @@ void TokenAuthenticator::Refresh() {
   bool ok = false;
   std::string token = ReadTrimmed(path_, &ok);
   if (!ok || token.empty()) {
-    if (!token_.empty() && !warned_) {
+    if (has_token_ && !warned_) {
       warned_ = true;
       log::Warn("caller token file is empty; keeping the last token").Kv("file", path_);
     }
-    return;  // stat again next time: the file may be half written
+    return;  // look again next time: the file may be half written
   }
   mtime_ = st.st_mtim;
   size_ = st.st_size;
-  if (token != token_) {
-    if (!token_.empty()) log::Info("caller token reloaded").Kv("file", path_);
-    token_ = std::move(token);
-    warned_ = false;
+  bool reloaded = false;
+  {
+    absl::MutexLock lock(&token_mu_);
+    if (token != token_) {
+      reloaded = has_token_;
+      token_ = std::move(token);
+      warned_ = false;
+    }
   }
+  has_token_ = true;
+  if (reloaded) log::Info("caller token reloaded").Kv("file", path_);
+}
+
+void TokenAuthenticator::MaybeRefresh(absl::Duration interval) {
+  if (!file_mu_.TryLock()) return;  // someone else is looking right now
+  absl::Time now = clock_.Now();
+  if (now - last_look_ >= interval) {
+    last_look_ = now;
+    Refresh();
+  }
+  file_mu_.Unlock();
+}
+
+bool TokenAuthenticator::Matches(std::string_view authorization) const {
+  absl::ReaderMutexLock lock(&token_mu_);
+  return authorization.size() == kBearer.size() + token_.size() &&
+         authorization.substr(0, kBearer.size()) == kBearer &&
+         CRYPTO_memcmp(authorization.data() + kBearer.size(), token_.data(), token_.size()) == 0;
 }
 
 absl::Status TokenAuthenticator::Check(std::string_view authorization) {
-  absl::MutexLock lock(&mu_);
-  Refresh();
-  bool ok = authorization.size() == kBearer.size() + token_.size() &&
-            authorization.substr(0, kBearer.size()) == kBearer &&
-            CRYPTO_memcmp(authorization.data() + kBearer.size(), token_.data(), token_.size()) == 0;
-  if (!ok) return absl::UnauthenticatedError("missing or invalid bearer token");
-  return absl::OkStatus();
+  MaybeRefresh(recheck_);
+  if (Matches(authorization)) return absl::OkStatus();
+  // The caller may have the rotated token before we looked: look again (rate-limited, so wrong
+  // tokens can't make every request touch the file).
+  MaybeRefresh(recheck_on_mismatch_);
+  if (Matches(authorization)) return absl::OkStatus();
+  return absl::UnauthenticatedError("missing or invalid bearer token");
 }
 
 }  // namespace kje::server

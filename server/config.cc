@@ -347,6 +347,32 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     }
     srv.io_threads = n;
   }
+  if (auto v = r.Get("server.readinessRequiresSync")) {
+    if (*v == "true") {
+      srv.readiness_requires_sync = true;
+    } else if (*v == "false") {
+      srv.readiness_requires_sync = false;
+    } else {
+      return KeyError("server.readinessRequiresSync",
+                      absl::StrCat("must be true or false, got ", Quote(*v)));
+    }
+  }
+  if (auto v = r.Get("server.maxOnDemandInformers")) {
+    int n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 0 || n > 1000) {
+      return KeyError("server.maxOnDemandInformers",
+                      absl::StrCat("must be a number from 0 to 1000, got ", *v));
+    }
+    srv.max_on_demand_informers = n;
+  }
+  if (auto v = r.Get("server.maxQueuedChanges")) {
+    int n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 1000000) {
+      return KeyError("server.maxQueuedChanges",
+                      absl::StrCat("must be a number from 1 to 1000000, got ", *v));
+    }
+    srv.max_queued_changes = n;
+  }
   return c;
 }
 
@@ -401,6 +427,9 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.allowedNamespaces",
       "server.drainTimeoutMs",
       "server.ioThreads",
+      "server.readinessRequiresSync",
+      "server.maxOnDemandInformers",
+      "server.maxQueuedChanges",
   };
   return keys;
 }

@@ -41,6 +41,12 @@ struct ServerConfig {
   std::vector<std::string> allowed_namespaces;  // empty: any namespace
   int64_t drain_timeout_ms = 15000;
   int io_threads = 2;
+  // Readiness stays NOT_SERVING until the configured namespaces' informers have synced.
+  bool readiness_requires_sync = false;
+  // Namespaces outside the configured ones followed at once for WatchStatus / FollowOutput.
+  int max_on_demand_informers = 8;
+  // Changes a WatchStatus caller may fall behind by before its stream ends RESOURCE_EXHAUSTED.
+  int max_queued_changes = 1024;
 };
 
 struct Config {

@@ -1,7 +1,6 @@
 #include "server/job_executor_service.h"
 
 #include <atomic>
-#include <deque>
 #include <optional>
 #include <string>
 
@@ -29,7 +28,7 @@ class CallReactor final : public grpc::ServerUnaryReactor {
   absl::Time Deadline() const { return deadline_; }
 
   // Hands over the work's cancel handle and gives up the starter's reference.
-  void Attach(const std::shared_ptr<k8s::CallHandle>& handle) {
+  void Attach(const std::shared_ptr<executor::RpcHandle>& handle) {
     bool cancel = false;
     {
       absl::MutexLock lock(&mu_);
@@ -47,7 +46,7 @@ class CallReactor final : public grpc::ServerUnaryReactor {
   }
 
   void OnCancel() override {
-    std::shared_ptr<k8s::CallHandle> handle;
+    std::shared_ptr<executor::RpcHandle> handle;
     {
       absl::MutexLock lock(&mu_);
       cancelled_ = true;
@@ -68,156 +67,86 @@ class CallReactor final : public grpc::ServerUnaryReactor {
   std::atomic<int> refs_{2};  // gRPC's (released by OnDone) and the starter's (by Attach)
   absl::Mutex mu_;
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<k8s::CallHandle> handle_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<executor::RpcHandle> handle_ ABSL_GUARDED_BY(mu_);
 };
 
-// A server-streaming reactor fed from elsewhere: Push() queues a message from any thread and
-// writes go out one at a time in order; End() finishes once the queue has drained. Lifetime as
-// CallReactor's. A caller that reads too slowly makes the queue overflow: the stream then ends
-// with RESOURCE_EXHAUSTED rather than buffering without bound.
-template <class Msg>
-class StreamReactor final : public grpc::ServerWriteReactor<Msg> {
+// A server-streaming reactor driven by an executor coroutine: the coroutine writes one message
+// at a time through StreamWriter (converted by `convert`), and the stream finishes from the
+// coroutine's completion. Lifetime as CallReactor's. Finish() may come while a write is still out
+// (a caller that stopped reading and fell too far behind): gRPC sends the status after it.
+template <class Msg, class In>
+class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
+                            public executor::StreamWriter<In> {
  public:
-  StreamReactor(grpc::CallbackServerContext* ctx, std::string_view method, size_t max_queued)
-      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())), max_queued_(max_queued) {}
+  using Convert = void (*)(const In&, Msg*);
+
+  StreamReactor(grpc::CallbackServerContext* ctx, std::string_view method, Convert convert)
+      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())), convert_(convert) {}
 
   absl::Time Deadline() const { return deadline_; }
 
-  void Attach(const std::shared_ptr<k8s::CallHandle>& handle) {
+  void Attach(const std::shared_ptr<executor::RpcHandle>& handle) {
     bool cancel = false;
     {
       absl::MutexLock lock(&mu_);
       handle_ = handle;
-      cancel = cancelled_ || ended_;
+      cancel = cancelled_;
     }
     if (cancel && handle) handle->Cancel();
     Release();
   }
 
-  // False once the stream is ending (the producer may stop).
-  bool Push(Msg msg) {
-    const Msg* start = nullptr;
-    bool overflow = false;
+  void Write(In message, std::function<void(bool)> written) override {
     {
       absl::MutexLock lock(&mu_);
-      if (ended_) return false;
-      if (queue_.size() >= max_queued_) {
-        overflow = true;
-      } else {
-        queue_.push_back(std::move(msg));
-        if (!writing_) {
-          writing_ = true;
-          start = &queue_.front();
-        }
-      }
+      message_.Clear();
+      convert_(message, &message_);
+      written_ = std::move(written);
     }
-    if (overflow) {
-      End(absl::ResourceExhaustedError(
-          "the caller reads the stream too slowly; changes piled up beyond the limit"));
-      CancelWork();
-      return false;
-    }
-    if (start) this->StartWrite(start);
-    return true;
-  }
-
-  // Whether nothing is queued or being written (for producers that batch).
-  size_t Queued() {
-    absl::MutexLock lock(&mu_);
-    return queue_.size();
+    this->StartWrite(&message_);
   }
 
   void End(const absl::Status& status) {
     grpc::Status s = ToGrpcStatus(status);
-    {
-      absl::MutexLock lock(&mu_);
-      if (ended_) return;
-      ended_ = true;
-      if (writing_) {
-        // The queue drains first; a failure ends at once (the queued messages are dropped).
-        if (s.ok()) {
-          pending_ = s;
-          return;
-        }
-        while (queue_.size() > 1) queue_.pop_back();  // the front is being written
-        pending_ = s;
-        return;
-      }
-    }
     rpc_.LogFinish(s);
     this->Finish(s);
   }
 
   void OnWriteDone(bool ok) override {
-    const Msg* next = nullptr;
-    std::optional<grpc::Status> finish;
+    std::function<void(bool)> written;
     {
       absl::MutexLock lock(&mu_);
-      if (!queue_.empty()) queue_.pop_front();
-      if (!ok) {
-        // The stream is broken (the caller went away): stop producing.
-        queue_.clear();
-        writing_ = false;
-        if (!ended_) {
-          ended_ = true;
-          pending_ = grpc::Status(grpc::StatusCode::CANCELLED, "the stream was broken");
-        }
-        finish = pending_;
-        pending_.reset();
-      } else if (!queue_.empty()) {
-        next = &queue_.front();
-      } else {
-        writing_ = false;
-        finish = pending_;
-        pending_.reset();
-      }
+      written.swap(written_);
     }
-    if (next) {
-      this->StartWrite(next);
-      return;
-    }
-    if (!ok) CancelWork();
-    if (finish) {
-      rpc_.LogFinish(*finish);
-      this->Finish(*finish);
-    }
+    if (written) written(ok);
   }
 
   void OnCancel() override {
+    std::shared_ptr<executor::RpcHandle> handle;
     {
       absl::MutexLock lock(&mu_);
       cancelled_ = true;
-    }
-    CancelWork();
-  }
-
-  void OnDone() override { Release(); }
-
- private:
-  void CancelWork() {
-    std::shared_ptr<k8s::CallHandle> handle;
-    {
-      absl::MutexLock lock(&mu_);
       handle = handle_;
     }
     if (handle) handle->Cancel();
   }
 
+  void OnDone() override { Release(); }
+
+ private:
   void Release() {
     if (refs_.fetch_sub(1) == 1) delete this;
   }
 
   RpcContext rpc_;
   const absl::Time deadline_;
-  const size_t max_queued_;
+  const Convert convert_;
   std::atomic<int> refs_{2};
   absl::Mutex mu_;
-  std::deque<Msg> queue_ ABSL_GUARDED_BY(mu_);  // front: being written
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  Msg message_;  // the one write in flight
+  std::function<void(bool)> written_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<grpc::Status> pending_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<k8s::CallHandle> handle_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<executor::RpcHandle> handle_ ABSL_GUARDED_BY(mu_);
 };
 
 absl::Status NotConfiguredStatus(const char* method) {
@@ -406,86 +335,41 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
 
 namespace {
 
-// Changes a WatchStatus caller may fall behind by: a job has about ten states, so this is many
-// jobs' worth of slack, and a stalled caller can't make the server hold more.
-constexpr size_t kMaxQueuedChanges = 1024;
-// FollowOutput chunks in flight; when full, lines are dropped and counted instead.
-constexpr size_t kMaxQueuedChunks = 64;
-constexpr size_t kMaxChunkLines = 1000;
+void ToOutputChunk(const executor::OutputBatch& batch, pb::OutputChunk* chunk) {
+  chunk->set_dropped_lines(batch.dropped_lines);
+  for (const auto& line : batch.lines) chunk->add_lines(line);
+}
 
-// Turns a followed log's byte chunks into OutputChunk messages, dropping (and counting) lines
-// while the caller is behind, so a fast log and a slow reader can't exhaust memory.
-class FollowSink {
- public:
-  explicit FollowSink(StreamReactor<pb::OutputChunk>* reactor) : reactor_(reactor) {}
-
-  void Chunk(std::string_view bytes) { Send(lines_.Feed(bytes)); }
-  void Flush() { Send(lines_.Flush()); }
-
- private:
-  void Send(std::vector<std::string> lines) {
-    if (lines.empty()) return;
-    if (reactor_->Queued() >= kMaxQueuedChunks - 1) {
-      dropped_ += static_cast<int64_t>(lines.size());
-      return;
-    }
-    pb::OutputChunk chunk;
-    chunk.set_dropped_lines(dropped_);
-    dropped_ = 0;
-    for (auto& line : lines) {
-      if (chunk.lines_size() == static_cast<int>(kMaxChunkLines)) {
-        reactor_->Push(std::move(chunk));
-        chunk = pb::OutputChunk();
-      }
-      chunk.add_lines(std::move(line));
-    }
-    reactor_->Push(std::move(chunk));
-  }
-
-  StreamReactor<pb::OutputChunk>* reactor_;
-  spark::LogLines lines_;
-  int64_t dropped_ = 0;
-};
+void ToJobInfoMessage(const JobResult& result, pb::JobInfo* info) { ToJobInfo(result, info); }
 
 }  // namespace
 
 grpc::ServerWriteReactor<pb::JobInfo>* JobExecutorService::WatchStatus(
     grpc::CallbackServerContext* ctx, const pb::WatchStatusRequest* request) {
-  auto* reactor = new StreamReactor<pb::JobInfo>(ctx, "WatchStatus", kMaxQueuedChanges);
+  auto* reactor = new StreamReactor<pb::JobInfo, JobResult>(ctx, "WatchStatus", ToJobInfoMessage);
   if (absl::Status denied = Authenticate(ctx); !denied.ok() || executor_ == nullptr) {
     reactor->End(!denied.ok() ? denied : NotConfiguredStatus("WatchStatus"));
     reactor->Attach(nullptr);
     return reactor;
   }
   std::vector<std::string> ids(request->execution_ids().begin(), request->execution_ids().end());
-  reactor->Attach(executor_->WatchStatus(
-      ids, reactor->Deadline(),
-      [reactor](const JobResult& result) {
-        pb::JobInfo info;
-        ToJobInfo(result, &info);
-        reactor->Push(std::move(info));
-      },
-      [reactor](const absl::Status& status) { reactor->End(status); }));
+  reactor->Attach(executor_->WatchStatus(std::move(ids), reactor->Deadline(), reactor,
+                                         [reactor](const absl::Status& s) { reactor->End(s); }));
   return reactor;
 }
 
 grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
     grpc::CallbackServerContext* ctx, const pb::FollowOutputRequest* request) {
-  auto* reactor = new StreamReactor<pb::OutputChunk>(ctx, "FollowOutput", kMaxQueuedChunks);
+  auto* reactor =
+      new StreamReactor<pb::OutputChunk, executor::OutputBatch>(ctx, "FollowOutput", ToOutputChunk);
   if (absl::Status denied = Authenticate(ctx); !denied.ok() || executor_ == nullptr) {
     reactor->End(!denied.ok() ? denied : NotConfiguredStatus("FollowOutput"));
     reactor->Attach(nullptr);
     return reactor;
   }
-  // Chunks arrive one at a time (the executor's contract), so the sink needs no lock.
-  auto sink = std::make_shared<FollowSink>(reactor);
-  reactor->Attach(executor_->FollowOutput(
-      request->execution_id(), request->tail_lines(), reactor->Deadline(),
-      [sink](std::string_view bytes) { sink->Chunk(bytes); },
-      [reactor, sink](const absl::Status& status) {
-        if (status.ok()) sink->Flush();
-        reactor->End(status);
-      }));
+  reactor->Attach(executor_->FollowOutput(request->execution_id(), request->tail_lines(),
+                                          reactor->Deadline(), reactor,
+                                          [reactor](const absl::Status& s) { reactor->End(s); }));
   return reactor;
 }
 

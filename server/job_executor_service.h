@@ -1,23 +1,28 @@
 #pragma once
 
+#include "executor/executor.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
 #include "server/caller_auth.h"
 #include "server/metrics.h"
-#include "server/spark_executor.h"
 
 namespace kje::server {
 
+using executor::JobPage;
+using executor::JobResult;
+using executor::SubmitResult;
+
 // The gRPC edge of jobexecutor.v1.JobExecutor: callback reactors that never block. Each RPC hands
-// its work to the SparkExecutor and finishes from the completion; a cancelled RPC cancels its
-// Kubernetes calls. Internal absl::Status values become grpc::Status here and nowhere else.
+// its work to the executor (one coroutine per RPC) and finishes from its completion; a cancelled
+// RPC cancels its Kubernetes calls. Internal absl::Status values become grpc::Status here and
+// nowhere else.
 class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackService {
  public:
   // `executor` may be null: every RPC then answers UNIMPLEMENTED (a server built for health and
   // reflection only, e.g. in tests of the process lifecycle).
   // `auth` may be null: no caller authentication. Neither is owned.
   // `metrics` may be null: nothing is counted.
-  explicit JobExecutorService(SparkExecutor* executor = nullptr, TokenAuthenticator* auth = nullptr,
-                              Metrics* metrics = nullptr)
+  explicit JobExecutorService(executor::Executor* executor = nullptr,
+                              TokenAuthenticator* auth = nullptr, Metrics* metrics = nullptr)
       : executor_(executor), auth_(auth), metrics_(metrics) {}
 
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
@@ -48,7 +53,7 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
   grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
 
-  SparkExecutor* executor_;
+  executor::Executor* executor_;
   TokenAuthenticator* auth_;
   Metrics* metrics_;
 };

@@ -4,7 +4,10 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -16,13 +19,14 @@
 #include "absl/synchronization/notification.h"
 #include "base/log.h"
 #include "cache/app_cache.h"
+#include "executor/executor.h"
+#include "executor/namespace_policy.h"
 #include "k8s/client.h"
 #include "k8s/connection_config.h"
 #include "server/grpc_server.h"
 #include "server/job_executor_service.h"
 #include "server/metrics.h"
 #include "server/metrics_http.h"
-#include "server/spark_executor.h"
 #include "spark/names.h"
 
 extern char** environ;
@@ -180,9 +184,12 @@ int RunServe(const ServeArgs& args) {
                                          "",
                                          ""};
   informer.label_selector = spark::ManagedAppSelector();
-  cache::AppCache cache(ioc, *client, informer, config->status_cache_ttl_ms > 0, clock);
+  cache::CacheOptions cache_options;
+  cache_options.enabled = config->status_cache_ttl_ms > 0;
+  cache_options.max_on_demand = static_cast<size_t>(config->server.max_on_demand_informers);
+  cache::AppCache cache(ioc, *client, informer, cache_options, clock);
 
-  ExecutorOptions executor_options;
+  executor::ExecutorOptions executor_options;
   spark::BuilderOptions& b = executor_options.builder;
   b.cluster = config->cluster;
   b.namespace_ = config->namespace_;
@@ -197,8 +204,10 @@ int RunServe(const ServeArgs& args) {
   b.builtin_jobs_jar = config->spark.builtin_jobs_jar;
   b.conf = config->spark.conf;
   executor_options.no_status_timeout = absl::Milliseconds(config->no_status_timeout_ms);
-  executor_options.allowed_namespaces = config->server.allowed_namespaces;
-  SparkExecutor executor(*client, cache, executor_options, clock);
+  executor_options.max_queued_changes = static_cast<size_t>(config->server.max_queued_changes);
+  executor::NamespacePolicy policy(config->namespace_, config->server.allowed_namespaces);
+  std::vector<std::string> configured = policy.Configured();
+  executor::Executor executor(ioc, *client, cache, std::move(policy), executor_options, clock);
 
   std::unique_ptr<TokenAuthenticator> auth;
   if (!config->server.token_file.empty()) {
@@ -263,10 +272,39 @@ int RunServe(const ServeArgs& args) {
   // The configured namespaces are followed from the start (others from their first lookup),
   // once the port is up: the first LIST's TLS handshake and parsing would otherwise compete with
   // start-up for the CPU. Reads before the first sync GET what they need.
-  cache.Watch(config->namespace_);
-  for (const auto& ns : config->server.allowed_namespaces) cache.Watch(ns);
+  for (const auto& ns : configured) cache.Pin(ns);
+
+  // Readiness that means something: with readinessRequiresSync, NOT_SERVING until the configured
+  // namespaces have synced (a replica that can't see its jobs yet takes no traffic). Checked on a
+  // timer of the io_context, never by blocking a thread.
+  auto ready_strand = boost::asio::make_strand(ioc);
+  boost::asio::steady_timer ready_timer(ready_strand);
+  absl::Mutex ready_mu;
+  bool draining = false;  // guarded by ready_mu: no readiness change once the drain began
+  std::function<void()> check = [&] {
+    if (cache.PinnedSynced()) {
+      absl::MutexLock lock(&ready_mu);
+      if (draining) return;
+      log::Info("ready").Kv("reason", "informers synced");
+      (*server)->SetReady(true);
+      return;
+    }
+    ready_timer.expires_after(std::chrono::milliseconds(100));
+    ready_timer.async_wait([&](const boost::system::error_code& ec) {
+      if (!ec) check();
+    });
+  };
+  if (config->server.readiness_requires_sync && cache.enabled()) {
+    (*server)->SetReady(false);
+    boost::asio::post(ready_strand, check);
+  }
 
   stop_requested.WaitForNotification();
+  {
+    absl::MutexLock lock(&ready_mu);
+    draining = true;
+  }
+  boost::asio::post(ready_strand, [&] { ready_timer.cancel(); });
   absl::Duration drain = absl::Milliseconds(config->server.drain_timeout_ms);
   log::Info("draining").Kv("deadline_ms", config->server.drain_timeout_ms);
   (*server)->Shutdown(drain);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace kje::cache {
@@ -28,42 +29,85 @@ InformerOptions Prototype() {
   return options;
 }
 
+CacheOptions Options(bool enabled, size_t max_on_demand = 2) {
+  CacheOptions options;
+  options.enabled = enabled;
+  options.max_on_demand = max_on_demand;
+  return options;
+}
+
 TEST_CASE("app cache: disabled, it never lists and always misses", "[cache]") {
   Loop loop;
   auto client = std::make_shared<testing::FakeKubeClient>(loop.io);
   FakeClock clock;
-  AppCache cache(loop.io, client, Prototype(), /*enabled=*/false, clock);
-  cache.Watch("jobs");
-  CHECK_FALSE(cache.Find("jobs", "a").has_value());
+  AppCache cache(loop.io, client, Prototype(), Options(false), clock);
+  cache.Pin("jobs");
+  CHECK(cache.Find("jobs", "a") == nullptr);
+  auto sub = cache.Subscribe("jobs", {"a"}, std::make_shared<Mailbox<AppEvent>>(4));
+  CHECK(absl::IsFailedPrecondition(sub.status()));
   client->Barrier();
   CHECK_FALSE(client->HasPendingCall());
   CHECK(cache.Stats().empty());
 }
 
-TEST_CASE("app cache: one informer per namespace, started on first use", "[cache]") {
+TEST_CASE("app cache: pinned namespaces are followed; reads of others start nothing", "[cache]") {
   Loop loop;
   auto client = std::make_shared<testing::FakeKubeClient>(loop.io);
   FakeClock clock;
-  AppCache cache(loop.io, client, Prototype(), /*enabled=*/true, clock);
-  cache.Watch("jobs");
+  AppCache cache(loop.io, client, Prototype(), Options(true), clock);
+  cache.Pin("jobs");
   auto first = client->NextCall();
   REQUIRE(first != nullptr);
   CHECK(first->verb == "list");
   CHECK(first->ref.namespace_ == "jobs");
   CHECK(first->list.label_selector == "app.kubernetes.io/managed-by=gravitino");
-  cache.Watch("jobs");  // already followed
-  // A lookup in another namespace starts following it, and misses until it has synced.
-  CHECK_FALSE(cache.Find("etl", "x").has_value());
-  auto second = client->NextCall();
-  REQUIRE(second != nullptr);
-  CHECK(second->ref.namespace_ == "etl");
+  cache.Pin("jobs");  // already followed
+  // Reads of 100 other namespaces miss (the caller GETs) and follow nothing.
+  for (int i = 0; i < 100; ++i) {
+    std::string ns = "made-up-" + std::to_string(i);
+    CHECK(cache.Find(ns, "x") == nullptr);
+    CHECK_FALSE(cache.ListAfter(ns, "", 10, [](const spark::AppProjection&) { return true; }));
+    CHECK_FALSE(cache.Follows(ns));
+  }
   client->Barrier();
   CHECK_FALSE(client->HasPendingCall());
-  CHECK(cache.Stats().size() == 2);
-  CHECK_FALSE(cache.AllSynced());
+  CHECK(cache.Stats().size() == 1);
+  CHECK_FALSE(cache.PinnedSynced());
   cache.Stop();
+  client->Barrier();
+  client->Barrier();
   CHECK(first->cancelled);
-  CHECK(second->cancelled);
+}
+
+TEST_CASE("app cache: on-demand informers are bounded and stop when their last subscriber leaves",
+          "[cache]") {
+  Loop loop;
+  auto client = std::make_shared<testing::FakeKubeClient>(loop.io);
+  FakeClock clock;
+  AppCache cache(loop.io, client, Prototype(), Options(true, /*max_on_demand=*/2), clock);
+  auto mailbox = [] { return std::make_shared<Mailbox<AppEvent>>(4); };
+  auto a1 = cache.Subscribe("a", {"x"}, mailbox());
+  REQUIRE(a1.ok());
+  auto list_a = client->NextCall();
+  REQUIRE(list_a != nullptr);
+  CHECK(list_a->ref.namespace_ == "a");
+  auto a2 = cache.Subscribe("a", {"y"}, mailbox());  // the same informer
+  REQUIRE(a2.ok());
+  CHECK(a2->informer == a1->informer);
+  auto b = cache.Subscribe("b", {"x"}, mailbox());
+  REQUIRE(b.ok());
+  REQUIRE(client->NextCall() != nullptr);
+  auto c = cache.Subscribe("c", {"x"}, mailbox());
+  CHECK(absl::IsResourceExhausted(c.status()));
+  CHECK(cache.Stats().size() == 2);
+  cache.Unsubscribe("a", *a1);
+  CHECK(cache.Follows("a"));  // a2 still listens
+  cache.Unsubscribe("a", *a2);
+  CHECK_FALSE(cache.Follows("a"));
+  client->Barrier();
+  client->Barrier();
+  CHECK(list_a->cancelled);
+  CHECK(cache.Subscribe("c", {"x"}, mailbox()).ok());  // room again
 }
 
 }  // namespace

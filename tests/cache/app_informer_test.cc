@@ -84,6 +84,12 @@ struct Fixture {
     thread.join();
   }
 
+  // Lets everything already posted run: a watch event is parsed on the client's thread and then
+  // applied on the informer's strand, each a turn of this one-thread io_context.
+  void Settle() {
+    for (int i = 0; i < 3; ++i) client->Barrier();
+  }
+
   std::shared_ptr<FakeKubeClient::Call> Next(const std::string& verb) {
     auto call = client->NextCall();
     REQUIRE(call != nullptr);
@@ -118,7 +124,7 @@ TEST_CASE("informer: paged list, then watch from the list's resourceVersion", "[
   CHECK(second->list.continue_token == "next-page");
   // Half a list is not a snapshot: nothing is served from it yet.
   CHECK_FALSE(f.informer->synced());
-  CHECK_FALSE(f.informer->Find("a").has_value());
+  CHECK(f.informer->Find("a") == nullptr);
   f.client->CompleteList(second, Page({AppJson("c", "12", "")}, "30", ""));
   auto watch = f.Next("watch");
   CHECK(watch->watch.resource_version == "30");
@@ -141,16 +147,16 @@ TEST_CASE("informer: watch events update the snapshot, older versions never win"
   f.client->SendEvent(watch, Event(T::kModified, "a", "21", "DriverRequested"));
   f.client->SendEvent(watch, Event(T::kAdded, "n", "22", ""));
   f.client->SendEvent(watch, Event(T::kDeleted, "b", "23", "RunningHealthy"));
-  f.client->Barrier();
+  f.Settle();
   CHECK(StateOf(*f.informer, "a") == "DriverRequested");
-  CHECK(f.informer->Find("n").has_value());
-  CHECK_FALSE(f.informer->Find("b").has_value());
+  CHECK(f.informer->Find("n") != nullptr);
+  CHECK(f.informer->Find("b") == nullptr);
   CHECK(f.informer->stats().resource_version == "23");
 
   // A replayed older event (e.g. after a resumed watch) must not roll the state back.
   f.client->SendEvent(watch, Event(T::kModified, "a", "15", "Submitted"));
   f.client->SendEvent(watch, Event(T::kBookmark, "", "40", ""));
-  f.client->Barrier();
+  f.Settle();
   CHECK(StateOf(*f.informer, "a") == "DriverRequested");
   CHECK(f.informer->stats().resource_version == "40");
 }
@@ -159,14 +165,14 @@ TEST_CASE("informer: our own writes are visible at once and not undone", "[infor
   Fixture f;
   auto watch = f.Sync();
   f.informer->ObserveWrite(Projection("fresh", "25", ""));
-  REQUIRE(f.informer->Find("fresh").has_value());
+  REQUIRE(f.informer->Find("fresh") != nullptr);
   f.informer->ObserveWrite(Projection("a", "26", "Submitted"));
   // The watch then delivers an older version of a: ignored.
   f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kModified, "a", "24", "Submitted"));
-  f.client->Barrier();
+  f.Settle();
   CHECK(f.informer->Find("a")->resource_version == "26");
   f.informer->ObserveGone("fresh");
-  CHECK_FALSE(f.informer->Find("fresh").has_value());
+  CHECK(f.informer->Find("fresh") == nullptr);
 }
 
 TEST_CASE("informer: 410 Gone relists and reads keep the old snapshot meanwhile", "[informer]") {
@@ -182,8 +188,8 @@ TEST_CASE("informer: 410 Gone relists and reads keep the old snapshot meanwhile"
   auto rewatch = f.Next("watch");
   CHECK(rewatch->watch.resource_version == "50");
   CHECK(StateOf(*f.informer, "a") == "Succeeded");
-  CHECK_FALSE(f.informer->Find("b").has_value());  // deleted while the watch was gone
-  CHECK(f.informer->Find("mine").has_value());
+  CHECK(f.informer->Find("b") == nullptr);  // deleted while the watch was gone
+  CHECK(f.informer->Find("mine") != nullptr);
   CHECK(f.informer->stats().relists == 1);
 }
 
@@ -220,11 +226,12 @@ TEST_CASE("informer: stop cancels and ignores late completions", "[informer]") {
   Fixture f;
   auto watch = f.Sync();
   f.informer->Stop();
+  f.Settle();
   CHECK(watch->cancelled);
   f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kAdded, "late", "90", ""));
   f.client->EndWatch(watch, absl::CancelledError("cancelled"));
-  f.client->Barrier();
-  CHECK_FALSE(f.informer->Find("late").has_value());
+  f.Settle();
+  CHECK(f.informer->Find("late") == nullptr);
   CHECK_FALSE(f.client->HasPendingCall());
   CHECK(StateOf(*f.informer, "a") == "Submitted");  // reads still answer
 }
@@ -243,20 +250,20 @@ TEST_CASE("informer: resourceVersion comparison", "[informer]") {
 namespace kje::cache {
 namespace {
 
-// What a listener saw, as "U:name@rv" / "D:name@rv".
+// What a subscriber saw, as "U:name@rv" / "D:name@rv".
 struct Recorder {
-  absl::Mutex mu;
-  std::vector<std::string> seen ABSL_GUARDED_BY(mu);
+  std::shared_ptr<Mailbox<AppEvent>> mailbox = std::make_shared<Mailbox<AppEvent>>(100);
+  std::vector<std::string> seen;
 
-  AppListener Listener() {
-    return [this](const AppEvent& e) {
-      absl::MutexLock lock(&mu);
-      seen.push_back(absl::StrCat(e.type == AppEvent::Type::kDeleted ? "D:" : "U:", e.app.name, "@",
-                                  e.app.resource_version));
-    };
+  std::shared_ptr<Subscription> SubscribeTo(AppInformer& informer,
+                                            std::vector<std::string> names = {}) {
+    return informer.Subscribe(std::move(names), mailbox);
   }
   std::vector<std::string> Seen() {
-    absl::MutexLock lock(&mu);
+    for (const AppEvent& e : mailbox->Drain()) {
+      seen.push_back(absl::StrCat(e.type == AppEvent::Type::kDeleted ? "D:" : "U:", e.app->name,
+                                  "@", e.app->resource_version));
+    }
     return seen;
   }
 };
@@ -264,7 +271,7 @@ struct Recorder {
 TEST_CASE("informer: listeners get every change in order, and only changes", "[informer]") {
   Fixture f;
   Recorder r;
-  f.informer->Subscribe(r.Listener());
+  r.SubscribeTo(*f.informer);
   auto watch = f.Sync();
   using T = k8s::WatchEvent::Type;
   f.client->SendEvent(watch, Event(T::kModified, "a", "21", "DriverRequested"));
@@ -275,7 +282,7 @@ TEST_CASE("informer: listeners get every change in order, and only changes", "[i
   f.client->SendEvent(watch, Event(T::kModified, "a", "21", "DriverRequested"));
   f.client->SendEvent(watch, Event(T::kBookmark, "", "30", ""));
   f.client->SendEvent(watch, Event(T::kDeleted, "zz", "31", ""));
-  f.client->Barrier();
+  f.Settle();
   f.informer->ObserveWrite(Projection("a", "32", "DriverReady"));
   f.informer->ObserveGone("n");
   f.informer->ObserveGone("never-there");
@@ -291,39 +298,77 @@ TEST_CASE("informer: a relist reports what the watch missed", "[informer]") {
   Fixture f;
   auto watch = f.Sync();
   Recorder r;
-  f.informer->Subscribe(r.Listener());
+  r.SubscribeTo(*f.informer);
   f.client->EndWatch(watch, k8s::MakeApiStatus({410, "Expired", "too old resource version"}));
   auto next = f.Next("list");
   // a changed, b vanished, c appeared; nothing about an unchanged one.
   f.client->CompleteList(
       next, Page({AppJson("a", "40", "RunningHealthy"), AppJson("c", "41", "")}, "50", ""));
   f.Next("watch");
-  f.client->Barrier();  // the watch is opened before the listeners are told
+  f.Settle();  // the watch is opened before the listeners are told
   std::vector<std::string> seen = r.Seen();
   std::sort(seen.begin(), seen.end());
   CHECK(seen == std::vector<std::string>{"D:b@11", "U:a@40", "U:c@41"});
 }
 
-TEST_CASE("informer: unsubscribed listeners hear nothing more, even from inside a call",
+TEST_CASE("informer: subscribers get only the names they asked for; unsubscribing closes",
           "[informer]") {
   Fixture f;
-  Recorder kept;
-  Recorder dropped;
-  f.informer->Subscribe(kept.Listener());
-  uint64_t id = f.informer->Subscribe(dropped.Listener());
-  std::atomic<int> self_calls = 0;
-  std::shared_ptr<AppInformer> informer = f.informer;
-  std::atomic<uint64_t> self_id = 0;
-  self_id = f.informer->Subscribe([&](const AppEvent&) {
-    ++self_calls;
-    informer->Unsubscribe(self_id);  // must not deadlock
-  });
+  Recorder all;
+  Recorder only_x;
+  all.SubscribeTo(*f.informer);
+  auto sub = only_x.SubscribeTo(*f.informer, {"x"});
   f.informer->ObserveWrite(Projection("x", "1", ""));
-  f.informer->Unsubscribe(id);
+  f.informer->ObserveWrite(Projection("y", "1", ""));
+  CHECK(f.informer->subscribers() == 2);
+  f.informer->Unsubscribe(sub);
+  CHECK(f.informer->subscribers() == 1);
+  CHECK(only_x.mailbox->state() == Mailbox<AppEvent>::State::kClosed);
   f.informer->ObserveWrite(Projection("x", "2", ""));
-  CHECK(kept.Seen() == std::vector<std::string>{"U:x@1", "U:x@2"});
-  CHECK(dropped.Seen() == std::vector<std::string>{"U:x@1"});
-  CHECK(self_calls == 1);
+  CHECK(all.Seen() == std::vector<std::string>{"U:x@1", "U:y@1", "U:x@2"});
+  CHECK(only_x.Seen() == std::vector<std::string>{"U:x@1"});
+}
+
+TEST_CASE("informer: a subscriber that falls behind overflows alone, and nobody waits",
+          "[informer]") {
+  Fixture f;
+  auto slow = std::make_shared<Mailbox<AppEvent>>(3);
+  Recorder fast;
+  f.informer->Subscribe({}, slow);
+  fast.SubscribeTo(*f.informer);
+  for (int i = 1; i <= 10; ++i) f.informer->ObserveWrite(Projection("x", std::to_string(i), ""));
+  CHECK(slow->state() == Mailbox<AppEvent>::State::kOverflowed);
+  CHECK(slow->size() == 3);  // what it held stays for the consumer to drain
+  CHECK(fast.Seen().size() == 10);
+  CHECK(f.informer->Find("x")->resource_version == "10");
+}
+
+TEST_CASE("informer: stop closes every subscription", "[informer]") {
+  Fixture f;
+  Recorder r;
+  r.SubscribeTo(*f.informer);
+  f.Sync();
+  f.informer->Stop();
+  CHECK(r.mailbox->state() == Mailbox<AppEvent>::State::kClosed);
+  CHECK(f.informer->subscribers() == 0);
+}
+
+TEST_CASE("informer: a list page that timed out is asked again, not failed", "[informer]") {
+  Fixture f;
+  f.informer->Start();
+  auto first = f.Next("list");
+  f.client->CompleteList(first, absl::DeadlineExceededError("no answer in time"));
+  auto again = f.Next("list");
+  CHECK(again->list.continue_token.empty());
+  f.client->CompleteList(again, Page({AppJson("a", "10", "Submitted")}, "20", "more"));
+  auto second_page = f.Next("list");
+  f.client->CompleteList(second_page, absl::DeadlineExceededError("no answer in time"));
+  auto retried = f.Next("list");
+  CHECK(retried->list.continue_token == "more");  // the same page, not the whole list
+  f.client->CompleteList(retried, Page({}, "20", ""));
+  f.Next("watch");
+  CHECK(f.informer->stats().errors == 0);
+  CHECK(StateOf(*f.informer, "a") == "Submitted");
 }
 
 TEST_CASE("informer: pages of the snapshot in name order, filtered", "[informer]") {
@@ -331,9 +376,9 @@ TEST_CASE("informer: pages of the snapshot in name order, filtered", "[informer]
   f.Sync();
   for (const char* name : {"e", "d", "c"}) f.informer->ObserveWrite(Projection(name, "30", ""));
   auto all = [](const spark::AppProjection&) { return true; };
-  auto names = [](const std::vector<spark::AppProjection>& page) {
+  auto names = [](const std::vector<AppPtr>& page) {
     std::string out;
-    for (const auto& app : page) out += app.name;
+    for (const auto& app : page) out += app->name;
     return out;
   };
   CHECK(names(f.informer->ListAfter("", 2, all)) == "ab");

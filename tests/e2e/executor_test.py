@@ -235,7 +235,8 @@ server:
         self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1011", shell)
         self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1012",
                          spark_template(extra_configs={"spark.kubernetes.namespace": "Bad_NS"}))
-        self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.submit, "1013",
+        # Outside server.allowedNamespaces: refused as every RPC about that namespace is.
+        self.assert_code(grpc.StatusCode.PERMISSION_DENIED, self.submit, "1013",
                          spark_template(extra_configs={"spark.kubernetes.namespace": "elsewhere"}))
         self.assertEqual(len(self.cluster.apps("default")), before)
         for line in self.servers[0].lines:

@@ -2,8 +2,11 @@
 
 // A scripted k8s::Client for unit tests of its callers: every call is recorded and left pending
 // until the test completes it. Completions run on the io_context, never inline, as with the real
-// client. Only List and Watch are scripted; the other verbs fail with UNIMPLEMENTED.
+// client. List, Watch, Get, Create, Patch, Delete and StreamLog are scripted; Replace, Log and Raw
+// fail with UNIMPLEMENTED. With complete_on_cancel, Cancel() ends a pending call with kCancelled,
+// as the real client does; a call completes once, whatever comes later.
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <deque>
@@ -23,15 +26,21 @@ class FakeKubeClient final : public k8s::Client,
                              public std::enable_shared_from_this<FakeKubeClient> {
  public:
   struct Call {
-    std::string verb;  // "list", "watch"
+    std::string verb;  // "list", "watch", "get", "create", "patch", "delete", "stream_log"
     k8s::ResourceRef ref;
     k8s::ListOptions list;
     k8s::WatchOptions watch;
+    k8s::DeleteOptions delete_options;
+    k8s::LogOptions log;
+    std::string body;  // create / patch
     absl::Time deadline;
     Callback<k8s::ListPage> list_done;
     EventCallback on_event;
-    DoneCallback watch_done;
-    bool cancelled = false;
+    DoneCallback watch_done;  // also the end of stream_log
+    Callback<std::string> string_done;
+    ChunkCallback on_chunk;
+    std::atomic<bool> cancelled = false;
+    std::atomic<bool> finished = false;
   };
 
   explicit FakeKubeClient(boost::asio::io_context& io) : io_(io) {}
@@ -60,15 +69,37 @@ class FakeKubeClient final : public k8s::Client,
     done.WaitForNotification();
   }
 
+  void set_complete_on_cancel(bool on) { complete_on_cancel_ = on; }
+
+  // Completes a get/create/patch/delete.
+  void Complete(const std::shared_ptr<Call>& call, absl::StatusOr<std::string> result) {
+    boost::asio::post(io_, [call, result = std::move(result)]() mutable {
+      if (!call->finished.exchange(true)) call->string_done(std::move(result));
+    });
+  }
+  void SendChunk(const std::shared_ptr<Call>& call, std::string chunk) {
+    boost::asio::post(io_, [call, chunk = std::move(chunk)] {
+      if (!call->finished) call->on_chunk(chunk);
+    });
+  }
+  void EndStream(const std::shared_ptr<Call>& call, absl::Status status) {
+    boost::asio::post(io_, [call, status = std::move(status)] {
+      if (!call->finished.exchange(true)) call->watch_done(status);
+    });
+  }
+
   void CompleteList(const std::shared_ptr<Call>& call, absl::StatusOr<k8s::ListPage> page) {
-    boost::asio::post(
-        io_, [call, page = std::move(page)]() mutable { call->list_done(std::move(page)); });
+    boost::asio::post(io_, [call, page = std::move(page)]() mutable {
+      if (!call->finished.exchange(true)) call->list_done(std::move(page));
+    });
   }
   void SendEvent(const std::shared_ptr<Call>& call, k8s::WatchEvent event) {
     boost::asio::post(io_, [call, event = std::move(event)] { call->on_event(event); });
   }
   void EndWatch(const std::shared_ptr<Call>& call, absl::Status status) {
-    boost::asio::post(io_, [call, status = std::move(status)] { call->watch_done(status); });
+    boost::asio::post(io_, [call, status = std::move(status)] {
+      if (!call->finished.exchange(true)) call->watch_done(status);
+    });
   }
 
   const k8s::ConnectionConfig& config() const override { return config_; }
@@ -98,65 +129,105 @@ class FakeKubeClient final : public k8s::Client,
     return Record(call);
   }
 
-  std::shared_ptr<k8s::CallHandle> Create(const k8s::ResourceRef&, std::string, absl::Time,
+  std::shared_ptr<k8s::CallHandle> Create(const k8s::ResourceRef& collection, std::string json,
+                                          absl::Time deadline,
                                           Callback<std::string> done) override {
-    return Unimplemented(std::move(done));
+    return RecordString("create", collection, std::move(json), deadline, std::move(done));
   }
-  std::shared_ptr<k8s::CallHandle> Get(const k8s::ResourceRef&, absl::Time,
+  std::shared_ptr<k8s::CallHandle> Get(const k8s::ResourceRef& ref, absl::Time deadline,
                                        Callback<std::string> done) override {
-    return Unimplemented(std::move(done));
+    return RecordString("get", ref, "", deadline, std::move(done));
   }
   std::shared_ptr<k8s::CallHandle> Replace(const k8s::ResourceRef&, std::string, absl::Time,
                                            Callback<std::string> done) override {
     return Unimplemented(std::move(done));
   }
-  std::shared_ptr<k8s::CallHandle> Patch(const k8s::ResourceRef&, k8s::PatchType, std::string,
-                                         absl::Time, Callback<std::string> done) override {
-    return Unimplemented(std::move(done));
+  std::shared_ptr<k8s::CallHandle> Patch(const k8s::ResourceRef& ref, k8s::PatchType,
+                                         std::string patch, absl::Time deadline,
+                                         Callback<std::string> done) override {
+    return RecordString("patch", ref, std::move(patch), deadline, std::move(done));
   }
-  std::shared_ptr<k8s::CallHandle> Delete(const k8s::ResourceRef&, const k8s::DeleteOptions&,
-                                          absl::Time, Callback<std::string> done) override {
-    return Unimplemented(std::move(done));
+  std::shared_ptr<k8s::CallHandle> Delete(const k8s::ResourceRef& ref,
+                                          const k8s::DeleteOptions& options, absl::Time deadline,
+                                          Callback<std::string> done) override {
+    auto call = std::make_shared<Call>();
+    call->verb = "delete";
+    call->ref = ref;
+    call->delete_options = options;
+    call->deadline = deadline;
+    call->string_done = std::move(done);
+    return Record(call);
   }
   std::shared_ptr<k8s::CallHandle> Log(const k8s::ResourceRef&, const k8s::LogOptions&, absl::Time,
                                        Callback<std::string> done) override {
     return Unimplemented(std::move(done));
   }
-  std::shared_ptr<k8s::CallHandle> StreamLog(const k8s::ResourceRef&, const k8s::LogOptions&,
-                                             absl::Time, ChunkCallback,
-                                             DoneCallback done) override {
-    boost::asio::post(io_, [done] { done(absl::UnimplementedError("fake")); });
-    return std::make_shared<Handle>(nullptr);
+  std::shared_ptr<k8s::CallHandle> StreamLog(const k8s::ResourceRef& pod,
+                                             const k8s::LogOptions& options, absl::Time deadline,
+                                             ChunkCallback on_chunk, DoneCallback done) override {
+    auto call = std::make_shared<Call>();
+    call->verb = "stream_log";
+    call->ref = pod;
+    call->log = options;
+    call->deadline = deadline;
+    call->on_chunk = std::move(on_chunk);
+    call->watch_done = std::move(done);
+    return Record(call);
   }
   std::shared_ptr<k8s::CallHandle> Raw(std::string, std::string, std::string, std::string,
                                        k8s::Idempotency, absl::Time,
                                        Callback<k8s::RawResponse> done) override {
     boost::asio::post(io_, [done] { done(absl::UnimplementedError("fake")); });
-    return std::make_shared<Handle>(nullptr);
+    return std::make_shared<Handle>(nullptr, &io_, false);
   }
 
  private:
   struct Handle final : k8s::CallHandle {
-    explicit Handle(std::shared_ptr<Call> c) : call(std::move(c)) {}
+    Handle(std::shared_ptr<Call> c, boost::asio::io_context* io, bool complete)
+        : call(std::move(c)), io(io), complete(complete) {}
     void Cancel() override {
-      if (call) call->cancelled = true;
+      if (!call) return;
+      call->cancelled = true;
+      if (!complete) return;
+      boost::asio::post(*io, [c = call] {
+        if (c->finished.exchange(true)) return;
+        absl::Status cancelled = absl::CancelledError("cancelled");
+        if (c->string_done) c->string_done(cancelled);
+        if (c->list_done) c->list_done(cancelled);
+        if (c->watch_done) c->watch_done(cancelled);
+      });
     }
     std::shared_ptr<Call> call;
+    boost::asio::io_context* io;
+    bool complete;
   };
 
   std::shared_ptr<k8s::CallHandle> Record(std::shared_ptr<Call> call) {
     absl::MutexLock lock(&mu_);
     pending_.push_back(call);
-    return std::make_shared<Handle>(std::move(call));
+    return std::make_shared<Handle>(std::move(call), &io_, complete_on_cancel_.load());
+  }
+
+  std::shared_ptr<k8s::CallHandle> RecordString(std::string verb, const k8s::ResourceRef& ref,
+                                                std::string body, absl::Time deadline,
+                                                Callback<std::string> done) {
+    auto call = std::make_shared<Call>();
+    call->verb = std::move(verb);
+    call->ref = ref;
+    call->body = std::move(body);
+    call->deadline = deadline;
+    call->string_done = std::move(done);
+    return Record(call);
   }
 
   template <typename T>
   std::shared_ptr<k8s::CallHandle> Unimplemented(Callback<T> done) {
     boost::asio::post(io_, [done] { done(absl::UnimplementedError("fake")); });
-    return std::make_shared<Handle>(nullptr);
+    return std::make_shared<Handle>(nullptr, &io_, false);
   }
 
   boost::asio::io_context& io_;
+  std::atomic<bool> complete_on_cancel_ = false;
   k8s::ConnectionConfig config_;
   absl::Mutex mu_;
   std::deque<std::shared_ptr<Call>> pending_ ABSL_GUARDED_BY(mu_);

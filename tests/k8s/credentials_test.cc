@@ -62,34 +62,45 @@ TEST_CASE("A missing or empty token file at start is a clear error") {
 TEST_CASE("The token file is re-read when it changes") {
   TempDir dir;
   dir.Write("token", "first\n");
-  auto provider = TokenFileCredentialProvider::Create(dir.File("token"));
+  FakeClock clock;
+  auto provider = TokenFileCredentialProvider::Create(dir.File("token"), "", "", clock);
   REQUIRE(provider.ok());
   CHECK((*provider)->Get()->bearer_token == "first");
-  // A different size is a different file version even within one mtime tick.
+  // Looked at on a timer, not per request: until the next look, the token stays.
   dir.Write("token", "second-token");
+  CHECK((*provider)->Get()->bearer_token == "first");
+  // A different size is a different file version even within one mtime tick.
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "second-token");
   // Atomic replacement (new inode), as kubelet does for projected tokens.
   dir.Write("token.new", "third");
   std::filesystem::rename(dir.File("token.new"), dir.File("token"));
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "third");
 }
 
 TEST_CASE("An emptied or removed token file keeps the last token and warns once") {
   TempDir dir;
   dir.Write("token", "good");
-  auto provider = TokenFileCredentialProvider::Create(dir.File("token"));
+  FakeClock clock;
+  auto provider = TokenFileCredentialProvider::Create(dir.File("token"), "", "", clock);
   REQUIRE(provider.ok());
   LogCapture logs;
   dir.Write("token", "");
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "good");
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "good");
   CHECK(logs.Count("keeping the last token") == 1);
   std::filesystem::remove(dir.File("token"));
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "good");
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "good");
   CHECK(logs.Count("keeping the last token") == 2);
   CHECK_FALSE(logs.Contains("good"));  // the token never reaches a log
   dir.Write("token", "fresh");
+  clock.Advance(absl::Seconds(1));
   CHECK((*provider)->Get()->bearer_token == "fresh");
 }
 

@@ -21,7 +21,8 @@ TEST_CASE("caller auth: only the exact bearer token passes", "[auth]") {
   std::string path =
       std::filesystem::temp_directory_path() / ("kje_auth_" + std::to_string(getpid()));
   WriteToken(path, "s3cret\n");
-  auto auth = TokenAuthenticator::FromFile(path);
+  FakeClock clock;
+  auto auth = TokenAuthenticator::FromFile(path, clock);
   REQUIRE(auth.ok());
   CHECK((*auth)->Check("Bearer s3cret").ok());
   for (const char* bad : {"", "Bearer", "Bearer ", "bearer s3cret", "Bearer s3cre",
@@ -32,16 +33,28 @@ TEST_CASE("caller auth: only the exact bearer token passes", "[auth]") {
     CHECK(std::string(s.message()).find("s3cret") == std::string::npos);
   }
 
-  // Rotation: the new token works at once, the old one no longer does.
+  // Rotation: the file is looked at on a timer, not per request. Until the next look the old
+  // token still works; a caller that already has the new one gets it looked at sooner.
   WriteToken(path, "rotated-token");
+  CHECK((*auth)->Check("Bearer s3cret").ok());
+  CHECK(absl::IsUnauthenticated((*auth)->Check("Bearer rotated-token")));
+  clock.Advance(absl::Milliseconds(100));
   CHECK((*auth)->Check("Bearer rotated-token").ok());
   CHECK(absl::IsUnauthenticated((*auth)->Check("Bearer s3cret")));
 
+  // And on the regular timer, without any mismatch.
+  WriteToken(path, "third-token!");
+  clock.Advance(absl::Seconds(1));
+  CHECK(absl::IsUnauthenticated((*auth)->Check("Bearer rotated-token")));
+  CHECK((*auth)->Check("Bearer third-token!").ok());
+
   // Emptied or removed later: the last token stays in force.
   WriteToken(path, "");
-  CHECK((*auth)->Check("Bearer rotated-token").ok());
+  clock.Advance(absl::Seconds(1));
+  CHECK((*auth)->Check("Bearer third-token!").ok());
   std::filesystem::remove(path);
-  CHECK((*auth)->Check("Bearer rotated-token").ok());
+  clock.Advance(absl::Seconds(1));
+  CHECK((*auth)->Check("Bearer third-token!").ok());
 }
 
 TEST_CASE("caller auth: a missing or empty file at start is an error", "[auth]") {

@@ -1,0 +1,193 @@
+#pragma once
+
+// The job logic: Submit, Status, Cancel, Output, ListJobs, WatchStatus and FollowOutput as the
+// Java k8s executor does them, over the Kubernetes client and the informer cache. It keeps no
+// state of its own that an answer depends on: every answer comes from the Kubernetes resources,
+// so any replica answers for any job.
+//
+// Each call is one C++20 coroutine on a strand of its own of the io_context (see executor.cc).
+// This header stays free of Asio: the gRPC edge includes it.
+//
+// Contract of every call: `done` is called exactly once, either inline before the call returns
+// (bad input, or an answer from the cache that needs no I/O) or later on an io thread; it must not
+// block. The returned handle's Cancel() (any thread, idempotent) cancels the coroutine and the
+// Kubernetes call it awaits: `done` then gets kCancelled.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "cache/app_cache.h"
+#include "executor/backend.h"
+#include "executor/namespace_policy.h"
+#include "k8s/client.h"
+#include "spark/app_builder.h"
+#include "spark/driver_pod.h"
+#include "spark/log_tail.h"
+#include "spark/status_mapping.h"
+
+namespace boost::asio {
+class io_context;
+}  // namespace boost::asio
+
+namespace kje::executor {
+
+struct ExecutorOptions {
+  spark::BuilderOptions builder;
+  absl::Duration no_status_timeout = absl::Minutes(10);
+  // The longest any Kubernetes call of one RPC may take, whatever the RPC's own deadline.
+  absl::Duration request_timeout = absl::Seconds(30);
+  int64_t default_max_lines = 1000;
+  int64_t default_max_bytes = 262144;
+  // Output requests are capped here, so a caller can't make the service hold a huge log.
+  int64_t max_output_bytes = 8 << 20;
+  // Changes a WatchStatus caller may fall behind by before its stream ends RESOURCE_EXHAUSTED: a
+  // job has about ten states, so this is many jobs' worth of slack.
+  size_t max_queued_changes = 1024;
+  // Bytes of a followed log held for a slow FollowOutput caller; beyond it, lines are dropped and
+  // counted in the next chunk.
+  size_t max_follow_buffer_bytes = 4 << 20;
+};
+
+struct SubmitResult {
+  std::string execution_id;
+  bool adopted = false;
+};
+
+struct JobResult {
+  std::string execution_id;
+  std::string namespace_;
+  std::string name;
+  std::string job_id;      // the job-id label; "" when absent
+  std::string driver_pod;  // "" when none was looked up or found
+  spark::JobStatusInfo info;
+};
+
+struct JobPage {
+  std::vector<JobResult> jobs;
+  std::string next_page_token;  // "" on the last page
+};
+
+// Lines of a followed log, and how many were dropped before them because the caller was behind.
+struct OutputBatch {
+  std::vector<std::string> lines;
+  int64_t dropped_lines = 0;
+};
+
+// Cancels one call; thread-safe, idempotent, harmless after completion.
+class RpcHandle {
+ public:
+  virtual ~RpcHandle() = default;
+  virtual void Cancel() = 0;
+};
+
+// Where a stream's messages go: the gRPC edge's reactor. The executor never has more than one
+// write in flight: `written(ok)` (any thread, must not block) says it is out (false: the stream
+// is broken), and only then does the next one start. So a caller that stops reading holds up
+// nothing but its own stream.
+template <class T>
+class StreamWriter {
+ public:
+  virtual ~StreamWriter() = default;
+  virtual void Write(T message, std::function<void(bool ok)> written) = 0;
+};
+
+class Executor {
+ public:
+  template <class T>
+  using Done = std::function<void(absl::StatusOr<T>)>;
+
+  // `io` runs every coroutine; `client`, `cache`, `clock` and `io` must outlive the executor
+  // and every call it started.
+  Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client, cache::AppCache& cache,
+           NamespacePolicy policy, ExecutorOptions options, const Clock& clock,
+           std::unique_ptr<OperatorBackend> backend = nullptr);
+  ~Executor();
+
+  const ExecutorOptions& options() const { return options_; }
+  const NamespacePolicy& policy() const { return policy_; }
+
+  std::shared_ptr<RpcHandle> Submit(std::string job_id, std::string metalake,
+                                    const spark::SparkTemplate& job, absl::Time deadline,
+                                    Done<SubmitResult> done);
+  std::shared_ptr<RpcHandle> Status(std::string_view execution_id, absl::Time deadline,
+                                    Done<JobResult> done);
+  // true: cancellation was requested; false: the job had already stopped.
+  std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
+                                    Done<bool> done);
+  // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT.
+  std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
+                                    int64_t max_bytes, absl::Time deadline,
+                                    Done<spark::LogTailResult> done);
+  // A page of a namespace's jobs (see the ListJobs RPC).
+  std::shared_ptr<RpcHandle> ListJobs(std::string namespace_, std::string label_selector,
+                                      int64_t page_size, std::string page_token,
+                                      absl::Time deadline, Done<JobPage> done);
+
+  // First the current status of every job, then every change, to `writer` (see the WatchStatus
+  // RPC). `done`: OK after the last job stopped, RESOURCE_EXHAUSTED when the caller fell more
+  // than max_queued_changes behind, or the error that ended it. `writer` must stay valid until
+  // `done` has been called.
+  std::shared_ptr<RpcHandle> WatchStatus(std::vector<std::string> execution_ids,
+                                         absl::Time deadline, StreamWriter<JobResult>* writer,
+                                         std::function<void(absl::Status)> done);
+  // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK
+  // when the log ended.
+  std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
+                                          absl::Time deadline, StreamWriter<OutputBatch>* writer,
+                                          std::function<void(absl::Status)> done);
+
+  // The coroutines (executor.cc, streams.cc); not part of the interface.
+  struct Coroutines;
+  struct StreamAccess;
+
+ private:
+  friend struct Coroutines;
+  friend struct StreamAccess;
+
+  absl::Time Deadline(absl::Time rpc_deadline) const;
+  // The execution id parsed for this cluster, within the namespace policy.
+  absl::StatusOr<spark::ExecutionId> ParseId(std::string_view execution_id) const;
+  void ObserveReturned(const std::string& json);
+  JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                     const spark::DriverPod* driver) const;
+  // The answer to Status straight from the cache, when it needs no request.
+  std::optional<JobResult> StatusFromSnapshot(const spark::ExecutionId& id) const;
+
+  // The driver a stopped app had at this resourceVersion, if recorded (nullopt), or that it had
+  // none.
+  std::optional<std::optional<spark::DriverPod>> KnownDriverOf(
+      const spark::AppProjection& app) const;
+  void RememberDriver(const spark::AppProjection& app,
+                      const std::optional<spark::DriverPod>& driver);
+
+  boost::asio::io_context& io_;
+  const std::shared_ptr<k8s::Client> client_;
+  cache::AppCache& cache_;
+  const NamespacePolicy policy_;
+  const ExecutorOptions options_;
+  const Clock& clock_;
+  const std::unique_ptr<OperatorBackend> backend_;
+
+  // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
+  // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the
+  // pod's removal moves it to ResourceReleased), so Status of a finished job needs no pod LIST.
+  struct KnownDriver {
+    std::string resource_version;
+    std::optional<spark::DriverPod> driver;
+  };
+  static constexpr size_t kMaxKnownDrivers = 200000;
+  mutable absl::Mutex drivers_mu_;
+  absl::flat_hash_map<std::string, KnownDriver> known_drivers_ ABSL_GUARDED_BY(drivers_mu_);
+};
+
+}  // namespace kje::executor

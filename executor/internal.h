@@ -1,0 +1,200 @@
+#pragma once
+
+// What the executor's coroutines share: how a call becomes a coroutine on a strand, and a one-shot
+// wake-up for waiting on things fed from other threads. Asio-heavy; the executor's .cc files only.
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "executor/executor.h"
+
+namespace kje::executor::internal {
+
+namespace asio = boost::asio;
+using Strand = asio::strand<asio::io_context::executor_type>;
+
+// One RPC's coroutine: its strand, and the signal its Cancel() emits there.
+class SpawnedCall final : public RpcHandle, public std::enable_shared_from_this<SpawnedCall> {
+ public:
+  explicit SpawnedCall(asio::io_context& io) : strand_(asio::make_strand(io)) {}
+
+  void Cancel() override {
+    if (cancelled_.exchange(true)) return;
+    // A cancellation signal is not thread-safe: it is emitted on the coroutine's strand, and
+    // never after the coroutine has finished (its handler would point into the freed frame).
+    asio::post(strand_, [self = shared_from_this()] {
+      if (!self->finished_) self->signal_.emit(asio::cancellation_type::terminal);
+    });
+  }
+
+  Strand& strand() { return strand_; }
+  asio::cancellation_slot slot() { return signal_.slot(); }
+  // On the strand, when the coroutine has completed.
+  void Finished() {
+    finished_ = true;
+    signal_.slot().clear();
+  }
+
+ private:
+  Strand strand_;
+  asio::cancellation_signal signal_;
+  std::atomic<bool> cancelled_ = false;
+  bool finished_ = false;  // strand only
+};
+
+// A coroutine that threw: cancelled (Asio throws at the next await once cancelled), or a bug.
+inline absl::Status FromException(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const boost::system::system_error& error) {
+    if (error.code() == asio::error::operation_aborted) {
+      return absl::CancelledError("the call was cancelled");
+    }
+    return absl::InternalError(error.what());
+  } catch (const std::exception& error) {
+    return absl::InternalError(error.what());
+  }
+}
+
+// Runs `make()` (which returns the coroutine) on a new strand; `done` gets its result there.
+template <class T, class Make>
+std::shared_ptr<RpcHandle> Spawn(asio::io_context& io, Make make,
+                                 std::function<void(absl::StatusOr<T>)> done) {
+  auto call = std::make_shared<SpawnedCall>(io);
+  asio::co_spawn(
+      call->strand(), make(),
+      asio::bind_cancellation_slot(
+          call->slot(),
+          asio::bind_executor(call->strand(), [call, done = std::move(done)](
+                                                  std::exception_ptr e, absl::StatusOr<T> result) {
+            call->Finished();
+            done(e ? absl::StatusOr<T>(FromException(e)) : std::move(result));
+          })));
+  return call;
+}
+
+// The same for a coroutine that returns a plain status.
+template <class Make>
+std::shared_ptr<RpcHandle> SpawnStatus(asio::io_context& io, Make make,
+                                       std::function<void(absl::Status)> done) {
+  auto call = std::make_shared<SpawnedCall>(io);
+  asio::co_spawn(
+      call->strand(), make(),
+      asio::bind_cancellation_slot(
+          call->slot(),
+          asio::bind_executor(call->strand(), [call, done = std::move(done)](std::exception_ptr e,
+                                                                             absl::Status status) {
+            call->Finished();
+            done(e ? FromException(e) : std::move(status));
+          })));
+  return call;
+}
+
+// A handle for a call that finished inline.
+class Finished final : public RpcHandle {
+ public:
+  void Cancel() override {}
+};
+
+// A one-shot wake-up: Waker() gives a function any thread may call (once or many times) to
+// resume the coroutine awaiting Wait(), on the coroutine's executor. A cancellation of the
+// coroutine also resumes it; the caller then checks Cancelled().
+class Wakeup : public std::enable_shared_from_this<Wakeup> {
+ public:
+  std::function<void()> Waker() {
+    return [self = shared_from_this()] { self->Fire(); };
+  }
+
+  asio::awaitable<void> Wait() {
+    auto self = shared_from_this();
+    return asio::async_initiate<const asio::use_awaitable_t<>, void()>(
+        [self](auto handler) {
+          auto executor = asio::get_associated_executor(handler);
+          auto slot = asio::get_associated_cancellation_slot(handler);
+          bool fired = false;
+          {
+            absl::MutexLock lock(&self->mu_);
+            fired = self->fired_;
+            if (!fired) {
+              self->resume_ = [executor, h = std::make_shared<decltype(handler)>(
+                                             std::move(handler))]() mutable {
+                asio::post(executor, [h] { std::move (*h)(); });
+              };
+            }
+          }
+          if (fired) {
+            asio::post(executor, [h = std::move(handler)]() mutable { std::move(h)(); });
+            return;
+          }
+          if (slot.is_connected()) {
+            slot.assign([self](asio::cancellation_type) { self->Fire(); });
+          }
+        },
+        asio::use_awaitable);
+  }
+
+ private:
+  void Fire() {
+    std::function<void()> resume;
+    {
+      absl::MutexLock lock(&mu_);
+      fired_ = true;
+      resume.swap(resume_);
+    }
+    if (resume) resume();
+  }
+
+  absl::Mutex mu_;
+  bool fired_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void()> resume_ ABSL_GUARDED_BY(mu_);
+};
+
+inline asio::awaitable<bool> Cancelled() {
+  auto state = co_await asio::this_coro::cancellation_state;
+  co_return state.cancelled() != asio::cancellation_type::none;
+}
+
+}  // namespace kje::executor::internal
+
+namespace kje::executor {
+
+namespace asio = boost::asio;
+
+// What the stream loops (streams.cc) use of the executor; the coroutines are in executor.cc.
+struct Executor::StreamAccess {
+  static cache::AppCache& Cache(Executor& ex) { return ex.cache_; }
+  static k8s::Client& Client(Executor& ex) { return *ex.client_; }
+  static const ExecutorOptions& Options(Executor& ex) { return ex.options_; }
+  static const Clock& ClockOf(Executor& ex) { return ex.clock_; }
+  static JobResult ResultOf(Executor& ex, const spark::ExecutionId& id,
+                            const spark::AppProjection& app, const spark::DriverPod* driver) {
+    return ex.ResultOf(id, app, driver);
+  }
+  static asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(Executor& ex, std::string ns,
+                                                               std::string name,
+                                                               absl::Time deadline);
+  static asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
+      Executor& ex, std::string ns, std::string app_name, absl::Time deadline);
+  static asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
+      Executor& ex, const spark::AppProjection& app, absl::Time deadline);
+};
+
+}  // namespace kje::executor

@@ -1,0 +1,35 @@
+#include "executor/namespace_policy.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/strings.h"
+
+namespace kje::executor {
+
+NamespacePolicy::NamespacePolicy(std::string default_namespace, std::vector<std::string> allowed)
+    : default_namespace_(std::move(default_namespace)), allowed_(std::move(allowed)) {}
+
+absl::Status NamespacePolicy::Check(std::string_view ns) const {
+  if (allowed_.empty() || std::find(allowed_.begin(), allowed_.end(), ns) != allowed_.end()) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(
+      absl::StrCat("namespace \"", ToAbsl(ns), "\" is not allowed: server.allowedNamespaces is [",
+                   absl::StrJoin(allowed_, ", "), "]"));
+}
+
+std::vector<std::string> NamespacePolicy::Configured() const {
+  std::vector<std::string> out;
+  if (!default_namespace_.empty() && Check(default_namespace_).ok()) {
+    out.push_back(default_namespace_);
+  }
+  for (const auto& ns : allowed_) {
+    if (std::find(out.begin(), out.end(), ns) == out.end()) out.push_back(ns);
+  }
+  return out;
+}
+
+}  // namespace kje::executor

@@ -1,0 +1,33 @@
+#pragma once
+
+// One namespace policy for every RPC. With an allow-list (server.allowedNamespaces), a request
+// about any other namespace is refused before anything is sent to Kubernetes; without one, any
+// namespace may be named (and the cache decides what it follows, see cache/app_cache.h).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace kje::executor {
+
+class NamespacePolicy {
+ public:
+  // `default_namespace`: where jobs go when a template names none. `allowed`: empty allows any.
+  NamespacePolicy(std::string default_namespace, std::vector<std::string> allowed);
+
+  const std::string& default_namespace() const { return default_namespace_; }
+  const std::vector<std::string>& allowed() const { return allowed_; }
+
+  // PERMISSION_DENIED naming the namespace and the rule, or OK.
+  absl::Status Check(std::string_view ns) const;
+  // The namespaces followed from the start: the default one and the allowed ones.
+  std::vector<std::string> Configured() const;
+
+ private:
+  std::string default_namespace_;
+  std::vector<std::string> allowed_;
+};
+
+}  // namespace kje::executor

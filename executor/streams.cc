@@ -1,0 +1,466 @@
+// WatchStatus and FollowOutput: coroutine loops that follow the informer instead of polling, with
+// one write in flight to the caller. What the informer delivers waits in the stream's own bounded
+// mailbox; a caller that stops reading fills only that mailbox and then loses its stream
+// (RESOURCE_EXHAUSTED), and nobody else waits for it.
+
+#include <deque>
+#include <map>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "executor/executor.h"
+#include "executor/internal.h"
+#include "executor/kubernetes_errors.h"
+#include "k8s/errors.h"
+#include "spark/execution_id.h"
+
+namespace kje::executor {
+
+namespace asio = boost::asio;
+using internal::Wakeup;
+
+namespace {
+
+constexpr size_t kMaxWatchedJobs = 100;
+constexpr int64_t kDefaultFollowTailLines = 100;
+constexpr size_t kMaxBatchLines = 1000;
+// Changes of one followed app that may wait while its log is being looked for.
+constexpr size_t kFollowChanges = 64;
+// A follow without an RPC deadline still ends (the caller may re-open it): no stream is forever.
+constexpr absl::Duration kMaxFollow = absl::Hours(24);
+
+bool IsFinal(spark::JobStatus status) {
+  return status == spark::JobStatus::kSucceeded || status == spark::JobStatus::kFailed ||
+         status == spark::JobStatus::kCancelled;
+}
+
+bool SameInfo(const JobResult& a, const JobResult& b) {
+  return a.info.status == b.info.status && a.info.operator_state == b.info.operator_state &&
+         a.info.message == b.info.message && a.info.started_at == b.info.started_at &&
+         a.info.finished_at == b.info.finished_at && a.driver_pod == b.driver_pod;
+}
+
+bool Newer(const spark::AppProjection& candidate, const cache::AppPtr& seen) {
+  if (seen == nullptr) return true;
+  if (candidate.uid != seen->uid) return true;  // a new application of the same name
+  auto cmp = cache::CompareResourceVersions(candidate.resource_version, seen->resource_version);
+  return !cmp.has_value() ? candidate.resource_version != seen->resource_version : *cmp > 0;
+}
+
+absl::Status Overflowed(size_t capacity) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the caller reads the stream too slowly: more than ", capacity,
+      " changes piled up unread (the limit); re-open the watch to get the current statuses"));
+}
+
+// Writes one message and waits for it to be out, or for `mailbox` (when given) to end: a caller
+// stuck on this write must not keep the stream alive once it has fallen too far behind.
+template <class T>
+asio::awaitable<absl::Status> Send(StreamWriter<T>* writer, T message,
+                                   cache::Mailbox<cache::AppEvent>* mailbox) {
+  auto wakeup = std::make_shared<Wakeup>();
+  auto outcome = std::make_shared<std::atomic<int>>(-1);
+  writer->Write(std::move(message), [wakeup, outcome](bool ok) {
+    outcome->store(ok ? 1 : 0);
+    wakeup->Waker()();
+  });
+  if (mailbox != nullptr) mailbox->OnEnd(wakeup->Waker());
+  co_await wakeup->Wait();
+  if (mailbox != nullptr) mailbox->ForgetWakes();
+  if (co_await internal::Cancelled()) co_return absl::CancelledError("the call was cancelled");
+  switch (outcome->load()) {
+    case 1:
+      co_return absl::OkStatus();
+    case 0:
+      co_return absl::CancelledError("the stream was broken");
+    default:
+      break;
+  }
+  if (mailbox->state() == cache::Mailbox<cache::AppEvent>::State::kOverflowed) {
+    co_return Overflowed(mailbox->capacity());
+  }
+  co_return absl::UnavailableError("the informer cache is shutting down");
+}
+
+// Waits until `mailbox` has something (or ended), or the coroutine is cancelled.
+asio::awaitable<bool> WaitForChanges(cache::Mailbox<cache::AppEvent>& mailbox) {
+  auto wakeup = std::make_shared<Wakeup>();
+  mailbox.OnReady(wakeup->Waker());
+  co_await wakeup->Wait();
+  mailbox.ForgetWakes();
+  co_return !(co_await internal::Cancelled());
+}
+
+// The bytes of a followed log, cut into lines as they arrive on the client's thread, held for
+// the stream's loop up to a byte bound (beyond it lines are counted, not kept).
+class LogBuffer {
+ public:
+  explicit LogBuffer(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  void Chunk(std::string_view bytes) {
+    std::function<void()> wake;
+    {
+      absl::MutexLock lock(&mu_);
+      received_ = true;
+      KeepLocked(splitter_.Feed(bytes));
+      wake.swap(wake_);
+    }
+    if (wake) wake();
+  }
+
+  void End(absl::Status status) {
+    std::function<void()> wake;
+    {
+      absl::MutexLock lock(&mu_);
+      if (status.ok()) KeepLocked(splitter_.Flush());
+      ended_ = true;
+      end_ = std::move(status);
+      wake.swap(wake_);
+    }
+    if (wake) wake();
+  }
+
+  struct Taken {
+    OutputBatch batch;
+    bool ended = false;
+    bool received = false;
+    absl::Status end;
+  };
+  // Up to kMaxBatchLines lines; `ended` only once every line has been taken.
+  Taken Take() {
+    absl::MutexLock lock(&mu_);
+    Taken out;
+    out.batch.dropped_lines = std::exchange(dropped_, 0);
+    while (!lines_.empty() && out.batch.lines.size() < kMaxBatchLines) {
+      bytes_ -= lines_.front().size();
+      out.batch.lines.push_back(std::move(lines_.front()));
+      lines_.pop_front();
+    }
+    out.ended = ended_ && lines_.empty();
+    out.received = received_;
+    out.end = end_;
+    return out;
+  }
+
+  // Calls `wake` once when more arrives, or at once if something is waiting.
+  void OnReady(std::function<void()> wake) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (lines_.empty() && dropped_ == 0 && !ended_) {
+        wake_ = std::move(wake);
+        return;
+      }
+    }
+    wake();
+  }
+
+ private:
+  void KeepLocked(std::vector<std::string> lines) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (auto& line : lines) {
+      if (bytes_ + line.size() > max_bytes_) {
+        ++dropped_;
+        continue;
+      }
+      bytes_ += line.size();
+      lines_.push_back(std::move(line));
+    }
+  }
+
+  const size_t max_bytes_;
+  absl::Mutex mu_;
+  spark::LogLines splitter_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::string> lines_ ABSL_GUARDED_BY(mu_);
+  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  bool received_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status end_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> wake_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+namespace {
+
+struct Job {
+  spark::ExecutionId id;
+  cache::AppPtr app;  // the newest version seen
+  bool gone = false;  // deleted (app is its last version)
+  bool dirty = true;  // changed since last mapped
+  bool done = false;  // its last status was sent
+  std::optional<JobResult> last_sent;
+};
+
+asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::ExecutionId> ids,
+                                        absl::Time deadline, StreamWriter<JobResult>* writer);
+asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, int64_t tail_lines,
+                                         absl::Time deadline, StreamWriter<OutputBatch>* writer);
+
+}  // namespace
+
+std::shared_ptr<RpcHandle> Executor::WatchStatus(std::vector<std::string> execution_ids,
+                                                 absl::Time deadline,
+                                                 StreamWriter<JobResult>* writer,
+                                                 std::function<void(absl::Status)> done) {
+  auto fail = [&](absl::Status status) -> std::shared_ptr<RpcHandle> {
+    done(std::move(status));
+    return std::make_shared<internal::Finished>();
+  };
+  if (execution_ids.empty()) return fail(absl::InvalidArgumentError("no execution ids to watch"));
+  if (execution_ids.size() > kMaxWatchedJobs) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "at most ", kMaxWatchedJobs, " execution ids per watch, got ", execution_ids.size())));
+  }
+  std::vector<spark::ExecutionId> ids;
+  for (const std::string& raw : execution_ids) {
+    auto id = ParseId(raw);
+    if (!id.ok()) return fail(id.status());
+    for (const auto& seen : ids) {
+      if (seen.namespace_ == id->namespace_ && seen.name == id->name) {
+        return fail(
+            absl::InvalidArgumentError(absl::StrCat("execution id ", raw, " is given twice")));
+      }
+    }
+    ids.push_back(*std::move(id));
+  }
+  if (!cache_.enabled()) {
+    return fail(absl::FailedPreconditionError(
+        "WatchStatus follows the informer cache, which is disabled (statusCacheTtlMs <= 0)"));
+  }
+  return internal::SpawnStatus(
+      io_,
+      [this, ids = std::move(ids), deadline, writer]() mutable {
+        return WatchLoop(*this, std::move(ids), deadline, writer);
+      },
+      std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id, int64_t tail_lines,
+                                                  absl::Time deadline,
+                                                  StreamWriter<OutputBatch>* writer,
+                                                  std::function<void(absl::Status)> done) {
+  auto id = ParseId(execution_id);
+  if (!id.ok()) {
+    done(id.status());
+    return std::make_shared<internal::Finished>();
+  }
+  if (tail_lines < 0) {
+    done(absl::InvalidArgumentError("tail_lines must not be negative"));
+    return std::make_shared<internal::Finished>();
+  }
+  if (tail_lines == 0) tail_lines = kDefaultFollowTailLines;
+  deadline = std::min(deadline, absl::Now() + kMaxFollow);
+  return internal::SpawnStatus(
+      io_,
+      [this, id = *std::move(id), tail_lines, deadline, writer]() mutable {
+        return FollowLoop(*this, std::move(id), tail_lines, deadline, writer);
+      },
+      std::move(done));
+}
+
+namespace {
+
+using Access = Executor::StreamAccess;
+
+// What a caller sees of a job whose application was deleted.
+JobResult DeletedResult(Executor& ex, const Job& job) {
+  JobResult result = Access::ResultOf(ex, job.id, *job.app, nullptr);
+  if (!IsFinal(result.info.status)) {
+    bool cancelled = job.app->cancel_requested;
+    result.info.status = cancelled ? spark::JobStatus::kCancelled : spark::JobStatus::kFailed;
+    result.info.finished_at = Access::ClockOf(ex).Now();
+    result.info.message = cancelled ? "the SparkApplication was deleted after a cancel request"
+                                    : "the SparkApplication was deleted before its job finished";
+  }
+  return result;
+}
+
+void Apply(std::map<std::string, Job>& jobs, const cache::AppEvent& event) {
+  auto it = jobs.find(absl::StrCat(event.app->namespace_, "/", event.app->name));
+  if (it == jobs.end() || it->second.done || it->second.gone) return;
+  Job& job = it->second;
+  if (event.type == cache::AppEvent::Type::kDeleted) {
+    if (job.app == nullptr || event.app->uid == job.app->uid) {
+      auto last = std::make_shared<spark::AppProjection>(*event.app);
+      last->deleting = true;
+      job.app = std::move(last);
+      job.gone = true;
+      job.dirty = true;
+    }
+  } else if (Newer(*event.app, job.app)) {
+    job.app = event.app;
+    job.dirty = true;
+  }
+}
+
+asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::ExecutionId> ids,
+                                        absl::Time deadline, StreamWriter<JobResult>* writer) {
+  cache::AppCache& cache = Access::Cache(ex);
+  auto mailbox =
+      std::make_shared<cache::Mailbox<cache::AppEvent>>(Access::Options(ex).max_queued_changes);
+  std::map<std::string, std::vector<std::string>> names_by_ns;
+  std::map<std::string, Job> jobs;  // by "namespace/name"
+  for (auto& id : ids) {
+    names_by_ns[id.namespace_].push_back(id.name);
+    std::string key = absl::StrCat(id.namespace_, "/", id.name);
+    jobs.emplace(std::move(key), Job{std::move(id)});
+  }
+  // Subscribed before the lookups, so no change between a lookup and the subscription is lost.
+  std::vector<std::pair<std::string, cache::AppCache::Subscribed>> subscriptions;
+  absl::Cleanup unsubscribe = [&] {
+    for (const auto& [ns, sub] : subscriptions) cache.Unsubscribe(ns, sub);
+  };
+  for (auto& [ns, names] : names_by_ns) {
+    auto sub = cache.Subscribe(ns, names, mailbox);
+    if (!sub.ok()) co_return sub.status();
+    subscriptions.emplace_back(ns, *std::move(sub));
+  }
+  for (auto& [key, job] : jobs) {
+    auto app = co_await Access::LookUp(ex, job.id.namespace_, job.id.name, deadline);
+    // Nothing has been sent yet (the first statuses go out together), so the whole call fails
+    // as Status would.
+    if (!app.ok()) co_return app.status();
+    if (Newer(**app, job.app)) job.app = *std::move(app);
+  }
+  for (;;) {
+    for (const cache::AppEvent& event : mailbox->Drain()) Apply(jobs, event);
+    for (auto& [key, job] : jobs) {
+      if (job.done || !job.dirty) continue;
+      job.dirty = false;
+      JobResult result;
+      if (job.gone) {
+        result = DeletedResult(ex, job);
+        job.done = true;
+      } else {
+        result = Access::ResultOf(ex, job.id, *job.app, nullptr);
+        if (IsFinal(result.info.status)) {
+          job.done = true;
+          if (spark::IsStopped(*job.app)) {
+            // The last status carries the driver container's exact times, as Status gives them.
+            cache::AppPtr app = job.app;
+            auto driver = co_await Access::StoppedDriver(ex, *app, deadline);
+            const spark::DriverPod* pod = driver && *driver ? &**driver : nullptr;
+            result = Access::ResultOf(ex, job.id, *app, pod);
+          }
+        }
+      }
+      if (job.last_sent && SameInfo(*job.last_sent, result)) continue;
+      job.last_sent = result;
+      if (absl::Status sent = co_await Send(writer, std::move(result), mailbox.get()); !sent.ok()) {
+        co_return sent;
+      }
+    }
+    bool all_done = true;
+    for (const auto& [key, job] : jobs) all_done = all_done && job.done;
+    if (all_done) co_return absl::OkStatus();
+    switch (mailbox->state()) {
+      case cache::Mailbox<cache::AppEvent>::State::kOverflowed:
+        co_return Overflowed(mailbox->capacity());
+      case cache::Mailbox<cache::AppEvent>::State::kClosed:
+        co_return absl::UnavailableError("the informer cache is shutting down");
+      case cache::Mailbox<cache::AppEvent>::State::kOpen:
+        break;
+    }
+    if (mailbox->size() > 0) continue;
+    if (!co_await WaitForChanges(*mailbox))
+      co_return absl::CancelledError("the call was cancelled");
+  }
+}
+
+// Streams the driver's log until it ends. nullopt: the container hasn't started yet (the API
+// server answered 400 before sending anything), so the caller waits for the app to move on.
+asio::awaitable<std::optional<absl::Status>> StreamLog(Executor& ex, const spark::ExecutionId& id,
+                                                       const spark::DriverPod& driver,
+                                                       int64_t tail_lines, absl::Time deadline,
+                                                       StreamWriter<OutputBatch>* writer) {
+  k8s::ResourceRef pod{"", "v1", "pods", id.namespace_, driver.name, ""};
+  k8s::LogOptions options;
+  options.tail_lines = tail_lines;
+  options.follow = true;
+  if (auto container = spark::LogContainer(driver)) options.container = *container;
+  auto buffer = std::make_shared<LogBuffer>(Access::Options(ex).max_follow_buffer_bytes);
+  std::shared_ptr<k8s::CallHandle> call = Access::Client(ex).StreamLog(
+      pod, options, deadline, [buffer](std::string_view chunk) { buffer->Chunk(chunk); },
+      [buffer](absl::Status status) { buffer->End(std::move(status)); });
+  absl::Cleanup stop = [call] { call->Cancel(); };
+  for (;;) {
+    LogBuffer::Taken taken = buffer->Take();
+    if (!taken.batch.lines.empty() || taken.batch.dropped_lines > 0) {
+      if (absl::Status sent = co_await Send(writer, std::move(taken.batch),
+                                            static_cast<cache::Mailbox<cache::AppEvent>*>(nullptr));
+          !sent.ok()) {
+        co_return sent;
+      }
+      continue;
+    }
+    if (taken.ended) {
+      if (k8s::HttpCode(taken.end) == 400 && !taken.received) co_return std::nullopt;
+      if (taken.end.ok()) co_return absl::OkStatus();
+      co_return FromKubernetes(
+          taken.end, absl::StrCat("following the log of ", id.namespace_, "/", driver.name),
+          deadline, absl::Now());
+    }
+    auto wakeup = std::make_shared<Wakeup>();
+    buffer->OnReady(wakeup->Waker());
+    co_await wakeup->Wait();
+    if (co_await internal::Cancelled()) co_return absl::CancelledError("the call was cancelled");
+  }
+}
+
+asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, int64_t tail_lines,
+                                         absl::Time deadline, StreamWriter<OutputBatch>* writer) {
+  auto app = co_await Access::LookUp(ex, id.namespace_, id.name, deadline);
+  if (!app.ok()) co_return app.status();
+  cache::AppPtr current = *std::move(app);
+  cache::AppCache& cache = Access::Cache(ex);
+  std::optional<cache::AppCache::Subscribed> subscribed;
+  auto mailbox = std::make_shared<cache::Mailbox<cache::AppEvent>>(kFollowChanges);
+  absl::Cleanup unsubscribe = [&] {
+    if (subscribed) cache.Unsubscribe(id.namespace_, *subscribed);
+  };
+  for (;;) {
+    auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, deadline);
+    if (!driver.ok()) {
+      co_return absl::UnavailableError(
+          absl::StrCat("can't list the driver pods of ", id.namespace_, "/", id.name));
+    }
+    if (driver->has_value()) {
+      auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, deadline, writer);
+      if (streamed) co_return *streamed;
+    } else if (spark::IsStopped(*current) || current->deleting) {
+      co_return absl::OkStatus();  // it stopped without a driver left to read
+    }
+    // No driver yet, or it hasn't started: the next change of the app may bring one.
+    if (!subscribed) {
+      auto sub = cache.Subscribe(id.namespace_, {id.name}, mailbox);
+      if (!sub.ok()) {
+        co_return absl::FailedPreconditionError(
+            absl::StrCat("the job has no running driver yet, and there is no way to wait for one: ",
+                         sub.status().message()));
+      }
+      subscribed = *std::move(sub);
+      continue;  // look once more: the change may have come before the subscription
+    }
+    if (mailbox->size() == 0 && !co_await WaitForChanges(*mailbox)) {
+      co_return absl::CancelledError("the call was cancelled");
+    }
+    if (mailbox->state() == cache::Mailbox<cache::AppEvent>::State::kClosed) {
+      co_return absl::UnavailableError("the informer cache is shutting down");
+    }
+    for (const cache::AppEvent& event : mailbox->Drain()) {
+      if (event.type == cache::AppEvent::Type::kDeleted) co_return absl::OkStatus();
+      if (Newer(*event.app, current)) current = event.app;
+    }
+    if (mailbox->state() == cache::Mailbox<cache::AppEvent>::State::kOverflowed) {
+      // Only this app's changes go here, so a pile-up means a long search: start over fresh.
+      mailbox = std::make_shared<cache::Mailbox<cache::AppEvent>>(kFollowChanges);
+      cache.Unsubscribe(id.namespace_, *subscribed);
+      subscribed.reset();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kje::executor

@@ -1,0 +1,409 @@
+#include "executor/executor.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "k8s/errors.h"
+#include "spark/execution_id.h"
+#include "spark/names.h"
+#include "tests/fakes/fake_kube_client.h"
+
+namespace kje::executor {
+namespace {
+
+using testing::FakeKubeClient;
+
+constexpr char kNs[] = "jobs";
+
+std::string AppJson(const std::string& name, const std::string& rv, const std::string& state,
+                    const std::string& job_id = "7",
+                    const std::string& created = "2026-01-01T00:00:00Z") {
+  std::string status;
+  if (!state.empty()) {
+    status =
+        absl::StrCat(R"(,"status":{"currentState":{"currentStateSummary":")", state,
+                     R"(","lastTransitionTime":"2026-01-01T00:00:05Z"},)",
+                     R"("stateTransitionHistory":{"0":{"currentStateSummary":"Submitted",)",
+                     R"("lastTransitionTime":"2026-01-01T00:00:01Z"},"1":{"currentStateSummary":")",
+                     state, R"(","lastTransitionTime":"2026-01-01T00:00:05Z"}}})");
+  }
+  return absl::StrCat(
+      R"({"apiVersion":"spark.apache.org/v1","kind":"SparkApplication","metadata":{"name":")", name,
+      R"(","namespace":"jobs","uid":"uid-)", name, R"(","resourceVersion":")", rv,
+      R"(","creationTimestamp":")", created,
+      R"(","labels":{"app.kubernetes.io/managed-by":"gravitino","gravitino.apache.org/job-id":")",
+      job_id, R"("}},"spec":{})", status, "}");
+}
+
+std::string IdOf(const std::string& name) {
+  return spark::ExecutionId{"default", std::string(spark::kKindSparkApp), kNs, name}.ToString();
+}
+
+// The executor over a scripted client on a one-thread io_context. The cache is off unless asked:
+// every read is then a request the test answers.
+struct Fixture {
+  boost::asio::io_context io;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
+  std::thread thread{[this] { io.run(); }};
+  std::shared_ptr<FakeKubeClient> client = std::make_shared<FakeKubeClient>(io);
+  FakeClock clock;
+  std::unique_ptr<cache::AppCache> cache;
+  std::unique_ptr<Executor> executor;
+
+  explicit Fixture(bool cache_on = false, std::vector<std::string> allowed = {}) {
+    client->set_complete_on_cancel(true);
+    cache::InformerOptions informer;
+    informer.collection = {"spark.apache.org", "v1", "sparkapplications", "", "", ""};
+    cache::CacheOptions cache_options;
+    cache_options.enabled = cache_on;
+    cache = std::make_unique<cache::AppCache>(io, client, informer, cache_options, clock);
+    ExecutorOptions options;
+    options.builder.namespace_ = kNs;
+    options.builder.image = "spark:4";
+    options.builder.spark_version = "4.0.0";
+    options.request_timeout = absl::Seconds(30);
+    options.max_queued_changes = 4;
+    executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(kNs, allowed),
+                                          options, clock);
+  }
+  ~Fixture() {
+    cache->Stop();
+    work.reset();
+    io.stop();
+    thread.join();
+  }
+
+  std::shared_ptr<FakeKubeClient::Call> Next(const std::string& verb) {
+    auto call = client->NextCall();
+    REQUIRE(call != nullptr);
+    REQUIRE(call->verb == verb);
+    return call;
+  }
+};
+
+// The result of one call, waited for.
+template <class T>
+struct Result {
+  absl::Notification done;
+  absl::StatusOr<T> value = absl::UnknownError("not done");
+
+  std::function<void(absl::StatusOr<T>)> Callback() {
+    return [this](absl::StatusOr<T> r) {
+      value = std::move(r);
+      done.Notify();
+    };
+  }
+  const absl::StatusOr<T>& Get() {
+    REQUIRE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    return value;
+  }
+};
+
+spark::SparkTemplate Template() {
+  spark::SparkTemplate t;
+  t.name = "pi";
+  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
+  t.class_name = "org.apache.spark.examples.SparkPi";
+  return t;
+}
+
+absl::Status Api(int code, const std::string& reason, const std::string& message) {
+  return k8s::MakeApiStatus({code, reason, message});
+}
+
+TEST_CASE("executor: submit creates, and a 409 adopts only the job's own application",
+          "[executor]") {
+  Fixture f;
+  {
+    Result<SubmitResult> r;
+    f.executor->Submit("7", "ml", Template(), absl::Now() + absl::Seconds(5), r.Callback());
+    auto create = f.Next("create");
+    CHECK(create->ref.namespace_ == kNs);
+    CHECK(create->body.find("\"gravitino.apache.org/job-id\":\"7\"") != std::string::npos);
+    // The call's deadline is the RPC's (5 s), not the longer request timeout.
+    CHECK(create->deadline <= absl::Now() + absl::Seconds(5));
+    f.client->Complete(create, AppJson("gravitino-job-7", "1", ""));
+    REQUIRE(r.Get().ok());
+    CHECK(r.Get()->execution_id == IdOf("gravitino-job-7"));
+    CHECK_FALSE(r.Get()->adopted);
+  }
+  {
+    Result<SubmitResult> r;
+    f.executor->Submit("7", "ml", Template(), absl::Now() + absl::Seconds(5), r.Callback());
+    f.client->Complete(f.Next("create"), Api(409, "AlreadyExists", "exists"));
+    auto get = f.Next("get");
+    CHECK(get->ref.name == "gravitino-job-7");
+    f.client->Complete(get, AppJson("gravitino-job-7", "2", "RunningHealthy"));
+    REQUIRE(r.Get().ok());
+    CHECK(r.Get()->adopted);
+  }
+  {
+    Result<SubmitResult> r;
+    f.executor->Submit("7", "ml", Template(), absl::Now() + absl::Seconds(5), r.Callback());
+    f.client->Complete(f.Next("create"), Api(409, "AlreadyExists", "exists"));
+    f.client->Complete(f.Next("get"), AppJson("gravitino-job-7", "2", "RunningHealthy", "other"));
+    CHECK(absl::IsAlreadyExists(r.Get().status()));
+  }
+}
+
+TEST_CASE("executor: one table of Kubernetes outcomes for every RPC", "[executor]") {
+  struct Case {
+    absl::Status upstream;
+    absl::StatusCode submit;
+    absl::StatusCode status;
+  };
+  const Case cases[] = {
+      {Api(400, "BadRequest", "bad"), absl::StatusCode::kInvalidArgument,
+       absl::StatusCode::kInvalidArgument},
+      {Api(422, "Invalid", "invalid"), absl::StatusCode::kInvalidArgument,
+       absl::StatusCode::kInvalidArgument},
+      {Api(401, "Unauthorized", "who"), absl::StatusCode::kFailedPrecondition,
+       absl::StatusCode::kFailedPrecondition},
+      {Api(403, "Forbidden", "no"), absl::StatusCode::kPermissionDenied,
+       absl::StatusCode::kPermissionDenied},
+      {Api(429, "TooManyRequests", "slow down"), absl::StatusCode::kUnavailable,
+       absl::StatusCode::kUnavailable},
+      {Api(500, "InternalError", "etcd"), absl::StatusCode::kUnavailable,
+       absl::StatusCode::kUnavailable},
+      {Api(504, "Timeout", "gateway"), absl::StatusCode::kUnavailable,
+       absl::StatusCode::kUnavailable},
+      {absl::UnavailableError("connection reset"), absl::StatusCode::kUnavailable,
+       absl::StatusCode::kUnavailable},
+      // Our own per-request timeout ran out, not the caller's deadline: retry.
+      {absl::DeadlineExceededError("request timeout"), absl::StatusCode::kUnavailable,
+       absl::StatusCode::kUnavailable},
+  };
+  Fixture f;
+  for (const Case& c : cases) {
+    INFO(c.upstream.ToString());
+    Result<SubmitResult> submitted;
+    f.executor->Submit("7", "ml", Template(), absl::Now() + absl::Seconds(5), submitted.Callback());
+    f.client->Complete(f.Next("create"), c.upstream);
+    CHECK(submitted.Get().status().code() == c.submit);
+    Result<JobResult> status;
+    f.executor->Status(IdOf("gravitino-job-7"), absl::Now() + absl::Seconds(5), status.Callback());
+    f.client->Complete(f.Next("get"), c.upstream);
+    CHECK(status.Get().status().code() == c.status);
+  }
+  // A 404 reads as "no such job".
+  Result<JobResult> gone;
+  f.executor->Status(IdOf("gravitino-job-7"), absl::Now() + absl::Seconds(5), gone.Callback());
+  f.client->Complete(f.Next("get"), Api(404, "NotFound", "not found"));
+  CHECK(absl::IsNotFound(gone.Get().status()));
+}
+
+TEST_CASE("executor: the caller's own deadline passing is DEADLINE_EXCEEDED", "[executor]") {
+  Fixture f;
+  Result<JobResult> r;
+  // Already past: the call is still made (with that deadline) and its timeout is the caller's.
+  f.executor->Status(IdOf("a"), absl::Now() - absl::Seconds(1), r.Callback());
+  f.client->Complete(f.Next("get"), absl::DeadlineExceededError("deadline"));
+  CHECK(absl::IsDeadlineExceeded(r.Get().status()));
+}
+
+TEST_CASE("executor: cancelling a call cancels the request it awaits", "[executor]") {
+  Fixture f;
+  Result<bool> r;
+  auto handle = f.executor->Cancel(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  auto get = f.Next("get");
+  handle->Cancel();
+  CHECK(absl::IsCancelled(r.Get().status()));
+  CHECK(get->cancelled);
+  handle->Cancel();  // idempotent, harmless after the end
+  f.client->Barrier();
+  CHECK_FALSE(f.client->HasPendingCall());  // nothing was started after the cancel
+}
+
+TEST_CASE("executor: cancel marks, then deletes in the foreground with the uid", "[executor]") {
+  Fixture f;
+  Result<bool> r;
+  f.executor->Cancel(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
+  auto patch = f.Next("patch");
+  CHECK(patch->body == spark::CancelRequestPatch());
+  f.client->Complete(patch, AppJson("a", "4", "RunningHealthy"));
+  auto del = f.Next("delete");
+  CHECK(del->delete_options.propagation_policy == "Foreground");
+  CHECK(del->delete_options.precondition_uid == "uid-a");
+  f.client->Complete(del, AppJson("a", "5", "RunningHealthy"));
+  REQUIRE(r.Get().ok());
+  CHECK(*r.Get());
+
+  // A stopped job is left as it is.
+  Result<bool> stopped;
+  f.executor->Cancel(IdOf("b"), absl::Now() + absl::Seconds(5), stopped.Callback());
+  f.client->Complete(f.Next("get"), AppJson("b", "3", "Succeeded"));
+  REQUIRE(stopped.Get().ok());
+  CHECK_FALSE(*stopped.Get());
+}
+
+TEST_CASE("executor: the no-status fail-safe re-reads, then deletes with a precondition",
+          "[executor]") {
+  Fixture f;
+  f.clock.Set(absl::FromUnixSeconds(1767225600) + absl::Minutes(11));  // 11 min after creation
+  Result<JobResult> r;
+  f.executor->Status(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.client->Complete(f.Next("get"), AppJson("a", "3", ""));
+  auto fresh = f.Next("get");  // decided on a fresh copy, never on a cached one
+  f.client->Complete(fresh, AppJson("a", "3", ""));
+  auto del = f.Next("delete");
+  CHECK(del->ref.name == "a");
+  CHECK(del->delete_options.precondition_uid == "uid-a");
+  // Another replica deleted it first: still the same answer.
+  f.client->Complete(del, Api(409, "Conflict", "uid precondition failed"));
+  REQUIRE(r.Get().ok());
+  CHECK(r.Get()->info.status == spark::JobStatus::kFailed);
+
+  // Within the timeout: QUEUED, and nothing deleted.
+  f.clock.Set(absl::FromUnixSeconds(1767225600) + absl::Minutes(1));
+  Result<JobResult> queued;
+  f.executor->Status(IdOf("a"), absl::Now() + absl::Seconds(5), queued.Callback());
+  f.client->Complete(f.Next("get"), AppJson("a", "3", ""));
+  REQUIRE(queued.Get().ok());
+  CHECK(queued.Get()->info.status == spark::JobStatus::kQueued);
+  f.client->Barrier();
+  CHECK_FALSE(f.client->HasPendingCall());
+}
+
+TEST_CASE("executor: a namespace outside the allow-list is refused before any request",
+          "[executor]") {
+  Fixture f(/*cache_on=*/false, {kNs});
+  std::string other =
+      spark::ExecutionId{"default", std::string(spark::kKindSparkApp), "elsewhere", "a"}.ToString();
+  Result<JobResult> status;
+  f.executor->Status(other, absl::Now() + absl::Seconds(5), status.Callback());
+  CHECK(absl::IsPermissionDenied(status.Get().status()));
+  CHECK(status.Get().status().message().find("elsewhere") != std::string::npos);
+  Result<bool> cancel;
+  f.executor->Cancel(other, absl::Now() + absl::Seconds(5), cancel.Callback());
+  CHECK(absl::IsPermissionDenied(cancel.Get().status()));
+  Result<spark::LogTailResult> output;
+  f.executor->Output(other, 0, 0, absl::Now() + absl::Seconds(5), output.Callback());
+  CHECK(absl::IsPermissionDenied(output.Get().status()));
+  Result<JobPage> list;
+  f.executor->ListJobs("elsewhere", "", 0, "", absl::Now() + absl::Seconds(5), list.Callback());
+  CHECK(absl::IsPermissionDenied(list.Get().status()));
+  f.client->Barrier();
+  CHECK_FALSE(f.client->HasPendingCall());
+}
+
+TEST_CASE("executor: a cached status answers inline, without a request", "[executor]") {
+  Fixture f(/*cache_on=*/true);
+  f.cache->Pin(kNs);
+  auto list = f.Next("list");
+  k8s::ListPage page;
+  page.items = {AppJson("a", "3", "RunningHealthy")};
+  page.resource_version = "5";
+  f.client->CompleteList(list, page);
+  f.Next("watch");
+  bool answered = false;
+  absl::StatusOr<JobResult> result;
+  f.executor->Status(IdOf("a"), absl::Now() + absl::Seconds(5), [&](absl::StatusOr<JobResult> r) {
+    answered = true;
+    result = std::move(r);
+  });
+  CHECK(answered);  // before Status returned
+  REQUIRE(result.ok());
+  CHECK(result->info.status == spark::JobStatus::kStarted);
+  CHECK_FALSE(f.client->HasPendingCall());
+}
+
+// A caller that never finishes reading: writes stay out.
+template <class T>
+class StalledWriter final : public StreamWriter<T> {
+ public:
+  void Write(T message, std::function<void(bool)> written) override {
+    absl::MutexLock lock(&mu_);
+    messages_.push_back(std::move(message));
+    pending_ = std::move(written);
+  }
+  size_t Count() {
+    absl::MutexLock lock(&mu_);
+    return messages_.size();
+  }
+  // Lets the write that is out complete.
+  void Release(bool ok = true) {
+    std::function<void(bool)> w;
+    {
+      absl::MutexLock lock(&mu_);
+      w.swap(pending_);
+    }
+    if (w) w(ok);
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<T> messages_ ABSL_GUARDED_BY(mu_);
+  std::function<void(bool)> pending_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST_CASE("executor: a watcher that stops reading overflows alone; others keep their stream",
+          "[executor]") {
+  Fixture f(/*cache_on=*/true);
+  f.cache->Pin(kNs);
+  auto list = f.Next("list");
+  k8s::ListPage page;
+  page.items = {AppJson("a", "3", "Submitted")};
+  page.resource_version = "5";
+  f.client->CompleteList(list, page);
+  auto watch = f.Next("watch");
+
+  StalledWriter<JobResult> stalled;
+  StalledWriter<JobResult> reading;
+  struct Ended {
+    absl::Notification done;
+    absl::Status value;
+  };
+  Ended stalled_end;
+  Ended reading_end;
+  auto to_status = [](Ended& r) {
+    return [&r](absl::Status s) {
+      r.value = std::move(s);
+      r.done.Notify();
+    };
+  };
+  auto h1 = f.executor->WatchStatus({IdOf("a")}, absl::Now() + absl::Seconds(30), &stalled,
+                                    to_status(stalled_end));
+  auto h2 = f.executor->WatchStatus({IdOf("a")}, absl::Now() + absl::Seconds(30), &reading,
+                                    to_status(reading_end));
+  // Both got the first status; the stalled one never lets its write complete.
+  for (int i = 0; i < 100 && (stalled.Count() < 1 || reading.Count() < 1); ++i) f.client->Barrier();
+  REQUIRE(stalled.Count() == 1);
+  REQUIRE(reading.Count() == 1);
+  reading.Release();
+  // More changes than the stalled stream may fall behind by (4).
+  const char* states[] = {"DriverRequested",
+                          "DriverStarted",
+                          "DriverReady",
+                          "RunningHealthy",
+                          "RunningWithBelowThresholdExecutors",
+                          "RunningHealthy"};
+  int rv = 10;
+  for (const char* state : states) {
+    f.client->SendEvent(watch, k8s::WatchEvent{k8s::WatchEvent::Type::kModified, std::to_string(rv),
+                                               AppJson("a", std::to_string(rv), state)});
+    ++rv;
+    for (int i = 0; i < 5; ++i) f.client->Barrier();
+    reading.Release();
+  }
+  REQUIRE(stalled_end.done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  CHECK(absl::IsResourceExhausted(stalled_end.value));
+  CHECK(stalled_end.value.message().find("too slowly") != std::string::npos);
+  CHECK(stalled.Count() == 1);  // one write in flight, never more
+  // The reading one saw the changes and is still open.
+  CHECK(reading.Count() >= 2);
+  CHECK_FALSE(reading_end.done.HasBeenNotified());
+  h2->Cancel();
+  REQUIRE(reading_end.done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  CHECK(absl::IsCancelled(reading_end.value));
+  CHECK(f.cache->Stats().size() == 1);
+  stalled.Release(false);
+}
+
+}  // namespace
+}  // namespace kje::executor
