@@ -40,6 +40,7 @@ class EndToEndTest {
   private static Processes.Server first;
   private static Processes.Server second;
   private static Processes.Server secure;
+  private static Processes.Server mutual;
   private static final List<JobExecutor> executors = new ArrayList<>();
 
   @BeforeAll
@@ -70,6 +71,10 @@ class EndToEndTest {
         "server.tls.certFile=" + dir.resolve("server.crt"),
         "server.tls.keyFile=" + dir.resolve("server.key"),
         "server.tokenFile=" + dir.resolve("callers.token"));
+    mutual = new Processes.Server("server-mtls", dir, config,
+        "server.tls.certFile=" + dir.resolve("server.crt"),
+        "server.tls.keyFile=" + dir.resolve("server.key"),
+        "server.tls.clientCaFile=" + dir.resolve("ca.crt"));
   }
 
   @AfterAll
@@ -78,7 +83,7 @@ class EndToEndTest {
       e.close();
     }
     List<Integer> codes = new ArrayList<>();
-    for (Processes.Server s : new Processes.Server[] {first, second, secure}) {
+    for (Processes.Server s : new Processes.Server[] {first, second, secure, mutual}) {
       if (s != null) {
         codes.add(s.proc.stop());
         assertFalse(s.log().contains("right-token"), "a token reached " + s.proc.name + "'s log");
@@ -280,6 +285,23 @@ class EndToEndTest {
     JobExecutor plain = plugin("target", secure.address, "retry.maxAttempts", "1",
         "tokenFile", dir.resolve("callers.token").toString());
     assertThrows(RuntimeException.class, () -> plain.getJobExecutionInfo(id));
+  }
+
+  @Test
+  void mutualTls() throws Exception {
+    String ca = dir.resolve("ca.crt").toString();
+    JobExecutor m = plugin("target", mutual.address, "tls.caFile", ca,
+        "tls.certFile", dir.resolve("client.crt").toString(),
+        "tls.keyFile", dir.resolve("client.key").toString());
+    String id = m.submitJob(context(7008), sparkPi("succeed"));
+    poll(m, id, JobHandle.Status.SUCCEEDED, new ArrayList<>());
+    // Without a client certificate the service refuses the connection.
+    JobExecutor anonymous = plugin("target", mutual.address, "tls.caFile", ca,
+        "retry.maxAttempts", "1");
+    RuntimeException refused = assertThrows(RuntimeException.class,
+        () -> anonymous.getJobExecutionInfo(id));
+    assertTrue(refused.getMessage().startsWith("k8s-job-executor at " + mutual.address),
+        refused.getMessage());
   }
 
   @Test
