@@ -15,6 +15,13 @@ packages=(
   ca-certificates procps curl
   # benchmarks: h2load drives gRPC unary calls
   nghttp2-client
+  # the Gravitino plugin (clients/gravitino): JDK 17 and Maven offline against Debian's maven-repo,
+  # grpc-java with its netty transport, netty-tcnative for TLS, the build's Maven plugins, JUnit 5
+  openjdk-17-jdk-headless maven libgrpc-java protobuf-compiler-grpc-java-plugin libprotobuf-java
+  libnetty-java libperfmark-java libnetty-tcnative-java libnetty-tcnative-jni libguava-java
+  libcommons-lang3-java libgeronimo-annotation-1.3-spec-java libmaven-compiler-plugin-java
+  libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-shade-plugin-java
+  libsurefire-java libexec-maven-plugin-java libbuild-helper-maven-plugin-java junit5
 )
 
 missing=()

@@ -1,0 +1,166 @@
+package io.kje.gravitino.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Starts kubesim and k8s-job-executor as the Python harness (tests/e2e/kje.py) does: port 0, the
+ * bound port read from the log, a throwaway CA and token. Every process dies with the JVM.
+ */
+final class Processes {
+  static final String BINARY = System.getenv("KJE_BINARY");
+  static final String KUBESIM = System.getenv("KJE_KUBESIM");
+  static final Path SOURCE_DIR = Path.of(System.getProperty("kje.sourceDir", "../../..")).normalize();
+
+  private static final Pattern KUBESIM_URL = Pattern.compile("kubesim listening on (https://\\S+)");
+  private static final Pattern SERVER_PORT = Pattern.compile("msg=listening .*\\bport=(\\d+)");
+
+  private Processes() {}
+
+  /** Polls until {@code probe} yields a value, or fails after {@code timeoutMs}. */
+  static <T> T waitFor(String what, long timeoutMs, Supplier<T> probe) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    T last = null;
+    while (System.nanoTime() < deadline) {
+      last = probe.get();
+      if (last != null) {
+        return last;
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+    }
+    throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
+  }
+
+  static String read(Path p) {
+    try {
+      return Files.exists(p) ? Files.readString(p, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** A started process whose output goes to files. */
+  static final class Proc implements AutoCloseable {
+    final Process process;
+    final Path out;
+    final Path err;
+    final String name;
+
+    Proc(String name, List<String> command, Path dir, Map<String, String> env) throws IOException {
+      this.name = name;
+      this.out = dir.resolve(name + ".out");
+      this.err = dir.resolve(name + ".err");
+      ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile())
+          .redirectError(err.toFile());
+      pb.environment().putAll(env);
+      this.process = pb.start();
+      Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
+    }
+
+    String match(Path file, Pattern p) {
+      if (!process.isAlive()) {
+        throw new AssertionError(name + " exited with " + process.exitValue() + ":\n" + read(err)
+            + read(out));
+      }
+      Matcher m = p.matcher(read(file));
+      return m.find() ? m.group(1) : null;
+    }
+
+    /** SIGTERM, then the exit code. */
+    int stop() throws InterruptedException {
+      if (process.isAlive()) {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+          process.destroyForcibly().waitFor();
+        }
+      }
+      return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop();
+    }
+  }
+
+  static final class Kubesim {
+    final Proc proc;
+    final Path kubeconfig;
+
+    Kubesim(Path dir) throws IOException {
+      kubeconfig = dir.resolve("kubeconfig");
+      Path token = dir.resolve("kubesim.token");
+      Files.writeString(token, Long.toHexString(System.nanoTime()) + "kubesim");
+      Path crds = SOURCE_DIR.resolve("crds/apache-spark-operator/1.0.0");
+      proc = new Proc("kubesim", List.of(KUBESIM, "--listen", "127.0.0.1:0", "--crd-dir",
+          crds.toString(), "--token-file", token.toString(), "--write-kubeconfig",
+          kubeconfig.toString(), "--namespaces", "spark-jobs", "--operator-namespaces=default",
+          // The operator's clock runs 20 times faster than ours.
+          "--time-scale", "20"), dir, Map.of());
+      waitFor("kubesim to listen", 20_000,
+          () -> proc.match(proc.out, KUBESIM_URL) != null && Files.exists(kubeconfig) ? "" : null);
+    }
+  }
+
+  static final class Server {
+    final Proc proc;
+    final String address;
+
+    Server(String name, Path dir, Path config, String... sets) throws IOException {
+      List<String> cmd = new ArrayList<>(List.of(BINARY, "serve", "--listen", "127.0.0.1:0",
+          "--config", config.toString()));
+      for (String s : sets) {
+        cmd.add("--set");
+        cmd.add(s);
+      }
+      proc = new Proc(name, cmd, dir, Map.of("KJE_MUTEX_DEADLOCK_DETECTION", "abort"));
+      address = "127.0.0.1:" + waitFor(name + " to listen", 20_000,
+          () -> proc.match(proc.err, SERVER_PORT));
+    }
+
+    String log() {
+      return read(proc.err);
+    }
+  }
+
+  static void openssl(Path dir, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("openssl");
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("openssl.log").toFile()).start();
+    if (p.waitFor() != 0) {
+      throw new AssertionError("openssl " + String.join(" ", args) + " failed:\n"
+          + read(dir.resolve("openssl.log")));
+    }
+  }
+
+  /** A CA, a server certificate for 127.0.0.1/localhost and a client certificate. */
+  static void makePki(Path d) throws IOException, InterruptedException {
+    openssl(d, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+        "ca.crt", "-days", "2", "-subj", "/CN=kje-plugin-test-ca");
+    Files.writeString(d.resolve("server.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+    Files.writeString(d.resolve("client.ext"), "extendedKeyUsage=clientAuth\n");
+    for (String name : new String[] {"server", "client"}) {
+      openssl(d, "req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out",
+          name + ".csr", "-subj", "/CN=" + name);
+      openssl(d, "x509", "-req", "-in", name + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+          "-CAcreateserial", "-out", name + ".crt", "-days", "2", "-extfile", name + ".ext");
+    }
+  }
+}
