@@ -14,8 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "kubesim/operator/app_status.h"
 #include "kubesim/operator/driver.h"
 #include "kubesim/operator/driver_log.h"
+#include "kubesim/operator/messages.h"
 
 namespace kubesim::op {
 namespace {
@@ -25,162 +27,7 @@ using internal::AppId;
 using internal::JobConf;
 using internal::PodStage;
 using internal::Timeline;
-
-constexpr const char* kFinalizer = "sparkapplications.spark.apache.org/finalizer";
-
-// Operator-time delays between passes, close to what the real operator shows.
-constexpr int64_t kStepMs = 500;          // e.g. Submitted → DriverRequested, stop → cleanup
-constexpr int64_t kRunningMs = 400;       // DriverReady → RunningHealthy
-constexpr int64_t kDriverGraceMs = 1000;  // a just-requested driver may not be visible yet
-
-// The operator's messages (Constants.java, 0.9.0).
-constexpr const char* kSubmittedMsg = "Spark application has been created on Kubernetes Cluster.";
-constexpr const char* kDriverRequestedMsg = "Requested driver from resource scheduler.";
-constexpr const char* kDriverStartedMsg = "Driver has started running.";
-constexpr const char* kDriverReadyMsg = "Driver has reached ready state.";
-constexpr const char* kRunningHealthyMsg = "Application is running healthy.";
-constexpr const char* kSucceededMsg = "Spark application completed successfully.";
-constexpr const char* kFailedContainerMsg =
-    "Driver has one or more failed critical container(s), refer last observed status for "
-    "details.";
-constexpr const char* kDriverRemovedMsg =
-    "Driver removed. This could caused by 'exit' called in driver process with non-zero code, "
-    "involuntary disruptions or unintentional destroy behavior, check Kubernetes events for more "
-    "details.";
-constexpr const char* kClientModeMsg = "Client mode is not supported yet.";
-constexpr const char* kUnknownStateMsg = "Cannot process application status.";
-constexpr const char* kStartTimedOutMsg =
-    "The driver has not responded to the initial health check request within the allotted "
-    "start-up time. This can be configured by setting "
-    ".spec.applicationTolerations.applicationTimeoutConfig.";
-constexpr const char* kRestartRetainMsg =
-    "Application is configured to restart, resources created in current attempt would be force "
-    "released.";
-constexpr const char* kShutdownMsg = "Spark application has been shutdown as requested.";
-constexpr const char* kRetainExpiredMsg =
-    "Spark application resources released after exceeding the configured retain duration.";
-constexpr const char* kTerminatedWithoutReleaseMsg =
-    "Application is terminated without releasing resources as configured.";
-constexpr const char* kNoImageStack =
-    "Failed to request driver from scheduler backend. StackTrace: "
-    "org.apache.spark.SparkException: Must specify the driver container image\n"
-    "\tat org.apache.spark.deploy.k8s.features.BasicDriverFeatureStep."
-    "$anonfun$driverContainerImage$1(BasicDriverFeatureStep.scala:46)\n"
-    "\tat scala.Option.getOrElse(Option.scala:201)\n"
-    "\tat org.apache.spark.deploy.k8s.features.BasicDriverFeatureStep.<init>"
-    "(BasicDriverFeatureStep.scala:46)\n"
-    "\tat org.apache.spark.deploy.k8s.submit.KubernetesDriverBuilder.$anonfun$buildFromFeatures"
-    "$1(KubernetesDriverBuilder.scala:56)\n"
-    "\tat org.apache.spark.deploy.k8s.submit.KubernetesDriverBuilder.buildFromFeatures"
-    "(KubernetesDriverBuilder.scala:98)\n"
-    "\tat org.apache.spark.k8s.operator.SparkAppSubmissionWorker.getResourceSpec"
-    "(SparkAppSubmissionWorker.java:171)\n"
-    "\tat org.apache.spark.k8s.operator.reconciler.reconcilesteps.AppInitStep.reconcile"
-    "(AppInitStep.java:73)\n"
-    "\tat org.apache.spark.k8s.operator.reconciler.SparkAppReconciler.reconcile"
-    "(SparkAppReconciler.java:128)\n";
-
-bool IsStarting(const std::string& s) {
-  return s == "DriverRequested" || s == "DriverStarted" || s == "DriverReady" ||
-         s == "InitializedBelowThresholdExecutors";
-}
-bool IsRunning(const std::string& s) {
-  return s == "RunningHealthy" || s == "RunningWithPartialCapacity" ||
-         s == "RunningWithBelowThresholdExecutors";
-}
-bool IsFailure(const std::string& s) {
-  return s == "DriverStartTimedOut" || s == "ExecutorsStartTimedOut" || s == "SchedulingFailure" ||
-         s == "DriverEvicted" || s == "Failed" || s == "DriverReadyTimedOut";
-}
-bool IsInfrastructureFailure(const std::string& s) {
-  return s == "DriverStartTimedOut" || s == "ExecutorsStartTimedOut" || s == "SchedulingFailure";
-}
-bool IsStopping(const std::string& s) { return IsFailure(s) || s == "Succeeded"; }
-bool IsTerminated(const std::string& s) {
-  return s == "ResourceReleased" || s == "TerminatedWithoutReleaseResources";
-}
-
-std::string StringAt(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-const json::object* ObjectAt(const json::object* o, std::string_view key) {
-  if (o == nullptr) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
-std::optional<int64_t> IntAt(const json::object* o, std::string_view key) {
-  if (o == nullptr) return std::nullopt;
-  const json::value* v = o->if_contains(key);
-  if (v == nullptr) return std::nullopt;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(v->as_uint64(), INT64_MAX));
-  if (v->is_double()) return static_cast<int64_t>(v->as_double());
-  return std::nullopt;
-}
-
-struct Tolerations {
-  std::string restart_policy = "Never";
-  int64_t max_restart_attempts = 3;
-  int64_t restart_backoff_ms = 30000;
-  int64_t restart_counter_reset_ms = -1;
-  std::optional<int64_t> max_restart_on_failure;
-  std::optional<int64_t> backoff_on_failure_ms;
-  std::optional<int64_t> max_restart_on_scheduling_failure;
-  std::optional<int64_t> backoff_on_scheduling_failure_ms;
-  int64_t driver_start_timeout_ms = 300000;
-  int64_t driver_ready_timeout_ms = 300000;
-  int64_t termination_requeue_ms = 2000;
-  std::string retain_policy = "Never";
-  int64_t retain_duration_ms = -1;
-  int64_t ttl_after_stop_ms = -1;
-};
-
-Tolerations ReadTolerations(const json::object& app) {
-  Tolerations t;
-  const json::object* tol = ObjectAt(ObjectAt(&app, "spec"), "applicationTolerations");
-  if (tol == nullptr) return t;
-  const json::object* restart = ObjectAt(tol, "restartConfig");
-  if (std::string p = restart ? StringAt(*restart, "restartPolicy") : ""; !p.empty()) {
-    t.restart_policy = p;
-  }
-  t.max_restart_attempts = IntAt(restart, "maxRestartAttempts").value_or(t.max_restart_attempts);
-  t.restart_backoff_ms = IntAt(restart, "restartBackoffMillis").value_or(t.restart_backoff_ms);
-  t.restart_counter_reset_ms = IntAt(restart, "restartCounterResetMillis").value_or(-1);
-  t.max_restart_on_failure = IntAt(restart, "maxRestartOnFailure");
-  t.backoff_on_failure_ms = IntAt(restart, "restartBackoffMillisForFailure");
-  t.max_restart_on_scheduling_failure = IntAt(restart, "maxRestartOnSchedulingFailure");
-  t.backoff_on_scheduling_failure_ms = IntAt(restart, "restartBackoffMillisForSchedulingFailure");
-  const json::object* timeouts = ObjectAt(tol, "applicationTimeoutConfig");
-  t.driver_start_timeout_ms =
-      IntAt(timeouts, "driverStartTimeoutMillis").value_or(t.driver_start_timeout_ms);
-  t.driver_ready_timeout_ms =
-      IntAt(timeouts, "driverReadyTimeoutMillis").value_or(t.driver_ready_timeout_ms);
-  t.termination_requeue_ms =
-      IntAt(timeouts, "terminationRequeuePeriodMillis").value_or(t.termination_requeue_ms);
-  if (std::string p = StringAt(*tol, "resourceRetainPolicy"); !p.empty()) t.retain_policy = p;
-  t.retain_duration_ms = IntAt(tol, "resourceRetainDurationMillis").value_or(-1);
-  t.ttl_after_stop_ms = IntAt(tol, "ttlAfterStopMillis").value_or(-1);
-  return t;
-}
-
-// A history map's entries in numeric key order.
-std::vector<std::pair<int64_t, const json::object*>> Entries(const json::object* history) {
-  std::vector<std::pair<int64_t, const json::object*>> out;
-  if (history == nullptr) return out;
-  for (const auto& kv : *history) {
-    if (!kv.value().is_object()) continue;
-    char* end = nullptr;
-    std::string key(kv.key());
-    long long k = std::strtoll(key.c_str(), &end, 10);
-    if (end == nullptr || *end != '\0') continue;
-    out.emplace_back(k, &kv.value().as_object());
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return out;
-}
+using namespace internal;  // NOLINT: the operator's own vocabulary
 
 class Reconciler {
  public:
