@@ -22,6 +22,7 @@ constexpr const char* kDriverStartedMsg = "Driver has started running.";
 constexpr const char* kDriverReadyMsg = "Driver has reached ready state.";
 constexpr const char* kRunningHealthyMsg = "Application is running healthy.";
 constexpr const char* kSucceededMsg = "Spark application completed successfully.";
+constexpr const char* kCriticalExitedZeroMsg = "Driver has critical container(s) exited with 0.";
 constexpr const char* kFailedContainerMsg =
     "Driver has one or more failed critical container(s), refer last observed status for "
     "details.";

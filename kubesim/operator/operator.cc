@@ -18,6 +18,7 @@
 #include "kubesim/operator/driver.h"
 #include "kubesim/operator/driver_log.h"
 #include "kubesim/operator/messages.h"
+#include "kubesim/operator/v1_1/suspend.h"
 
 namespace kubesim::op {
 namespace {
@@ -76,6 +77,13 @@ class Reconciler {
       return std::move(actions_);
     }
     if (!has_finalizer) actions_.add_finalizer = true;
+    v1_1_ = options_.VersionFor(conf_.ns) == OperatorVersion::k1_1;
+    if (v1_1_) hold_ = v1_1::HoldReason(app_);
+    if (!has_state_ && !hold_.empty()) {
+      // Held before the first status: none is written, a SuspendHeld event is.
+      HoldWithoutStatus(meta);
+      return Finish();
+    }
     if (!has_state_) {
       status_ = json::object();
       status_["currentAttemptSummary"] = json::object{{"attemptInfo", AttemptInfo(0, 0, 0, 0)}};
@@ -198,25 +206,53 @@ class Reconciler {
   void RunKubelet() {
     if (driver_ == nullptr) return;
     timeline_ = internal::DriverTimeline(conf_, attempt_, RequestedAt(), options_.time_scale);
-    PodStage shown = internal::StageOf(*driver_);
+    PodStage shown = internal::StageOf(*driver_, conf_.driver_container);
     PodStage due = internal::StageAt(*timeline_, now_);
     if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
     if (due > shown) {
       driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
       actions_.pod_status.push_back({driver_name_, driver_status_});
       std::string text;
-      if (shown < PodStage::kRunning) text += internal::DriverLogStart(conf_, attempt_, *timeline_);
-      if (due == PodStage::kTerminated) text += internal::DriverLogEnd(conf_, attempt_, *timeline_);
+      const bool never_ran = conf_.outcome == internal::Outcome::kEvictBeforeStart;
+      if (shown < PodStage::kRunning && !never_ran) {
+        text += internal::DriverLogStart(conf_, attempt_, *timeline_);
+        for (const std::string& sidecar : conf_.sidecars) {
+          actions_.logs.push_back({driver_name_, sidecar, sidecar + ": sidecar started\n"});
+        }
+      }
+      if (due == PodStage::kTerminated && !never_ran) {
+        text += internal::DriverLogEnd(conf_, attempt_, *timeline_);
+      }
       if (!text.empty()) {
-        actions_.logs.push_back({driver_name_, internal::kDriverContainer, std::move(text)});
+        actions_.logs.push_back({driver_name_, conf_.driver_container, std::move(text)});
       }
     }
     if (due == PodStage::kPending && timeline_->started_ms) Requeue(*timeline_->started_ms);
     if (due < PodStage::kTerminated && timeline_->ended_ms) Requeue(*timeline_->ended_ms);
   }
 
+  // The driver container's status in the driver pod's status, or nullptr.
+  const json::object* DriverContainerStatus() const {
+    const json::value* cs = driver_status_.if_contains("containerStatuses");
+    if (cs == nullptr || !cs->is_array()) return nullptr;
+    for (const auto& c : cs->as_array()) {
+      if (c.is_object() && StringAt(c.as_object(), "name") == conf_.driver_container) {
+        return &c.as_object();
+      }
+    }
+    return nullptr;
+  }
+
+  // The exit code of a terminated driver container, if it has one.
+  std::optional<int64_t> DriverExitCode() const {
+    const json::object* state = ObjectAt(DriverContainerStatus(), "state");
+    return IntAt(ObjectAt(state, "terminated"), "exitCode");
+  }
+
   PodStage DriverStage() const {
     std::string phase = StringAt(driver_status_, "phase");
+    // Sidecars keep the pod Running: the driver container tells that the driver ended.
+    if (phase == "Running" && DriverExitCode()) return PodStage::kTerminated;
     if (phase == "Running") return PodStage::kRunning;
     if (phase == "Succeeded" || phase == "Failed") return PodStage::kTerminated;
     return PodStage::kPending;
@@ -398,6 +434,7 @@ class Reconciler {
   }
 
   void Step() {
+    if (v1_1_ && SuspendStep()) return;
     if (state_ == "Submitted") {
       int64_t due = Due(state_time_, kStepMs);
       if (now_ < due) {
@@ -446,9 +483,19 @@ class Reconciler {
   // One step of the starting and running states, from what the driver pod shows.
   void ObserveDriver() {
     const PodStage stage = DriverStage();
-    const bool failed = StringAt(driver_status_, "phase") == "Failed";
-    if (stage == PodStage::kTerminated && (IsRunning(state_) || !EverStarted())) {
-      if (!failed) {
+    const bool pod_failed = StringAt(driver_status_, "phase") == "Failed";
+    const bool failed = pod_failed || DriverExitCode().value_or(0) != 0;
+    const json::value* statuses = driver_status_.if_contains("containerStatuses");
+    const bool no_containers =
+        statuses == nullptr || !statuses->is_array() || statuses->as_array().empty();
+    // 1.0 takes a terminal driver that never reported a container for a pending one, until the
+    // start timeout (apache/spark-kubernetes-operator#863); 1.1 fails it at once (SPARK-59729).
+    const bool lost_before_start = stage == PodStage::kTerminated && no_containers && !v1_1_;
+    if (stage == PodStage::kTerminated && !lost_before_start &&
+        (IsRunning(state_) || !EverStarted())) {
+      if (!failed && StringAt(driver_status_, "phase") != "Succeeded") {
+        Transition("Succeeded", kCriticalExitedZeroMsg, &driver_status_);
+      } else if (!failed) {
         Transition("Succeeded", kSucceededMsg);
       } else if (StringAt(driver_status_, "reason") == "Evicted") {
         Transition("DriverEvicted", kFailedContainerMsg, &driver_status_);
@@ -499,6 +546,53 @@ class Reconciler {
     // Running: nothing to do until the kubelet ends the driver (RunKubelet requeued for that).
   }
 
+  // Operator 1.1: no status while held; a SuspendHeld event per republish period.
+  void HoldWithoutStatus(const json::object* meta) {
+    int64_t created =
+        meta != nullptr ? ParseTime(StringAt(*meta, "creationTimestamp")).value_or(now_) : now_;
+    int64_t period_ms = internal::ScaledMs(v1_1::kSuspendHeldRepublishMs, options_.time_scale);
+    int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - created) / period_ms : 0;
+    actions_.events.push_back(v1_1::SuspendHeldEvent(app_, hold_, period, now_));
+    Requeue(created + (period + 1) * period_ms);
+  }
+
+  // Operator 1.1's suspend and resume; true when it took this pass.
+  bool SuspendStep() {
+    if (state_ == "Suspended") {
+      if (driver_ != nullptr || !view_.pods.empty()) {
+        // Whatever the retain policy: a suspended attempt keeps no pods.
+        DeleteAllPods();
+        if (!actions_.delete_pods.empty()) return true;
+      }
+      if (!hold_.empty()) return true;  // stays suspended until resumed
+      // Resume: a new attempt from Submitted, without backoff and outside the restart limits.
+      status_ =
+          v1_1::ResumedStatus(status_, NextKey(), internal::FormatStatusTime(now_), kSubmittedMsg);
+      state_ = "Submitted";
+      state_time_ = now_;
+      dirty_ = true;
+      Requeue(Due(now_, kStepMs));
+      return true;
+    }
+    if (hold_.empty()) return false;
+    // Held before the driver is requested: the app waits where it is.
+    if (state_ == "Submitted" || state_ == "ScheduledToRestart") return true;
+    if (IsStarting(state_) || IsRunning(state_)) {
+      RunKubelet();
+      if (driver_ != nullptr && DriverStage() == PodStage::kTerminated) {
+        return false;  // the driver already ended: the attempt ends as usual
+      }
+      Transition("Suspended", v1_1::SuspendedMessage(hold_), nullptr);
+      for (json::value* state :
+           {&status_["currentState"], &History()[std::to_string(NextKey() - 1)]}) {
+        if (state->is_object()) state->as_object()["suspendReason"] = hold_;
+      }
+      Requeue(Due(now_, kStepMs));
+      return true;
+    }
+    return false;
+  }
+
   // Whether the driver container ever ran (running now, or terminated after a start).
   bool EverStarted() const {
     const json::value* cs = driver_status_.if_contains("containerStatuses");
@@ -528,6 +622,8 @@ class Reconciler {
   int64_t attempt_ = 0;
   std::string driver_name_;
   const json::object* driver_ = nullptr;
+  bool v1_1_ = false;
+  std::string hold_;  // operator 1.1: why the app must be held now (v1_1::HoldReason)
   json::object driver_status_;
   std::optional<Timeline> timeline_;
 };
