@@ -313,6 +313,18 @@ JobConf ReadJobConf(const json::object& app) {
       }
     }
   }
+  // A test's sidecars without a pod template (the service can't send one).
+  std::string extra = StringAt(conf, "kubesim.sidecars");
+  for (size_t start = 0; start < extra.size();) {
+    size_t comma = extra.find(',', start);
+    if (comma == std::string::npos) comma = extra.size();
+    std::string name = extra.substr(start, comma - start);
+    if (!name.empty() && name != c.driver_container &&
+        std::find(c.sidecars.begin(), c.sidecars.end(), name) == c.sidecars.end()) {
+      c.sidecars.push_back(name);
+    }
+    start = comma + 1;
+  }
   return c;
 }
 
@@ -477,6 +489,15 @@ json::object BuildDriverPod(const json::object& app, const JobConf& conf, int64_
     container["terminationMessagePolicy"] = "File";
   }
   json::array containers{container};
+  for (const std::string& name : conf.sidecars) {
+    bool in_template = false;
+    for (const auto& c : other_containers) {
+      in_template = in_template || (c.is_object() && StringAt(c.as_object(), "name") == name);
+    }
+    if (!in_template) {
+      other_containers.push_back(json::object{{"name", name}, {"image", "busybox:1.36"}});
+    }
+  }
   for (auto& c : other_containers) containers.push_back(std::move(c));
   pod_spec["containers"] = std::move(containers);
 

@@ -7,8 +7,10 @@
 // a restart of kubesim or of the controller loses nothing.
 //
 // The job decides its own fate through sparkConf: `kubesim.outcome` = succeed (default) | fail |
-// evict | unschedulable | hang, and `kubesim.durationMs` (the driver's run time, default 3000 ms
-// of operator time; an unknown outcome counts as succeed).
+// evict | unschedulable | hang | evict-before-start, `kubesim.durationMs` (the driver's run time,
+// default 3000 ms of operator time; an unknown outcome counts as succeed), and `kubesim.sidecars`
+// (comma-separated sidecar containers that start with the driver and keep running, as a pod
+// template's other containers do).
 //
 // Like the real operator it moves an application by one state per call (each call is one status
 // write clients can watch) and asks to be called again through requeue_at_ms; a call before
