@@ -45,7 +45,7 @@ TEST_CASE("ParseFlags rejects bad input", "[config]") {
   CHECK_FALSE(ParseFlags({"positional"}, &f, &error));
 }
 
-TEST_CASE("--operator-version is global or per namespace - --crd-overlay repeats", "[config]") {
+TEST_CASE("The operator version is global or per namespace - CRD overlays repeat", "[config]") {
   Flags f;
   std::string error;
   REQUIRE(ParseFlags(
