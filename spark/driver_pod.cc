@@ -29,8 +29,9 @@ ContainerTimes TimesOf(const rapidjson::Value* container_status) {
   const rapidjson::Value* terminated = json::Member(state, "terminated");
   ContainerTimes times;
   times.started = json::Time(terminated, "startedAt");
-  if (times.started == kNoTime)
+  if (times.started == kNoTime) {
     times.started = json::Time(json::Member(state, "running"), "startedAt");
+  }
   times.finished = json::Time(terminated, "finishedAt");
   return times;
 }

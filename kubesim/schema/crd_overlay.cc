@@ -110,7 +110,12 @@ bool ApplyCrdOverlayFile(const std::string& path, std::vector<Crd>* crds, std::s
         schema = s->as_object().if_contains("openAPIV3Schema");
       }
       if (schema == nullptr || !schema->is_object()) {
-        *error = path + ": version " + version + " of " + crd_name + " has no schema";
+        *error = path;
+        *error += ": version ";
+        *error += version;
+        *error += " of ";
+        *error += crd_name;
+        *error += " has no schema";
         return false;
       }
       for (const json::value& op : ops->as_array()) {
@@ -127,7 +132,11 @@ bool ApplyCrdOverlayFile(const std::string& path, std::vector<Crd>* crds, std::s
       crd = std::move(*rebuilt);
       return true;
     }
-    *error = path + ": " + crd_name + " serves no version " + version;
+    *error = path;
+    *error += ": ";
+    *error += crd_name;
+    *error += " serves no version ";
+    *error += version;
     return false;
   }
   *error = path + ": no CRD " + crd_name + " is loaded";
