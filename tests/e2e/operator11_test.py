@@ -1,4 +1,4 @@
-"""Operator 1.1 end to end: the real binary against kubesim in 1.1 mode (spec.suspend, Suspended,
+"""Operator 1.0 and 1.1 end to end: the real binary against kubesim in each mode (1.1: spec.suspend, Suspended,
 resume as a new attempt, Kueue holds) plus the #14230 and submit-parity rules that a 1.1 cluster
 makes visible: a held job is not lost to the no-status timeout, a suspended job comes back, a
 finished driver whose sidecar still runs keeps its pod and its log, client mode is refused."""
@@ -28,11 +28,14 @@ def spark_template(outcome="succeed", duration_ms=2000, extra_configs=None):
         spark=pb.SparkJob(class_name="org.apache.spark.examples.SparkPi", configs=configs))
 
 
-class Operator11Test(unittest.TestCase):
+class Common:
+    """What holds on every operator version; each TestCase below runs it against its own."""
+
+    OPERATOR_VERSION = None
 
     @classmethod
     def setUpClass(cls):
-        cls.cluster = kje.Kubesim(operator_version="1.1")
+        cls.cluster = kje.Kubesim(operator_version=cls.OPERATOR_VERSION)
         cls.config = kje.write_temp("""
 kubeconfig: %s
 noStatusTimeoutMs: %d
@@ -117,6 +120,54 @@ server:
             time.sleep(0.2)
         self.assertGreater(polls, 5)
 
+    # --- #14230: the driver container decides -----------------------------------------------------
+
+    def test_finished_driver_with_running_sidecar_keeps_its_pod_and_log(self):
+        resp = self.submit("4004", spark_template(
+            outcome="fail", extra_configs={"kubesim.sidecars": "log-shipper"}))
+        name = "gravitino-job-4004"
+        info = self.wait_status(resp.execution_id, S.FAILED)
+        self.assertTrue(info.driver_pod)
+        pods = self.cluster.driver_pods("default", name)
+        self.assertEqual(len(pods), 1)
+        self.assertEqual(pods[0].status.phase, "Running")  # the sidecar keeps it so
+        # Status again and again: the orphan-driver rule must not take the finished driver.
+        for _ in range(5):
+            self.assertEqual(S.Name(self.status(resp.execution_id).status), "FAILED")
+        pods = self.cluster.driver_pods("default", name)
+        self.assertEqual(len(pods), 1)
+        self.assertIsNone(pods[0].metadata.deletion_timestamp)
+        out = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id),
+                               timeout=kje.RPC_TIMEOUT)
+        self.assertTrue(any("SparkContext" in l for l in out.lines), out.lines)
+        self.assertFalse(any("sidecar started" in l for l in out.lines), out.lines)
+
+    # --- submit parity --------------------------------------------------------------------------
+
+    def test_client_mode_and_local_master_are_refused(self):
+        for key, value, job_id in (("spark.submit.deployMode", "client", "4005"),
+                                   ("spark.master", "local[2]", "4006")):
+            with self.assertRaises(grpc.RpcError) as err:
+                self.submit(job_id, spark_template(extra_configs={key: value}))
+            self.assertEqual(err.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+            self.assertIn(key, err.exception.details())
+            self.assertIsNone(self.cluster.app("default", "gravitino-job-" + job_id))
+
+
+
+class Operator10Test(Common, unittest.TestCase):
+    OPERATOR_VERSION = "1.0"
+
+    def test_spec_suspend_is_pruned_and_the_job_runs(self):
+        # The 1.0 CRD has no spec.suspend: the API server drops it and the operator runs the app.
+        name, execution_id = self.create_held_app("4101", spec_extra={"suspend": True})
+        self.assertNotIn("suspend", self.cluster.app("default", name)["spec"])
+        self.wait_status(execution_id, S.SUCCEEDED)
+
+
+class Operator11Test(Common, unittest.TestCase):
+    OPERATOR_VERSION = "1.1"
+
     # --- held without a status --------------------------------------------------------------------
 
     def test_suspended_at_creation_stays_queued_past_the_no_status_timeout(self):
@@ -172,39 +223,6 @@ server:
         app = self.cluster.app("default", name)
         self.assertEqual(app["status"]["currentAttemptSummary"]["attemptInfo"]["id"], 1)
         self.assertEqual(info.driver_pod, "gravitino-job-4003-1-driver")
-
-    # --- #14230: the driver container decides -----------------------------------------------------
-
-    def test_finished_driver_with_running_sidecar_keeps_its_pod_and_log(self):
-        resp = self.submit("4004", spark_template(
-            outcome="fail", extra_configs={"kubesim.sidecars": "log-shipper"}))
-        name = "gravitino-job-4004"
-        info = self.wait_status(resp.execution_id, S.FAILED)
-        self.assertTrue(info.driver_pod)
-        pods = self.cluster.driver_pods("default", name)
-        self.assertEqual(len(pods), 1)
-        self.assertEqual(pods[0].status.phase, "Running")  # the sidecar keeps it so
-        # Status again and again: the orphan-driver rule must not take the finished driver.
-        for _ in range(5):
-            self.assertEqual(S.Name(self.status(resp.execution_id).status), "FAILED")
-        pods = self.cluster.driver_pods("default", name)
-        self.assertEqual(len(pods), 1)
-        self.assertIsNone(pods[0].metadata.deletion_timestamp)
-        out = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id),
-                               timeout=kje.RPC_TIMEOUT)
-        self.assertTrue(any("SparkContext" in l for l in out.lines), out.lines)
-        self.assertFalse(any("sidecar started" in l for l in out.lines), out.lines)
-
-    # --- submit parity --------------------------------------------------------------------------
-
-    def test_client_mode_and_local_master_are_refused(self):
-        for key, value, job_id in (("spark.submit.deployMode", "client", "4005"),
-                                   ("spark.master", "local[2]", "4006")):
-            with self.assertRaises(grpc.RpcError) as err:
-                self.submit(job_id, spark_template(extra_configs={key: value}))
-            self.assertEqual(err.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
-            self.assertIn(key, err.exception.details())
-            self.assertIsNone(self.cluster.app("default", "gravitino-job-" + job_id))
 
 
 if __name__ == "__main__":
