@@ -1,7 +1,7 @@
-"""Operator 1.0 and 1.1 end to end: the real binary against kubesim in each mode (1.1: spec.suspend, Suspended,
-resume as a new attempt, Kueue holds) plus the #14230 and submit-parity rules that a 1.1 cluster
-makes visible: a held job is not lost to the no-status timeout, a suspended job comes back, a
-finished driver whose sidecar still runs keeps its pod and its log, client mode is refused."""
+"""Operators 1.0 and 1.1 end to end: the real binary against kubesim in each mode (1.1 with
+spec.suspend, Suspended, resume as a new attempt, Kueue holds), with the #14230 and submit-parity
+rules: a held job is not lost to the no-status timeout, a suspended job comes back, a finished
+driver whose sidecar still runs keeps its pod and its log, client mode is refused."""
 
 import os
 import time
