@@ -3,12 +3,14 @@
 #include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/names.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "spark/names.h"
@@ -26,8 +28,79 @@ constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
 constexpr std::string_view kConfJars = "spark.jars";
 constexpr std::string_view kConfFiles = "spark.files";
 constexpr std::string_view kConfArchives = "spark.archives";
+constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
+constexpr std::string_view kSparkConfArgument = "--spark-conf";
+constexpr std::string_view kK8sMasterPrefix = "k8s://";
 
 bool IsBlank(std::string_view s) { return absl::StripAsciiWhitespace(ToAbsl(s)).empty(); }
+
+std::string_view Trimmed(std::string_view s) {
+  return ToStd(absl::StripAsciiWhitespace(ToAbsl(s)));
+}
+
+bool HasControlCharacter(std::string_view s) {
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) return true;
+  }
+  return false;
+}
+
+// A key as it can be quoted in an error: controls escaped, long ones cut.
+std::string QuoteKey(std::string_view key) {
+  return absl::StrCat("\"", absl::CHexEscape(ToAbsl(key.substr(0, 200))),
+                      key.size() > 200 ? "...\"" : "\"");
+}
+
+// One Spark conf value and where it came from, for errors that name the source.
+struct ConfValue {
+  std::string value;
+  std::string source;
+};
+using Conf = std::map<std::string, ConfValue>;
+
+absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& from,
+                       const std::string& source) {
+  for (const auto& [key, value] : from) {
+    if (HasControlCharacter(key)) {
+      return absl::InvalidArgumentError(absl::StrCat("The Spark configuration key ", QuoteKey(key),
+                                                     " of ", source,
+                                                     " contains a control character"));
+    }
+    if (IsBlank(value)) continue;  // Blank means unset: it doesn't override a default.
+    conf[key] = ConfValue{value, source};
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDeployModeAndMaster(Conf& conf) {
+  if (auto it = conf.find(std::string(kConfDeployMode)); it != conf.end()) {
+    std::string_view mode = Trimmed(it->second.value);
+    if (mode == "client") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kConfDeployMode), "=client of ", it->second.source,
+          " isn't supported: the k8s job executor runs Spark jobs in cluster mode only"));
+    }
+    if (mode != "cluster") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(kConfDeployMode), " of ", it->second.source,
+                       " must be cluster or unset, not \"", absl::CHexEscape(ToAbsl(mode)), "\""));
+    }
+    conf.erase(it);  // The operator builds the driver in cluster mode itself.
+  }
+  if (auto it = conf.find(std::string(kConfMaster)); it != conf.end()) {
+    std::string_view master = Trimmed(it->second.value);
+    if (!absl::StartsWith(ToAbsl(master), ToAbsl(kK8sMasterPrefix))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kConfMaster), " of ", it->second.source, " is \"",
+          absl::CHexEscape(ToAbsl(master.substr(0, 200))),
+          "\", which isn't a k8s:// master: the job runs on the Kubernetes cluster of the "
+          "executor"));
+    }
+    conf.erase(it);  // The operator sets the cluster's own master.
+  }
+  return absl::OkStatus();
+}
 
 bool IsSchemeChar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
@@ -119,6 +192,47 @@ void KeyInt(Writer& w, std::string_view key, int64_t value) {
 
 }  // namespace
 
+absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
+    const std::vector<std::string>& arguments) {
+  std::map<std::string, std::string> conf;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i] != kSparkConfArgument) continue;
+    if (i + 1 >= arguments.size()) {
+      return absl::InvalidArgumentError("The --spark-conf argument has no value");
+    }
+    const std::string& text = arguments[++i];
+    if (IsBlank(text)) continue;
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseNumbersAsStringsFlag>(text.data(), text.size());
+    if (doc.HasParseError()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "The --spark-conf argument isn't valid JSON (error at offset ", doc.GetErrorOffset(),
+          "): it must be a JSON object of Spark configurations"));
+    }
+    if (!doc.IsObject()) {
+      return absl::InvalidArgumentError(
+          "The --spark-conf argument isn't a JSON object of Spark configurations");
+    }
+    for (const auto& member : doc.GetObject()) {
+      std::string key(member.name.GetString(), member.name.GetStringLength());
+      const rapidjson::Value& value = member.value;
+      if (value.IsString()) {
+        conf[key] = std::string(value.GetString(), value.GetStringLength());
+      } else if (value.IsBool()) {
+        conf[key] = value.GetBool() ? "true" : "false";
+      } else if (value.IsNull()) {
+        conf[key] = "";
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat("The value of ", QuoteKey(key),
+                         " in the --spark-conf argument is an object or an array: Spark "
+                         "configurations are strings, numbers or booleans"));
+      }
+    }
+  }
+  return conf;
+}
+
 std::string_view UriScheme(std::string_view uri) {
   size_t colon = uri.find(':');
   if (colon == 0 || colon == std::string_view::npos) return "";
@@ -195,9 +309,20 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
         "instead, for example spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
   }
 
+  if (HasControlCharacter(metalake)) {
+    return absl::InvalidArgumentError(absl::StrCat("The metalake (annotation ",
+                                                   ToAbsl(kAnnotationMetalake),
+                                                   ") contains a control character"));
+  }
+  const bool builtin = absl::StartsWith(template_name, ToAbsl(kBuiltinPrefix));
   std::string executable = spark_template.executable;
-  if (absl::StartsWith(template_name, ToAbsl(kBuiltinPrefix)) && !IsClusterReachable(executable)) {
+  if (builtin && !IsClusterReachable(executable)) {
     // Built-in jobs name the jobs jar on the server; the Spark image carries its own copy.
+    if (!IsValidUri(options.builtin_jobs_jar) || !IsClusterReachable(options.builtin_jobs_jar)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "The executor's spark.builtinJobsJar isn't a URI reachable from the cluster: ",
+          options.builtin_jobs_jar));
+    }
     executable = options.builtin_jobs_jar;
   }
   RETURN_IF_ERROR(CheckReachable(executable));
@@ -208,14 +333,43 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   }
 
   // Later sources override earlier ones; the map keeps the keys sorted like the Java TreeMap.
-  std::map<std::string, std::string> conf = options.conf;
-  for (const auto& [key, value] : spark_template.configs) conf[key] = value;
+  std::vector<std::string> warnings;
+  Conf merged;
+  RETURN_IF_ERROR(MergeConf(merged, options.conf, "the executor's defaults (spark.conf.*)"));
+  const std::string template_source = absl::StrCat("job template ", template_name);
+  RETURN_IF_ERROR(MergeConf(merged, spark_template.configs, template_source));
+  if (builtin) {
+    // A built-in job applies its spark_conf inside the driver, too late for spark.jars and with
+    // spark.master meaning local mode there: it goes into the application's conf instead.
+    absl::StatusOr<std::map<std::string, std::string>> spark_conf =
+        ParseSparkConfArgument(spark_template.arguments);
+    if (!spark_conf.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Job template ", template_name, ": ", spark_conf.status().message()));
+    }
+    std::map<std::string, std::string> applied;
+    for (auto& [key, value] : *spark_conf) {
+      if (key == kConfMaster || key == kConfDeployMode ||
+          absl::StartsWith(key, ToAbsl(kConfKubernetesPrefix))) {
+        if (!HasControlCharacter(key)) {
+          warnings.push_back(absl::StrCat("Ignored ", key, " in the spark_conf of job template ",
+                                          template_name,
+                                          ": the k8s job executor decides the master, the deploy "
+                                          "mode and the Kubernetes settings"));
+          continue;
+        }
+      }
+      applied[key] = std::move(value);
+    }
+    RETURN_IF_ERROR(
+        MergeConf(merged, applied, absl::StrCat("the spark_conf of job template ", template_name)));
+  }
+  RETURN_IF_ERROR(CheckDeployModeAndMaster(merged));
+  std::map<std::string, std::string> conf;
+  for (auto& [key, value] : merged) conf[key] = std::move(value.value);
   AppendList(conf, kConfJars, spark_template.jars);
   AppendList(conf, kConfFiles, spark_template.files);
   AppendList(conf, kConfArchives, spark_template.archives);
-  // The operator decides both: a master or client mode from a template would break the run.
-  conf.erase(std::string(kConfMaster));
-  conf.erase(std::string(kConfDeployMode));
   SetIfBlank(conf, kConfImage, options.image);
   SetIfBlank(conf, kConfServiceAccount, options.service_account);
   std::string namespace_ = options.namespace_;
@@ -296,7 +450,14 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.EndObject();  // applicationTolerations
   w.EndObject();  // spec
   w.EndObject();
+  if (buffer.GetSize() > options.max_application_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "The SparkApplication of job template ", template_name, " would be ", buffer.GetSize(),
+        " bytes, more than the limit of ", options.max_application_bytes,
+        " bytes of an object in etcd: shorten its arguments or configuration"));
+  }
   built.json.assign(buffer.GetString(), buffer.GetSize());
+  built.warnings = std::move(warnings);
   return built;
 }
 

@@ -30,6 +30,9 @@ struct BuilderOptions {
   // The executable of built-in (`builtin-*`) templates whose own one is a server-local path.
   std::string builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
   std::map<std::string, std::string> conf;  // Server-level Spark conf defaults.
+  // The largest application JSON a Submit may send: etcd's limit on an object (1.5 MiB), so that
+  // a cluster's late, opaque refusal becomes a clear one before anything is sent.
+  size_t max_application_bytes = 1572864;
 };
 
 // A Gravitino job template with its placeholders already resolved.
@@ -53,17 +56,35 @@ struct BuiltApplication {
   std::string name;
   ExecutionId execution_id;
   std::string json;  // The SparkApplication (spark.apache.org/v1) to POST.
+  // What the builder ignored and the caller should log (never a value: values may be secrets).
+  std::vector<std::string> warnings;
 };
 
 // INVALID_ARGUMENT for a template the executor can't run, with the reason: a SHELL template, a
 // blank name or executable, an invalid job id, environments (listed by name, never by value),
 // a resource that isn't a valid URI or has no cluster-reachable scheme, or an invalid (non-blank)
-// spark.kubernetes.namespace; a blank one means the default namespace.
-// FAILED_PRECONDITION when `options` lack the image or the Spark version.
+// spark.kubernetes.namespace (a blank one means the default namespace); a
+// spark.submit.deployMode other than cluster, or a spark.master that isn't a k8s:// master (from
+// the template or the server's defaults; the key and its source are named); a config key or the
+// metalake with a control character; for a built-in template, a --spark-conf argument that
+// isn't a JSON object of scalars; an application JSON over options.max_application_bytes (the
+// size and the limit are named).
+// Spark conf, later sources winning: the server's defaults < the template's configs < (built-in
+// templates only) the --spark-conf argument, whose spark.master, spark.submit.deployMode and
+// spark.kubernetes.* keys are ignored with a warning. A blank value is unset: it overrides
+// nothing. A k8s:// master and deployMode cluster are dropped: the operator sets both.
+// FAILED_PRECONDITION when `options` lack the image or the Spark version, or when a built-in
+// template needs options.builtin_jobs_jar and it isn't reachable from the cluster.
 absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        std::string_view metalake,
                                                        const SparkTemplate& spark_template,
                                                        const BuilderOptions& options);
+
+// The Spark conf of a built-in job's `--spark-conf` argument (a JSON object; numbers and
+// booleans as their text, null as blank); empty when the argument is absent or blank.
+// INVALID_ARGUMENT, without quoting the text, when it isn't a JSON object of scalars.
+absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
+    const std::vector<std::string>& arguments);
 
 // The scheme of a URI ("https", "local"), or "" when the text has none (a plain path).
 std::string_view UriScheme(std::string_view uri);

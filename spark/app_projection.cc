@@ -57,13 +57,13 @@ struct RawEntry {
   const rapidjson::Value* value;
 };
 
-StateEntry ToEntry(const RawEntry& raw) {
+StateEntry ToEntry(const RawEntry& raw, std::string_view driver_container) {
   StateEntry entry;
   entry.id = raw.id;
   entry.state = ParseAppState(raw.summary);
   entry.transition_time = json::Time(raw.value, "lastTransitionTime");
   if (const rapidjson::Value* driver = json::Member(raw.value, "lastObservedDriverStatus")) {
-    ContainerTimes times = DriverContainerTimes(*driver);
+    ContainerTimes times = DriverContainerTimes(*driver, driver_container);
     entry.driver_started = times.started;
     entry.driver_finished = times.finished;
   }
@@ -81,8 +81,8 @@ std::string AppProjection::OperatorState() const {
 size_t AppProjection::ApproximateBytes() const {
   return sizeof(AppProjection) + HeapBytes(namespace_) + HeapBytes(name) + HeapBytes(uid) +
          HeapBytes(resource_version) + HeapBytes(job_id) + HeapBytes(metalake) +
-         HeapBytes(unknown_current_state) + HeapBytes(current_message) +
-         history.capacity() * sizeof(StateEntry) + LabelBytes(labels);
+         HeapBytes(unknown_current_state) + HeapBytes(current_message) + HeapBytes(suspend_reason) +
+         HeapBytes(driver_container) + history.capacity() * sizeof(StateEntry) + LabelBytes(labels);
 }
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
@@ -117,7 +117,19 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   projection.cancel_requested =
       json::String(annotations, kAnnotationCancelRequested) == kCancelRequestedValue;
 
+  projection.kueue_queued = json::String(labels, kLabelKueueQueueName).has_value();
+  const rapidjson::Value* spec = json::Member(app, "spec");
+  if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
+    projection.suspend_requested = suspend->IsBool() && suspend->GetBool();
+  }
+  projection.driver_container = DriverContainerName(spec);
+
   const rapidjson::Value* status = json::Member(app, "status");
+  projection.has_status =
+      status != nullptr && !status->IsNull() && !(status->IsObject() && status->MemberCount() == 0);
+  projection.attempt_id =
+      json::Int(json::Member(json::Member(status, "currentAttemptSummary"), "attemptInfo"), "id")
+          .value_or(0);
   std::vector<RawEntry> raw;
   const rapidjson::Value* history = json::Member(status, "stateTransitionHistory");
   if (history != nullptr && history->IsObject()) {
@@ -138,13 +150,20 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
     raw.push_back(RawEntry{kCurrentStateId, *current_summary, current});
   }
   projection.history.reserve(raw.size());
-  for (const RawEntry& entry : raw) projection.history.push_back(ToEntry(entry));
+  for (const RawEntry& entry : raw) {
+    projection.history.push_back(ToEntry(entry, projection.driver_container));
+  }
   if (!raw.empty()) {
     if (projection.history.back().state == AppState::kUnknown) {
       projection.unknown_current_state = std::string(raw.back().summary);
     }
     const rapidjson::Value* message_source = current != nullptr ? current : raw.back().value;
     projection.current_message = CapMessage(json::String(message_source, "message").value_or(""));
+    if (IsSuspendedState(projection.history.back().state)) {
+      std::optional<std::string_view> reason = json::String(current, "suspendReason");
+      projection.suspend_reason =
+          std::string(reason && !reason->empty() ? *reason : kSuspendReasonSpec);
+    }
   }
   return projection;
 }
@@ -159,6 +178,10 @@ absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
 }
 
 bool HasState(const AppProjection& app) { return !app.history.empty(); }
+
+bool IsHeldWithoutStatus(const AppProjection& app) {
+  return app.suspend_requested || app.kueue_queued;
+}
 
 bool IsStopped(const AppProjection& app) {
   if (app.history.empty()) return false;

@@ -5,6 +5,7 @@
 // its JSON (a status with stack traces and pod statuses is easily 20 KB).
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +56,21 @@ struct AppProjection {
   std::string current_message;  // status.currentState.message, capped at kMaxMessageBytes
   // metadata.labels in the object's order, for label selectors answered from memory.
   std::vector<std::pair<std::string, std::string>> labels;
+  // A .status is there (a non-empty object, or anything else but null) even when no state in it
+  // can be read: the operator wrote something this build doesn't understand.
+  bool has_status = false;
+  // Operator 1.1 holds these without a .status: spec.suspend is true, or the app waits for Kueue
+  // admission (label kueue.x-k8s.io/queue-name).
+  bool suspend_requested = false;
+  bool kueue_queued = false;
+  // status.currentState.suspendReason when the current state is Suspended (SpecSuspend when the
+  // operator left it out); "" otherwise.
+  std::string suspend_reason;
+  // status.currentAttemptSummary.attemptInfo.id: a resume or a restart counts it up.
+  int64_t attempt_id = 0;
+  // The container the driver runs in: spark.kubernetes.driver.podTemplateContainerName, else the
+  // name of the driver pod template's first container, else spark-kubernetes-driver.
+  std::string driver_container;
 
   // The operator's name of the current state; "" when there is no state.
   std::string OperatorState() const;
@@ -69,6 +85,9 @@ absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json);
 
 // Whether the application has any state: no status means the operator hasn't reconciled it.
 bool HasState(const AppProjection& app);
+// Whether a missing state is a hold rather than a loss: spec.suspend or a Kueue queue label (an
+// operator 1.1 writes no status for either until it lets the app run).
+bool IsHeldWithoutStatus(const AppProjection& app);
 // Whether the current state is an outcome (Succeeded or a failure) or a stopped state.
 bool IsStopped(const AppProjection& app);
 

@@ -6,7 +6,7 @@
 namespace kje::spark {
 namespace {
 
-constexpr std::array<std::pair<AppState, std::string_view>, 18> kNames = {{
+constexpr std::array<std::pair<AppState, std::string_view>, 19> kNames = {{
     {AppState::kSubmitted, "Submitted"},
     {AppState::kScheduledToRestart, "ScheduledToRestart"},
     {AppState::kDriverRequested, "DriverRequested"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<AppState, std::string_view>, 18> kNames = {{
     {AppState::kDriverEvicted, "DriverEvicted"},
     {AppState::kResourceReleased, "ResourceReleased"},
     {AppState::kTerminatedWithoutReleaseResources, "TerminatedWithoutReleaseResources"},
+    {AppState::kSuspended, "Suspended"},
 }};
 
 }  // namespace
@@ -90,5 +91,7 @@ bool IsStoppedState(AppState state) {
   return state == AppState::kResourceReleased ||
          state == AppState::kTerminatedWithoutReleaseResources;
 }
+
+bool IsSuspendedState(AppState state) { return state == AppState::kSuspended; }
 
 }  // namespace kje::spark

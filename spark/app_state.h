@@ -1,6 +1,6 @@
 #pragma once
 
-// The operator's ApplicationStateSummary values (apache/spark-kubernetes-operator 0.8.0 to 1.0.0)
+// The operator's ApplicationStateSummary values (apache/spark-kubernetes-operator 0.8.0 to 1.1.0)
 // and the classification the Java k8s executor applies to them.
 
 #include <cstdint>
@@ -28,6 +28,9 @@ enum class AppState : uint8_t {
   kDriverEvicted,
   kResourceReleased,
   kTerminatedWithoutReleaseResources,
+  // 1.1.0: held by spec.suspend or evicted by Kueue. Neither an outcome nor stopped: the operator
+  // removes the driver itself and a resume starts a new attempt.
+  kSuspended,
 };
 
 // Exact, case-sensitive match of the operator's spelling; anything else is kUnknown.
@@ -44,5 +47,11 @@ bool IsFailedState(AppState state);
 bool IsOutcomeState(AppState state);
 // The last states of every application, which don't tell success from failure.
 bool IsStoppedState(AppState state);
+// Suspended (operator 1.1): known, not terminal, not stopped.
+bool IsSuspendedState(AppState state);
+
+// status.currentState.suspendReason of a Suspended state (operator 1.1); absent means SpecSuspend.
+inline constexpr std::string_view kSuspendReasonSpec = "SpecSuspend";
+inline constexpr std::string_view kSuspendReasonKueue = "KueueEviction";
 
 }  // namespace kje::spark

@@ -1,43 +1,106 @@
 #include "spark/driver_pod.h"
 
+#include "absl/strings/ascii.h"
+#include "base/strings.h"
 #include "spark/json_util.h"
 #include "spark/names.h"
 
 namespace kje::spark {
+namespace {
 
-ContainerTimes DriverContainerTimes(const rapidjson::Value& pod_status) {
+std::string_view OrDefault(std::string_view driver_container) {
+  return driver_container.empty() ? kDriverContainerName : driver_container;
+}
+
+// The only container status, else the one named `driver_container`; nullptr when unknown.
+const rapidjson::Value* FindDriverStatus(const rapidjson::Value& pod_status,
+                                         std::string_view driver_container) {
   const rapidjson::Value* statuses = json::Member(pod_status, "containerStatuses");
-  if (statuses == nullptr || !statuses->IsArray()) return {};
-  const rapidjson::Value* driver = nullptr;
-  if (statuses->Size() == 1) {
-    driver = &(*statuses)[0];
-  } else {
-    for (const rapidjson::Value& status : statuses->GetArray()) {
-      if (json::String(&status, "name") == kDriverContainerName) {
-        driver = &status;
-        break;
-      }
-    }
+  if (statuses == nullptr || !statuses->IsArray()) return nullptr;
+  if (statuses->Size() == 1) return &(*statuses)[0];
+  for (const rapidjson::Value& status : statuses->GetArray()) {
+    if (json::String(&status, "name") == driver_container) return &status;
   }
-  if (driver == nullptr) return {};
-  const rapidjson::Value* state = json::Member(driver, "state");
+  return nullptr;
+}
+
+ContainerTimes TimesOf(const rapidjson::Value* container_status) {
+  const rapidjson::Value* state = json::Member(container_status, "state");
   const rapidjson::Value* terminated = json::Member(state, "terminated");
   ContainerTimes times;
   times.started = json::Time(terminated, "startedAt");
-  if (times.started == kNoTime)
+  if (times.started == kNoTime) {
     times.started = json::Time(json::Member(state, "running"), "startedAt");
+  }
   times.finished = json::Time(terminated, "finishedAt");
   return times;
 }
 
-bool DriverPod::IsAlive() const { return phase != "Succeeded" && phase != "Failed"; }
+ContainerRun RunOf(const rapidjson::Value* container_status) {
+  const rapidjson::Value* state = json::Member(container_status, "state");
+  // A container status can carry more than one key during a transition: terminated wins.
+  if (json::Member(state, "terminated") != nullptr) return ContainerRun::kTerminated;
+  if (json::Member(state, "running") != nullptr) return ContainerRun::kRunning;
+  if (json::Member(state, "waiting") != nullptr) return ContainerRun::kWaiting;
+  return ContainerRun::kUnknown;
+}
 
-absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod) {
+}  // namespace
+
+std::string DriverContainerName(const rapidjson::Value* app_spec) {
+  std::optional<std::string_view> configured =
+      json::String(json::Member(app_spec, "sparkConf"), kConfDriverPodTemplateContainerName);
+  if (configured) {
+    absl::string_view name = absl::StripAsciiWhitespace(ToAbsl(*configured));
+    if (!name.empty()) return std::string(name);
+  }
+  const rapidjson::Value* containers = json::Member(
+      json::Member(json::Member(json::Member(app_spec, "driverSpec"), "podTemplateSpec"), "spec"),
+      "containers");
+  if (containers != nullptr && containers->IsArray() && !containers->Empty()) {
+    std::optional<std::string_view> first = json::String(&(*containers)[0], "name");
+    if (first && !first->empty()) return std::string(*first);
+  }
+  return std::string(kDriverContainerName);
+}
+
+ContainerTimes DriverContainerTimes(const rapidjson::Value& pod_status,
+                                    std::string_view driver_container) {
+  const rapidjson::Value* driver = FindDriverStatus(pod_status, OrDefault(driver_container));
+  if (driver == nullptr) return {};
+  return TimesOf(driver);
+}
+
+const ContainerStatus* DriverPod::DriverStatus(std::string_view name) const {
+  if (containers.size() == 1) return &containers.front();
+  std::string_view wanted = OrDefault(name.empty() ? std::string_view(driver_container) : name);
+  for (const ContainerStatus& status : containers) {
+    if (status.name == wanted) return &status;
+  }
+  return nullptr;
+}
+
+ContainerTimes DriverPod::DriverTimes(std::string_view name) const {
+  const ContainerStatus* status = DriverStatus(name);
+  return status != nullptr ? status->times : ContainerTimes{};
+}
+
+bool DriverPod::IsAlive() const { return IsAlive(""); }
+
+bool DriverPod::IsAlive(std::string_view name) const {
+  if (phase == "Succeeded" || phase == "Failed") return false;
+  const ContainerStatus* status = DriverStatus(name);
+  return status == nullptr || status->run != ContainerRun::kTerminated;
+}
+
+absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
+                                           std::string_view driver_container) {
   const rapidjson::Value* metadata = json::Member(pod, "metadata");
   std::optional<std::string_view> name = json::String(metadata, "name");
   if (!name) return absl::InvalidArgumentError("A pod without metadata.name");
   DriverPod driver;
   driver.name = std::string(*name);
+  driver.driver_container = std::string(OrDefault(driver_container));
   driver.creation_time = json::Time(metadata, "creationTimestamp");
   driver.deleting = json::String(metadata, "deletionTimestamp").has_value();
   const rapidjson::Value* status = json::Member(pod, "status");
@@ -50,16 +113,27 @@ absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod) {
       }
     }
   }
-  if (status != nullptr) driver.driver = DriverContainerTimes(*status);
+  const rapidjson::Value* statuses = json::Member(status, "containerStatuses");
+  if (statuses != nullptr && statuses->IsArray()) {
+    for (const rapidjson::Value& item : statuses->GetArray()) {
+      ContainerStatus container;
+      container.name = std::string(json::String(&item, "name").value_or(""));
+      container.run = RunOf(&item);
+      container.times = TimesOf(&item);
+      driver.containers.push_back(std::move(container));
+    }
+  }
+  driver.driver = driver.DriverTimes("");
   return driver;
 }
 
-std::vector<DriverPod> ProjectDriverPods(const rapidjson::Value& pod_list) {
+std::vector<DriverPod> ProjectDriverPods(const rapidjson::Value& pod_list,
+                                         std::string_view driver_container) {
   std::vector<DriverPod> pods;
   const rapidjson::Value* items = json::Member(pod_list, "items");
   if (items == nullptr || !items->IsArray()) return pods;
   for (const rapidjson::Value& item : items->GetArray()) {
-    absl::StatusOr<DriverPod> pod = ProjectDriverPod(item);
+    absl::StatusOr<DriverPod> pod = ProjectDriverPod(item, driver_container);
     if (pod.ok()) pods.push_back(*std::move(pod));
   }
   return pods;
@@ -74,9 +148,14 @@ const DriverPod* PickNewestDriver(const std::vector<DriverPod>& pods) {
 }
 
 std::optional<std::string> LogContainer(const DriverPod& pod) {
+  return LogContainer(pod, pod.driver_container);
+}
+
+std::optional<std::string> LogContainer(const DriverPod& pod, std::string_view driver_container) {
   if (pod.container_names.size() <= 1) return std::nullopt;
+  std::string_view wanted = OrDefault(driver_container);
   for (const std::string& name : pod.container_names) {
-    if (name == kDriverContainerName) return name;
+    if (name == wanted) return name;
   }
   return std::nullopt;
 }

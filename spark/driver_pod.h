@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,37 +19,70 @@ struct ContainerTimes {
   EpochMillis finished = kNoTime;  // terminated.finishedAt
 };
 
+// The name of the container an application's driver runs in, from its spec (`app_spec` may be
+// null): sparkConf spark.kubernetes.driver.podTemplateContainerName when set, else the name of the
+// first container of driverSpec.podTemplateSpec (Spark makes that one the driver and keeps its
+// name), else spark-kubernetes-driver.
+std::string DriverContainerName(const rapidjson::Value* app_spec);
+
 // The driver container's times in a core/v1 PodStatus (a pod's status, or an operator state's
 // lastObservedDriverStatus). The driver container is the only container status when there is
-// exactly one (even if renamed), else the one named spark-kubernetes-driver; with sidecars and
-// no such name it is unknown and both times are absent.
-ContainerTimes DriverContainerTimes(const rapidjson::Value& pod_status);
+// exactly one (even if renamed), else the one named `driver_container` ("" means
+// spark-kubernetes-driver); with sidecars and no such name it is unknown and both times are
+// absent.
+ContainerTimes DriverContainerTimes(const rapidjson::Value& pod_status,
+                                    std::string_view driver_container = "");
+
+// What a container status says about the container.
+enum class ContainerRun { kUnknown, kWaiting, kRunning, kTerminated };
+
+struct ContainerStatus {
+  std::string name;
+  ContainerRun run = ContainerRun::kUnknown;
+  ContainerTimes times;
+};
 
 struct DriverPod {
   std::string name;
   EpochMillis creation_time = kNoTime;
   std::string phase;                         // status.phase, "" when absent
   std::vector<std::string> container_names;  // spec.containers[].name
-  ContainerTimes driver;                     // from status.containerStatuses
+  std::vector<ContainerStatus> containers;   // status.containerStatuses
+  // The container the driver runs in (DriverContainerName of the app); ProjectDriverPod without
+  // one assumes spark-kubernetes-driver.
+  std::string driver_container;
+  ContainerTimes driver;  // the times of driver_container, from status.containerStatuses
   bool deleting = false;
 
-  // Pending, Running, Unknown or no phase: the driver may still run the job.
+  // Whether the driver may still run the job: not when the pod phase is Succeeded or Failed;
+  // otherwise the driver container decides (a sidecar that keeps the pod Running doesn't keep a
+  // finished driver alive), and when it can't be told, alive. `driver_container` "" means the
+  // pod's own driver_container.
   bool IsAlive() const;
+  bool IsAlive(std::string_view driver_container) const;
+  // The driver container's times when the driver runs in `driver_container` ("" as above).
+  ContainerTimes DriverTimes(std::string_view driver_container) const;
+  // The status of the driver container (see DriverContainerTimes), or nullptr.
+  const ContainerStatus* DriverStatus(std::string_view driver_container) const;
 };
 
-// INVALID_ARGUMENT when the value isn't an object with metadata.name.
-absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod);
+// INVALID_ARGUMENT when the value isn't an object with metadata.name. `driver_container` is the
+// app's DriverContainerName ("" = spark-kubernetes-driver).
+absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
+                                           std::string_view driver_container = "");
 // Projects every item of a PodList's `items`; items that don't project are skipped.
-std::vector<DriverPod> ProjectDriverPods(const rapidjson::Value& pod_list);
+std::vector<DriverPod> ProjectDriverPods(const rapidjson::Value& pod_list,
+                                         std::string_view driver_container = "");
 
 // The newest pod by creationTimestamp (pods without one count as oldest; the first of equals
 // wins); nullptr when `pods` is empty. A restarted or re-created app can briefly have the
 // previous attempt's driver still terminating.
 const DriverPod* PickNewestDriver(const std::vector<DriverPod>& pods);
 
-// The container to name when reading the driver's log: spark-kubernetes-driver only when the pod
+// The container to name when reading the driver's log: the driver container only when the pod
 // has more than one container and one of them has that name (sidecars); otherwise none, and
-// Kubernetes picks the pod's only container.
+// Kubernetes picks the pod's only container. The one-argument form uses pod.driver_container.
 std::optional<std::string> LogContainer(const DriverPod& pod);
+std::optional<std::string> LogContainer(const DriverPod& pod, std::string_view driver_container);
 
 }  // namespace kje::spark

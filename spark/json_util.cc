@@ -20,6 +20,12 @@ std::optional<std::string_view> String(const rapidjson::Value* object, std::stri
   return View(*value);
 }
 
+std::optional<int64_t> Int(const rapidjson::Value* object, std::string_view key) {
+  const rapidjson::Value* value = Member(object, key);
+  if (value == nullptr || !value->IsInt64()) return std::nullopt;
+  return value->GetInt64();
+}
+
 EpochMillis Time(const rapidjson::Value* object, std::string_view key) {
   std::optional<std::string_view> text = String(object, key);
   return text ? ParseRfc3339Millis(*text) : kNoTime;

@@ -3,6 +3,7 @@
 // Guarded RapidJSON reads: a Get* on a value of the wrong type asserts, so every access here
 // checks the type first and answers "absent" instead.
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -17,6 +18,9 @@ const rapidjson::Value* Member(const rapidjson::Value* object, std::string_view 
 
 // The member as a string, or nullopt when absent or not a string.
 std::optional<std::string_view> String(const rapidjson::Value* object, std::string_view key);
+
+// The member as an integer (int64 range, no fraction), or nullopt when absent or not one.
+std::optional<int64_t> Int(const rapidjson::Value* object, std::string_view key);
 
 // The member parsed as an RFC 3339 time, or kNoTime.
 EpochMillis Time(const rapidjson::Value* object, std::string_view key);

@@ -32,6 +32,12 @@ inline constexpr std::string_view kLabelSparkAppName = "spark.operator/spark-app
 inline constexpr std::string_view kLabelSparkRole = "spark-role";
 inline constexpr std::string_view kSparkRoleDriver = "driver";
 inline constexpr std::string_view kDriverContainerName = "spark-kubernetes-driver";
+// Names the pod template's container that becomes the driver container (Spark).
+inline constexpr std::string_view kConfDriverPodTemplateContainerName =
+    "spark.kubernetes.driver.podTemplateContainerName";
+
+// Operator 1.1 holds an application with this label until Kueue admits it.
+inline constexpr std::string_view kLabelKueueQueueName = "kueue.x-k8s.io/queue-name";
 
 // The defaults of the Java executor's configuration.
 inline constexpr std::string_view kDefaultCluster = "default";

@@ -8,9 +8,9 @@
 namespace kje::spark {
 namespace {
 
-std::optional<absl::Time> StartedAt(const AppProjection& app, const DriverPod* driver) {
-  if (driver != nullptr && driver->driver.started != kNoTime) {
-    return ToOptionalTime(driver->driver.started);
+std::optional<absl::Time> StartedAt(const AppProjection& app, const ContainerTimes* driver) {
+  if (driver != nullptr && driver->started != kNoTime) {
+    return ToOptionalTime(driver->started);
   }
   EpochMillis earliest = kNoTime;
   for (const StateEntry& entry : app.history) {
@@ -26,9 +26,9 @@ std::optional<absl::Time> StartedAt(const AppProjection& app, const DriverPod* d
   return std::nullopt;
 }
 
-std::optional<absl::Time> FinishedAt(const StateEntry& outcome, const DriverPod* driver) {
-  if (driver != nullptr && driver->driver.finished != kNoTime) {
-    return ToOptionalTime(driver->driver.finished);
+std::optional<absl::Time> FinishedAt(const StateEntry& outcome, const ContainerTimes* driver) {
+  if (driver != nullptr && driver->finished != kNoTime) {
+    return ToOptionalTime(driver->finished);
   }
   if (outcome.driver_finished != kNoTime) return ToOptionalTime(outcome.driver_finished);
   return ToOptionalTime(outcome.transition_time);
@@ -70,13 +70,18 @@ const StateEntry* LastOutcome(const AppProjection& app) {
   return nullptr;
 }
 
-JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
+JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
                         absl::Duration no_status_timeout) {
   JobStatusInfo info;
   info.operator_state = app.OperatorState();
   info.message = app.current_message;
   info.is_stopped = IsStopped(app);
   info.deleting = app.deleting;
+  info.driver_container = app.driver_container;
+  // The pod was projected without knowing the app: its driver container is the app's.
+  std::optional<ContainerTimes> driver_times;
+  if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container);
+  const ContainerTimes* driver = driver_times ? &*driver_times : nullptr;
   // As in the Java executor, whatever the status; JobManager drops it from a QUEUED report.
   info.started_at = StartedAt(app, driver);
   const bool stopped_state = HasState(app) && IsStoppedState(app.history.back().state);
@@ -96,8 +101,11 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
   }
 
   if (!HasState(app)) {
-    // 3. Without a status the operator hasn't seen the app: is its namespace watched?
-    if (app.creation_time != kNoTime &&
+    // 3. A status this build can't read is the operator's: the job stays unfinished rather than
+    // failing. Without one, an app held by spec.suspend or by Kueue gets none until it may run.
+    // Otherwise the operator hasn't seen the app: is its namespace watched?
+    info.held = !app.has_status && IsHeldWithoutStatus(app);
+    if (!app.has_status && !info.held && app.creation_time != kNoTime &&
         absl::FromUnixMillis(app.creation_time) + no_status_timeout < now) {
       info.status = JobStatus::kFailed;
       info.no_status_timed_out = true;
@@ -117,8 +125,18 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
       return info;
     } else if (IsStartedState(current.state)) {  // 6
       info.status = JobStatus::kStarted;
-    } else {  // 7. A newer operator's state: it can't be told whether it is final.
-      info.unknown_state = true;
+    } else {  // 7. Suspended, or a newer operator's state: it can't be told whether it is final.
+      if (IsSuspendedState(current.state)) {
+        info.suspended = true;
+        info.suspend_reason =
+            app.suspend_reason.empty() ? std::string(kSuspendReasonSpec) : app.suspend_reason;
+        info.message =
+            info.message.empty()
+                ? absl::StrCat("Suspended (suspendReason ", info.suspend_reason, ")")
+                : absl::StrCat(info.message, " (suspendReason ", info.suspend_reason, ")");
+      } else {
+        info.unknown_state = true;
+      }
       bool started = std::any_of(app.history.begin(), app.history.end(),
                                  [](const StateEntry& e) { return IsStartedState(e.state); });
       info.status = started ? JobStatus::kStarted : JobStatus::kQueued;
@@ -130,7 +148,9 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
 }
 
 bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver) {
-  return info.status == JobStatus::kFailed && driver.IsAlive() && !driver.deleting;
+  return info.status == JobStatus::kFailed && !info.suspended &&
+         info.operator_state != AppStateName(AppState::kSuspended) &&
+         driver.IsAlive(info.driver_container) && !driver.deleting;
 }
 
 absl::Status CheckAdoption(const AppProjection& existing, std::string_view job_id) {

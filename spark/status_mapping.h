@@ -37,15 +37,26 @@ struct JobStatusInfo {
   bool unknown_state = false;
   bool is_stopped = false;  // IsStopped(app): the driver pod is worth fetching.
   bool deleting = false;    // The app has a deletionTimestamp.
+  // The current state is Suspended (operator 1.1): the operator removes the driver itself.
+  bool suspended = false;
+  std::string suspend_reason;  // SpecSuspend or KueueEviction when suspended; "" otherwise
+  // No status yet, and none is owed: the app is held by spec.suspend or waits for Kueue.
+  bool held = false;
+  // The container the driver runs in (AppProjection::driver_container), for the orphan check.
+  std::string driver_container;
 };
 
 // Evaluation order (first match wins):
 //  1. cancel requested and (deleting or stopped): CANCELLED;
 //  2. deleting or the current state is ResourceReleased/TerminatedWithoutReleaseResources: the
 //     last outcome in the history (newest first), else FAILED;
-//  3. no state: FAILED once creationTimestamp + no_status_timeout < now, else QUEUED;
+//  3. no state: with a .status the operator wrote but this build can't read, QUEUED for good
+//     (Java #13700); without a .status, QUEUED while held (spec.suspend, a Kueue queue label),
+//     else FAILED once creationTimestamp + no_status_timeout < now, else QUEUED;
 //  4. a queued state: QUEUED;  5. an outcome: SUCCEEDED or FAILED;  6. a started state: STARTED;
-//  7. unknown: STARTED if the history has a started state, else QUEUED.
+//  7. Suspended, or unknown: STARTED if the history has a started state, else QUEUED (the
+//     suspendReason goes into the message; only an unknown state sets unknown_state).
+// The driver container's times come from the container the app names (driver_container).
 // A QUEUED or STARTED result becomes CANCELLING while the cancel annotation is set (the app is
 // then neither deleting nor stopped).
 // `driver` is the newest driver pod, or nullptr; its container times win over the operator's.
@@ -56,8 +67,9 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
 const StateEntry* LastOutcome(const AppProjection& app);
 
 // A FAILED job whose driver pod is alive (e.g. after DriverStartTimedOut) could still run the
-// job: the caller deletes that pod. A terminated driver is kept so its log stays readable, and
-// a pod already being deleted needs nothing more.
+// job: the caller deletes that pod. A terminated driver is kept so its log stays readable (its
+// container decides, whatever a sidecar does: DriverPod::IsAlive with info.driver_container), a
+// pod already being deleted needs nothing more, and a Suspended app's driver is the operator's.
 bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver);
 
 // Submit's answer to 409 Conflict: the existing app is adopted (OK: same execution id) only if

@@ -389,6 +389,12 @@ class ControllerImpl : public Controller {
     for (const op::LogAppend& log : actions.logs) {
       store_.AppendLog(ns, log.pod, log.container, log.text);
     }
+    for (json::object& event : actions.events) {
+      // A name taken means this period's event is out already (409): nothing to do.
+      if (const ResourceType* events = store_.FindType("", "v1", "events")) {
+        store_.Create(*events, ns, std::move(event), write);
+      }
+    }
     for (op::PodStatusUpdate& update : actions.pod_status) {
       SetPodStatus(ns, update.name, json::value(std::move(update.status)));
     }

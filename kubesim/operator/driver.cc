@@ -255,6 +255,8 @@ JobConf ReadJobConf(const json::object& app) {
     c.outcome = Outcome::kUnschedulable;
   } else if (outcome == "hang") {
     c.outcome = Outcome::kHang;
+  } else if (outcome == "evict-before-start") {
+    c.outcome = Outcome::kEvictBeforeStart;
   }
   c.duration_ms = kDefaultDurationMs;
   std::string duration = StringAt(conf, "kubesim.durationMs");
@@ -289,6 +291,40 @@ JobConf ReadJobConf(const json::object& app) {
   if (!sa.empty()) c.service_account = sa;
   if (conf.contains("spark.app.name")) c.app_name_label = c.name;
   c.client_mode = StringAt(spec, "deploymentMode") == "ClientMode";
+  // Spark's choice of the driver container in a pod template: the named one, else the first.
+  const json::object* tmpl = nullptr;
+  if (const json::object* driver_spec = ObjectAt(spec, "driverSpec")) {
+    tmpl = ObjectAt(*driver_spec, "podTemplateSpec");
+  }
+  const json::object* tmpl_spec = tmpl != nullptr ? ObjectAt(*tmpl, "spec") : nullptr;
+  if (tmpl_spec != nullptr) {
+    if (const json::value* cs = tmpl_spec->if_contains("containers"); cs && cs->is_array()) {
+      std::string wanted = StringAt(conf, "spark.kubernetes.driver.podTemplateContainerName");
+      bool taken = false;
+      for (const auto& item : cs->as_array()) {
+        if (!item.is_object()) continue;
+        std::string name = StringAt(item.as_object(), "name");
+        if (!taken && (wanted.empty() || name == wanted)) {
+          taken = true;
+          if (!name.empty()) c.driver_container = name;
+        } else if (!name.empty()) {
+          c.sidecars.push_back(name);
+        }
+      }
+    }
+  }
+  // A test's sidecars without a pod template (the service can't send one).
+  std::string extra = StringAt(conf, "kubesim.sidecars");
+  for (size_t start = 0; start < extra.size();) {
+    size_t comma = extra.find(',', start);
+    if (comma == std::string::npos) comma = extra.size();
+    std::string name = extra.substr(start, comma - start);
+    if (!name.empty() && name != c.driver_container &&
+        std::find(c.sidecars.begin(), c.sidecars.end(), name) == c.sidecars.end()) {
+      c.sidecars.push_back(name);
+    }
+    start = comma + 1;
+  }
   return c;
 }
 
@@ -298,7 +334,9 @@ Timeline DriverTimeline(const JobConf& conf, int64_t /*attempt*/, int64_t create
   t.created_ms = created_ms;
   if (conf.outcome == Outcome::kUnschedulable) return t;
   t.started_ms = created_ms + ScaledMs(kImagePullMs, time_scale);
-  if (conf.outcome != Outcome::kHang) {
+  if (conf.outcome == Outcome::kEvictBeforeStart) {
+    t.ended_ms = t.started_ms;  // evicted when its containers would have started
+  } else if (conf.outcome != Outcome::kHang) {
     t.ended_ms = *t.started_ms + ScaledMs(conf.duration_ms, time_scale);
   }
   return t;
@@ -310,10 +348,23 @@ PodStage StageAt(const Timeline& t, int64_t now_ms) {
   return PodStage::kTerminated;
 }
 
-PodStage StageOf(const json::object& pod) {
+PodStage StageOf(const json::object& pod, std::string_view driver_container) {
   std::string phase;
-  if (const json::object* status = ObjectAt(pod, "status")) phase = StringAt(*status, "phase");
-  if (phase == "Running") return PodStage::kRunning;
+  const json::object* status = ObjectAt(pod, "status");
+  if (status != nullptr) phase = StringAt(*status, "phase");
+  if (phase == "Running") {
+    const json::value* cs = status->if_contains("containerStatuses");
+    if (cs != nullptr && cs->is_array()) {
+      for (const auto& c : cs->as_array()) {
+        if (!c.is_object() || StringAt(c.as_object(), "name") != driver_container) continue;
+        const json::object* state = ObjectAt(c.as_object(), "state");
+        if (state != nullptr && ObjectAt(*state, "terminated") != nullptr) {
+          return PodStage::kTerminated;
+        }
+      }
+    }
+    return PodStage::kRunning;
+  }
   if (phase == "Succeeded" || phase == "Failed") return PodStage::kTerminated;
   return PodStage::kPending;
 }
@@ -394,7 +445,7 @@ json::object BuildDriverPod(const json::object& app, const JobConf& conf, int64_
   const std::string local_dir = "/var/data/spark-" + Hex(conf.seed ^ 0x51, 8) + "-" +
                                 Hex(conf.seed ^ 0x52, 4) + "-" + Hex(conf.seed ^ 0x53, 4) + "-" +
                                 Hex(conf.seed ^ 0x54, 4) + "-" + Hex(conf.seed ^ 0x55, 12);
-  container["name"] = kDriverContainer;
+  container["name"] = conf.driver_container;
   container["image"] = conf.image.value_or("");
   if (!container.contains("imagePullPolicy")) container["imagePullPolicy"] = "IfNotPresent";
   json::array args{"driver", "--properties-file", "/opt/spark/conf/spark.properties"};
@@ -438,6 +489,15 @@ json::object BuildDriverPod(const json::object& app, const JobConf& conf, int64_
     container["terminationMessagePolicy"] = "File";
   }
   json::array containers{container};
+  for (const std::string& name : conf.sidecars) {
+    bool in_template = false;
+    for (const auto& c : other_containers) {
+      in_template = in_template || (c.is_object() && StringAt(c.as_object(), "name") == name);
+    }
+    if (!in_template) {
+      other_containers.push_back(json::object{{"name", name}, {"image", "busybox:1.36"}});
+    }
+  }
   for (auto& c : other_containers) containers.push_back(std::move(c));
   pod_spec["containers"] = std::move(containers);
 
@@ -489,13 +549,49 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
         "No preemption victims found for incoming pod.")};
     return status;
   }
+  if (conf.outcome == Outcome::kEvictBeforeStart && stage == PodStage::kTerminated) {
+    // Evicted before any container started: a terminal pod with no container statuses.
+    const int64_t ended = t.ended_ms.value_or(t.created_ms);
+    status["phase"] = "Failed";
+    status["reason"] = "Evicted";
+    status["message"] = "The node was low on resource: ephemeral-storage. ";
+    status["conditions"] = json::array{
+        Condition("DisruptionTarget", true, ended, "TerminationByKubelet",
+                  "The node was low on resource: ephemeral-storage. "),
+        Condition("Initialized", true, t.created_ms), Condition("Ready", false, ended, "PodFailed"),
+        Condition("PodScheduled", true, t.created_ms)};
+    status["startTime"] = FormatPodTime(t.created_ms);
+    status["containerStatuses"] = json::array();
+    return status;
+  }
   const std::string image = FullImage(conf.image.value_or(""));
+  // The sidecars of the pod template: waiting while the pod is pending, then running for good.
+  auto sidecars = [&](PodStage at, json::array& into) {
+    for (const std::string& name : conf.sidecars) {
+      json::object sc;
+      sc["name"] = name;
+      sc["image"] = "busybox:1.36";
+      sc["imageID"] = "";
+      sc["lastState"] = json::object();
+      sc["restartCount"] = 0;
+      sc["ready"] = at != PodStage::kPending;
+      sc["started"] = at != PodStage::kPending;
+      if (at == PodStage::kPending) {
+        sc["state"] = json::object{{"waiting", json::object{{"reason", "ContainerCreating"}}}};
+      } else {
+        sc["state"] = json::object{
+            {"running",
+             json::object{{"startedAt", FormatPodTime(t.started_ms.value_or(t.created_ms))}}}};
+      }
+      into.push_back(std::move(sc));
+    }
+  };
   const std::string container_id =
       "containerd://" + Hex(conf.seed ^ static_cast<uint64_t>(attempt * 31 + 7), 64);
   const std::string message_unready =
-      std::string("containers with unready status: [") + kDriverContainer + "]";
+      std::string("containers with unready status: [") + conf.driver_container + "]";
   json::object cs;
-  cs["name"] = kDriverContainer;
+  cs["name"] = conf.driver_container;
   cs["image"] = image;
   cs["imageID"] = "";
   cs["lastState"] = json::object();
@@ -517,7 +613,9 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
     cs["ready"] = false;
     cs["started"] = false;
     cs["state"] = json::object{{"waiting", json::object{{"reason", "ContainerCreating"}}}};
-    status["containerStatuses"] = json::array{cs};
+    json::array statuses{cs};
+    sidecars(stage, statuses);
+    status["containerStatuses"] = std::move(statuses);
     return status;
   }
 
@@ -535,7 +633,9 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
     cs["ready"] = true;
     cs["started"] = true;
     cs["state"] = json::object{{"running", json::object{{"startedAt", FormatPodTime(started)}}}};
-    status["containerStatuses"] = json::array{cs};
+    json::array statuses{cs};
+    sidecars(stage, statuses);
+    status["containerStatuses"] = std::move(statuses);
     return status;
   }
 
@@ -559,6 +659,8 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
   conditions.push_back(Condition("PodScheduled", true, t.created_ms));
   status["conditions"] = std::move(conditions);
   status["phase"] = success ? "Succeeded" : "Failed";
+  // Running sidecars keep the pod Running after the driver container ends.
+  if (!conf.sidecars.empty() && !evicted) status["phase"] = "Running";
   if (evicted) {
     status["reason"] = "Evicted";
     status["message"] = evict_message;
@@ -572,7 +674,9 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
   cs["ready"] = false;
   cs["started"] = false;
   cs["state"] = json::object{{"terminated", std::move(terminated)}};
-  status["containerStatuses"] = json::array{cs};
+  json::array statuses{cs};
+  if (!evicted) sidecars(stage, statuses);
+  status["containerStatuses"] = std::move(statuses);
   return status;
 }
 

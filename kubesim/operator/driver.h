@@ -28,7 +28,8 @@ std::optional<int64_t> ParseTime(std::string_view text);
 // `<name>-<attempt>`, or the documented hash-shortened id when that exceeds 46 characters.
 std::string AppId(std::string_view ns, std::string_view name, int64_t attempt);
 
-enum class Outcome { kSucceed, kFail, kEvict, kUnschedulable, kHang };
+// kEvictBeforeStart: the pod fails (evicted) before any container starts: no container statuses.
+enum class Outcome { kSucceed, kFail, kEvict, kUnschedulable, kHang, kEvictBeforeStart };
 
 // What a job asks for, read from its spec and sparkConf.
 struct JobConf {
@@ -46,6 +47,12 @@ struct JobConf {
   std::string service_account = "default";
   std::string app_name_label = "spark";  // Spark's default app name unless spark.app.name is set
   bool client_mode = false;
+  // The driver's container: the pod template's (spark.kubernetes.driver.podTemplateContainerName,
+  // else its first container) keeps its name, else spark-kubernetes-driver.
+  std::string driver_container = kDriverContainer;
+  // The template's other containers (sidecars): they start with the driver and keep running, so
+  // the pod stays Running after the driver ends.
+  std::vector<std::string> sidecars;
   uint64_t seed = 0;  // from the uid: varies per app, stable per app
 };
 
@@ -64,8 +71,9 @@ Timeline DriverTimeline(const JobConf& conf, int64_t attempt, int64_t created_ms
 enum class PodStage { kPending = 0, kRunning = 1, kTerminated = 2 };
 
 PodStage StageAt(const Timeline& timeline, int64_t now_ms);
-// The stage a pod's status shows.
-PodStage StageOf(const boost::json::object& pod);
+// The stage a pod's status shows: its phase, or kTerminated once the driver container has
+// terminated while sidecars keep the pod Running.
+PodStage StageOf(const boost::json::object& pod, std::string_view driver_container);
 
 // The complete driver Pod of an attempt, as created (status Pending).
 boost::json::object BuildDriverPod(const boost::json::object& app, const JobConf& conf,

@@ -219,6 +219,7 @@ std::string DriverLogEnd(const JobConf& conf, int64_t attempt, const Timeline& t
       break;
     case Outcome::kUnschedulable:
     case Outcome::kHang:
+    case Outcome::kEvictBeforeStart:
       break;
   }
   return w.Take();

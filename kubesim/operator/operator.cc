@@ -14,8 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "kubesim/operator/app_status.h"
 #include "kubesim/operator/driver.h"
 #include "kubesim/operator/driver_log.h"
+#include "kubesim/operator/messages.h"
+#include "kubesim/operator/v1_1/suspend.h"
 
 namespace kubesim::op {
 namespace {
@@ -25,162 +28,7 @@ using internal::AppId;
 using internal::JobConf;
 using internal::PodStage;
 using internal::Timeline;
-
-constexpr const char* kFinalizer = "sparkapplications.spark.apache.org/finalizer";
-
-// Operator-time delays between passes, close to what the real operator shows.
-constexpr int64_t kStepMs = 500;          // e.g. Submitted → DriverRequested, stop → cleanup
-constexpr int64_t kRunningMs = 400;       // DriverReady → RunningHealthy
-constexpr int64_t kDriverGraceMs = 1000;  // a just-requested driver may not be visible yet
-
-// The operator's messages (Constants.java, 0.9.0).
-constexpr const char* kSubmittedMsg = "Spark application has been created on Kubernetes Cluster.";
-constexpr const char* kDriverRequestedMsg = "Requested driver from resource scheduler.";
-constexpr const char* kDriverStartedMsg = "Driver has started running.";
-constexpr const char* kDriverReadyMsg = "Driver has reached ready state.";
-constexpr const char* kRunningHealthyMsg = "Application is running healthy.";
-constexpr const char* kSucceededMsg = "Spark application completed successfully.";
-constexpr const char* kFailedContainerMsg =
-    "Driver has one or more failed critical container(s), refer last observed status for "
-    "details.";
-constexpr const char* kDriverRemovedMsg =
-    "Driver removed. This could caused by 'exit' called in driver process with non-zero code, "
-    "involuntary disruptions or unintentional destroy behavior, check Kubernetes events for more "
-    "details.";
-constexpr const char* kClientModeMsg = "Client mode is not supported yet.";
-constexpr const char* kUnknownStateMsg = "Cannot process application status.";
-constexpr const char* kStartTimedOutMsg =
-    "The driver has not responded to the initial health check request within the allotted "
-    "start-up time. This can be configured by setting "
-    ".spec.applicationTolerations.applicationTimeoutConfig.";
-constexpr const char* kRestartRetainMsg =
-    "Application is configured to restart, resources created in current attempt would be force "
-    "released.";
-constexpr const char* kShutdownMsg = "Spark application has been shutdown as requested.";
-constexpr const char* kRetainExpiredMsg =
-    "Spark application resources released after exceeding the configured retain duration.";
-constexpr const char* kTerminatedWithoutReleaseMsg =
-    "Application is terminated without releasing resources as configured.";
-constexpr const char* kNoImageStack =
-    "Failed to request driver from scheduler backend. StackTrace: "
-    "org.apache.spark.SparkException: Must specify the driver container image\n"
-    "\tat org.apache.spark.deploy.k8s.features.BasicDriverFeatureStep."
-    "$anonfun$driverContainerImage$1(BasicDriverFeatureStep.scala:46)\n"
-    "\tat scala.Option.getOrElse(Option.scala:201)\n"
-    "\tat org.apache.spark.deploy.k8s.features.BasicDriverFeatureStep.<init>"
-    "(BasicDriverFeatureStep.scala:46)\n"
-    "\tat org.apache.spark.deploy.k8s.submit.KubernetesDriverBuilder.$anonfun$buildFromFeatures"
-    "$1(KubernetesDriverBuilder.scala:56)\n"
-    "\tat org.apache.spark.deploy.k8s.submit.KubernetesDriverBuilder.buildFromFeatures"
-    "(KubernetesDriverBuilder.scala:98)\n"
-    "\tat org.apache.spark.k8s.operator.SparkAppSubmissionWorker.getResourceSpec"
-    "(SparkAppSubmissionWorker.java:171)\n"
-    "\tat org.apache.spark.k8s.operator.reconciler.reconcilesteps.AppInitStep.reconcile"
-    "(AppInitStep.java:73)\n"
-    "\tat org.apache.spark.k8s.operator.reconciler.SparkAppReconciler.reconcile"
-    "(SparkAppReconciler.java:128)\n";
-
-bool IsStarting(const std::string& s) {
-  return s == "DriverRequested" || s == "DriverStarted" || s == "DriverReady" ||
-         s == "InitializedBelowThresholdExecutors";
-}
-bool IsRunning(const std::string& s) {
-  return s == "RunningHealthy" || s == "RunningWithPartialCapacity" ||
-         s == "RunningWithBelowThresholdExecutors";
-}
-bool IsFailure(const std::string& s) {
-  return s == "DriverStartTimedOut" || s == "ExecutorsStartTimedOut" || s == "SchedulingFailure" ||
-         s == "DriverEvicted" || s == "Failed" || s == "DriverReadyTimedOut";
-}
-bool IsInfrastructureFailure(const std::string& s) {
-  return s == "DriverStartTimedOut" || s == "ExecutorsStartTimedOut" || s == "SchedulingFailure";
-}
-bool IsStopping(const std::string& s) { return IsFailure(s) || s == "Succeeded"; }
-bool IsTerminated(const std::string& s) {
-  return s == "ResourceReleased" || s == "TerminatedWithoutReleaseResources";
-}
-
-std::string StringAt(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-const json::object* ObjectAt(const json::object* o, std::string_view key) {
-  if (o == nullptr) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
-std::optional<int64_t> IntAt(const json::object* o, std::string_view key) {
-  if (o == nullptr) return std::nullopt;
-  const json::value* v = o->if_contains(key);
-  if (v == nullptr) return std::nullopt;
-  if (v->is_int64()) return v->as_int64();
-  if (v->is_uint64()) return static_cast<int64_t>(std::min<uint64_t>(v->as_uint64(), INT64_MAX));
-  if (v->is_double()) return static_cast<int64_t>(v->as_double());
-  return std::nullopt;
-}
-
-struct Tolerations {
-  std::string restart_policy = "Never";
-  int64_t max_restart_attempts = 3;
-  int64_t restart_backoff_ms = 30000;
-  int64_t restart_counter_reset_ms = -1;
-  std::optional<int64_t> max_restart_on_failure;
-  std::optional<int64_t> backoff_on_failure_ms;
-  std::optional<int64_t> max_restart_on_scheduling_failure;
-  std::optional<int64_t> backoff_on_scheduling_failure_ms;
-  int64_t driver_start_timeout_ms = 300000;
-  int64_t driver_ready_timeout_ms = 300000;
-  int64_t termination_requeue_ms = 2000;
-  std::string retain_policy = "Never";
-  int64_t retain_duration_ms = -1;
-  int64_t ttl_after_stop_ms = -1;
-};
-
-Tolerations ReadTolerations(const json::object& app) {
-  Tolerations t;
-  const json::object* tol = ObjectAt(ObjectAt(&app, "spec"), "applicationTolerations");
-  if (tol == nullptr) return t;
-  const json::object* restart = ObjectAt(tol, "restartConfig");
-  if (std::string p = restart ? StringAt(*restart, "restartPolicy") : ""; !p.empty()) {
-    t.restart_policy = p;
-  }
-  t.max_restart_attempts = IntAt(restart, "maxRestartAttempts").value_or(t.max_restart_attempts);
-  t.restart_backoff_ms = IntAt(restart, "restartBackoffMillis").value_or(t.restart_backoff_ms);
-  t.restart_counter_reset_ms = IntAt(restart, "restartCounterResetMillis").value_or(-1);
-  t.max_restart_on_failure = IntAt(restart, "maxRestartOnFailure");
-  t.backoff_on_failure_ms = IntAt(restart, "restartBackoffMillisForFailure");
-  t.max_restart_on_scheduling_failure = IntAt(restart, "maxRestartOnSchedulingFailure");
-  t.backoff_on_scheduling_failure_ms = IntAt(restart, "restartBackoffMillisForSchedulingFailure");
-  const json::object* timeouts = ObjectAt(tol, "applicationTimeoutConfig");
-  t.driver_start_timeout_ms =
-      IntAt(timeouts, "driverStartTimeoutMillis").value_or(t.driver_start_timeout_ms);
-  t.driver_ready_timeout_ms =
-      IntAt(timeouts, "driverReadyTimeoutMillis").value_or(t.driver_ready_timeout_ms);
-  t.termination_requeue_ms =
-      IntAt(timeouts, "terminationRequeuePeriodMillis").value_or(t.termination_requeue_ms);
-  if (std::string p = StringAt(*tol, "resourceRetainPolicy"); !p.empty()) t.retain_policy = p;
-  t.retain_duration_ms = IntAt(tol, "resourceRetainDurationMillis").value_or(-1);
-  t.ttl_after_stop_ms = IntAt(tol, "ttlAfterStopMillis").value_or(-1);
-  return t;
-}
-
-// A history map's entries in numeric key order.
-std::vector<std::pair<int64_t, const json::object*>> Entries(const json::object* history) {
-  std::vector<std::pair<int64_t, const json::object*>> out;
-  if (history == nullptr) return out;
-  for (const auto& kv : *history) {
-    if (!kv.value().is_object()) continue;
-    char* end = nullptr;
-    std::string key(kv.key());
-    long long k = std::strtoll(key.c_str(), &end, 10);
-    if (end == nullptr || *end != '\0') continue;
-    out.emplace_back(k, &kv.value().as_object());
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return out;
-}
+using namespace internal;  // NOLINT: the operator's own vocabulary
 
 class Reconciler {
  public:
@@ -229,6 +77,13 @@ class Reconciler {
       return std::move(actions_);
     }
     if (!has_finalizer) actions_.add_finalizer = true;
+    v1_1_ = options_.VersionFor(conf_.ns) == OperatorVersion::k1_1;
+    if (v1_1_) hold_ = v1_1::HoldReason(app_);
+    if (!has_state_ && !hold_.empty()) {
+      // Held before the first status: none is written, a SuspendHeld event is.
+      HoldWithoutStatus(meta);
+      return Finish();
+    }
     if (!has_state_) {
       status_ = json::object();
       status_["currentAttemptSummary"] = json::object{{"attemptInfo", AttemptInfo(0, 0, 0, 0)}};
@@ -351,25 +206,53 @@ class Reconciler {
   void RunKubelet() {
     if (driver_ == nullptr) return;
     timeline_ = internal::DriverTimeline(conf_, attempt_, RequestedAt(), options_.time_scale);
-    PodStage shown = internal::StageOf(*driver_);
+    PodStage shown = internal::StageOf(*driver_, conf_.driver_container);
     PodStage due = internal::StageAt(*timeline_, now_);
     if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
     if (due > shown) {
       driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
       actions_.pod_status.push_back({driver_name_, driver_status_});
       std::string text;
-      if (shown < PodStage::kRunning) text += internal::DriverLogStart(conf_, attempt_, *timeline_);
-      if (due == PodStage::kTerminated) text += internal::DriverLogEnd(conf_, attempt_, *timeline_);
+      const bool never_ran = conf_.outcome == internal::Outcome::kEvictBeforeStart;
+      if (shown < PodStage::kRunning && !never_ran) {
+        text += internal::DriverLogStart(conf_, attempt_, *timeline_);
+        for (const std::string& sidecar : conf_.sidecars) {
+          actions_.logs.push_back({driver_name_, sidecar, sidecar + ": sidecar started\n"});
+        }
+      }
+      if (due == PodStage::kTerminated && !never_ran) {
+        text += internal::DriverLogEnd(conf_, attempt_, *timeline_);
+      }
       if (!text.empty()) {
-        actions_.logs.push_back({driver_name_, internal::kDriverContainer, std::move(text)});
+        actions_.logs.push_back({driver_name_, conf_.driver_container, std::move(text)});
       }
     }
     if (due == PodStage::kPending && timeline_->started_ms) Requeue(*timeline_->started_ms);
     if (due < PodStage::kTerminated && timeline_->ended_ms) Requeue(*timeline_->ended_ms);
   }
 
+  // The driver container's status in the driver pod's status, or nullptr.
+  const json::object* DriverContainerStatus() const {
+    const json::value* cs = driver_status_.if_contains("containerStatuses");
+    if (cs == nullptr || !cs->is_array()) return nullptr;
+    for (const auto& c : cs->as_array()) {
+      if (c.is_object() && StringAt(c.as_object(), "name") == conf_.driver_container) {
+        return &c.as_object();
+      }
+    }
+    return nullptr;
+  }
+
+  // The exit code of a terminated driver container, if it has one.
+  std::optional<int64_t> DriverExitCode() const {
+    const json::object* state = ObjectAt(DriverContainerStatus(), "state");
+    return IntAt(ObjectAt(state, "terminated"), "exitCode");
+  }
+
   PodStage DriverStage() const {
     std::string phase = StringAt(driver_status_, "phase");
+    // Sidecars keep the pod Running: the driver container tells that the driver ended.
+    if (phase == "Running" && DriverExitCode()) return PodStage::kTerminated;
     if (phase == "Running") return PodStage::kRunning;
     if (phase == "Succeeded" || phase == "Failed") return PodStage::kTerminated;
     return PodStage::kPending;
@@ -551,6 +434,7 @@ class Reconciler {
   }
 
   void Step() {
+    if (v1_1_ && SuspendStep()) return;
     if (state_ == "Submitted") {
       int64_t due = Due(state_time_, kStepMs);
       if (now_ < due) {
@@ -599,9 +483,19 @@ class Reconciler {
   // One step of the starting and running states, from what the driver pod shows.
   void ObserveDriver() {
     const PodStage stage = DriverStage();
-    const bool failed = StringAt(driver_status_, "phase") == "Failed";
-    if (stage == PodStage::kTerminated && (IsRunning(state_) || !EverStarted())) {
-      if (!failed) {
+    const bool pod_failed = StringAt(driver_status_, "phase") == "Failed";
+    const bool failed = pod_failed || DriverExitCode().value_or(0) != 0;
+    const json::value* statuses = driver_status_.if_contains("containerStatuses");
+    const bool no_containers =
+        statuses == nullptr || !statuses->is_array() || statuses->as_array().empty();
+    // 1.0 takes a terminal driver that never reported a container for a pending one, until the
+    // start timeout (apache/spark-kubernetes-operator#863); 1.1 fails it at once (SPARK-59729).
+    const bool lost_before_start = stage == PodStage::kTerminated && no_containers && !v1_1_;
+    if (stage == PodStage::kTerminated && !lost_before_start &&
+        (IsRunning(state_) || !EverStarted())) {
+      if (!failed && StringAt(driver_status_, "phase") != "Succeeded") {
+        Transition("Succeeded", kCriticalExitedZeroMsg, &driver_status_);
+      } else if (!failed) {
         Transition("Succeeded", kSucceededMsg);
       } else if (StringAt(driver_status_, "reason") == "Evicted") {
         Transition("DriverEvicted", kFailedContainerMsg, &driver_status_);
@@ -652,6 +546,53 @@ class Reconciler {
     // Running: nothing to do until the kubelet ends the driver (RunKubelet requeued for that).
   }
 
+  // Operator 1.1: no status while held; a SuspendHeld event per republish period.
+  void HoldWithoutStatus(const json::object* meta) {
+    int64_t created =
+        meta != nullptr ? ParseTime(StringAt(*meta, "creationTimestamp")).value_or(now_) : now_;
+    int64_t period_ms = internal::ScaledMs(v1_1::kSuspendHeldRepublishMs, options_.time_scale);
+    int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - created) / period_ms : 0;
+    actions_.events.push_back(v1_1::SuspendHeldEvent(app_, hold_, period, now_));
+    Requeue(created + (period + 1) * period_ms);
+  }
+
+  // Operator 1.1's suspend and resume; true when it took this pass.
+  bool SuspendStep() {
+    if (state_ == "Suspended") {
+      if (driver_ != nullptr || !view_.pods.empty()) {
+        // Whatever the retain policy: a suspended attempt keeps no pods.
+        DeleteAllPods();
+        if (!actions_.delete_pods.empty()) return true;
+      }
+      if (!hold_.empty()) return true;  // stays suspended until resumed
+      // Resume: a new attempt from Submitted, without backoff and outside the restart limits.
+      status_ =
+          v1_1::ResumedStatus(status_, NextKey(), internal::FormatStatusTime(now_), kSubmittedMsg);
+      state_ = "Submitted";
+      state_time_ = now_;
+      dirty_ = true;
+      Requeue(Due(now_, kStepMs));
+      return true;
+    }
+    if (hold_.empty()) return false;
+    // Held before the driver is requested: the app waits where it is.
+    if (state_ == "Submitted" || state_ == "ScheduledToRestart") return true;
+    if (IsStarting(state_) || IsRunning(state_)) {
+      RunKubelet();
+      if (driver_ != nullptr && DriverStage() == PodStage::kTerminated) {
+        return false;  // the driver already ended: the attempt ends as usual
+      }
+      Transition("Suspended", v1_1::SuspendedMessage(hold_), nullptr);
+      for (json::value* state :
+           {&status_["currentState"], &History()[std::to_string(NextKey() - 1)]}) {
+        if (state->is_object()) state->as_object()["suspendReason"] = hold_;
+      }
+      Requeue(Due(now_, kStepMs));
+      return true;
+    }
+    return false;
+  }
+
   // Whether the driver container ever ran (running now, or terminated after a start).
   bool EverStarted() const {
     const json::value* cs = driver_status_.if_contains("containerStatuses");
@@ -681,6 +622,8 @@ class Reconciler {
   int64_t attempt_ = 0;
   std::string driver_name_;
   const json::object* driver_ = nullptr;
+  bool v1_1_ = false;
+  std::string hold_;  // operator 1.1: why the app must be held now (v1_1::HoldReason)
   json::object driver_status_;
   std::optional<Timeline> timeline_;
 };

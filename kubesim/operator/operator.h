@@ -1,14 +1,16 @@
 #pragma once
 
-// The Spark operator (apache/spark-kubernetes-operator 0.9/1.0 behaviour) as a pure reconciler:
-// given a SparkApplication, the pods it owns and the time, it returns what the operator (and,
-// for the simulated driver, the kubelet) would change. It keeps no state between calls: like the
-// real operator, everything it needs to resume is in the application's status and the pods, so
+// The Spark operator (apache/spark-kubernetes-operator 0.9/1.0 behaviour, 1.1 by Options) as a pure
+// reconciler: given a SparkApplication, the pods it owns and the time, it returns what the operator
+// (and, for the simulated driver, the kubelet) would change. It keeps no state between calls: like
+// the real operator, everything it needs to resume is in the application's status and the pods, so
 // a restart of kubesim or of the controller loses nothing.
 //
 // The job decides its own fate through sparkConf: `kubesim.outcome` = succeed (default) | fail |
-// evict | unschedulable | hang, and `kubesim.durationMs` (the driver's run time, default 3000 ms
-// of operator time; an unknown outcome counts as succeed).
+// evict | unschedulable | hang | evict-before-start, `kubesim.durationMs` (the driver's run time,
+// default 3000 ms of operator time; an unknown outcome counts as succeed), and `kubesim.sidecars`
+// (comma-separated sidecar containers that start with the driver and keep running, as a pod
+// template's other containers do).
 //
 // Like the real operator it moves an application by one state per call (each call is one status
 // write clients can watch) and asks to be called again through requeue_at_ms; a call before
@@ -21,6 +23,7 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,10 +31,23 @@
 
 namespace kubesim::op {
 
+// The operator release whose behaviour is simulated. 1.1 adds spec.suspend (held apps without a
+// status, SuspendHeld events, Suspended with suspendReason, resume as a new attempt), Kueue holds
+// (see v1_1/suspend.h for kubesim's admission control) and immediate failure of a driver that
+// fails before any container starts (SPARK-59729). It needs the 1.1 CRD (--crd-overlay).
+enum class OperatorVersion { k1_0, k1_1 };
+
 struct Options {
   // The operator's own clock runs this many times faster than the wall clock (tests compress
   // minutes into milliseconds). 1 = real time.
   double time_scale = 1.0;
+  OperatorVersion version = OperatorVersion::k1_0;
+  std::map<std::string, OperatorVersion> namespace_versions;  // overrides `version` per namespace
+
+  OperatorVersion VersionFor(const std::string& ns) const {
+    auto it = namespace_versions.find(ns);
+    return it != namespace_versions.end() ? it->second : version;
+  }
 };
 
 struct AppView {
@@ -60,6 +76,9 @@ struct Actions {
   std::vector<PodStatusUpdate> pod_status;
   std::vector<std::string> delete_pods;
   std::vector<LogAppend> logs;
+  // core/v1 Events to create (complete objects). A name already taken means the event was
+  // published already: the controller ignores that 409.
+  std::vector<boost::json::object> events;
   bool delete_app = false;               // ttlAfterStopMillis expired
   std::optional<int64_t> requeue_at_ms;  // reconcile again at this wall-clock time
 };

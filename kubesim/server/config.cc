@@ -49,6 +49,10 @@ std::string UsageText() {
          "  --operator-namespaces a,b     namespaces the Spark operator watches (default\n"
          "                                default; empty: no operator)\n"
          "  --time-scale N                run the operator's clock N times faster\n"
+         "  --operator-version V|NS=V     the operator release simulated: 0.9, 1.0 (default) or\n"
+         "                                1.1, for every namespace or one (repeatable)\n"
+         "  --crd-overlay F               apply the CRD overlay F to the loaded CRDs (repeatable;\n"
+         "                                1.1 needs crds/apache-spark-operator/1.1.0-overlay)\n"
          "  --threads N                   HTTP threads (default 2)\n"
          "  --max-body-bytes N            request body limit (default 3 MiB)\n"
          "  --bookmark-interval-ms N      watch BOOKMARK cadence (default 2000)\n"
@@ -106,6 +110,20 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* f, std::string* err
       f->crd_dirs.push_back(value);
     } else if (name == "--operator-namespaces") {
       f->operator_namespaces = SplitList(value);
+    } else if (name == "--operator-version") {
+      size_t eq = value.find('=');
+      std::string version = eq == std::string::npos ? value : value.substr(eq + 1);
+      if (version != "0.9" && version != "1.0" && version != "1.1") {
+        *error = "--operator-version must be 0.9, 1.0 or 1.1, optionally as NAMESPACE=VERSION";
+        return false;
+      }
+      if (eq == std::string::npos) {
+        f->operator_version = version;
+      } else {
+        f->namespace_operator_versions[value.substr(0, eq)] = version;
+      }
+    } else if (name == "--crd-overlay") {
+      f->crd_overlays.push_back(value);
     } else if (name == "--time-scale") {
       char* end = nullptr;
       f->time_scale = std::strtod(value.c_str(), &end);

@@ -3,6 +3,7 @@
 // The kubesim binary's command line and the files it writes (CA, kubeconfig).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct Flags {
   // Namespaces the simulated operator watches. Absent: "default"; empty: no operator.
   std::optional<std::vector<std::string>> operator_namespaces;
   double time_scale = 1.0;
+  // --operator-version V (every namespace) and NS=V (one namespace): "0.9", "1.0" or "1.1".
+  std::string operator_version = "1.0";
+  std::map<std::string, std::string> namespace_operator_versions;
+  std::vector<std::string> crd_overlays;  // --crd-overlay F, applied to the loaded CRDs in order
   int threads = 2;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t bookmark_interval_ms = 2000;

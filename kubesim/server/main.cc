@@ -14,6 +14,7 @@
 #include "kubesim/controller/controller.h"
 #endif
 #include "kubesim/schema/crd.h"
+#include "kubesim/schema/crd_overlay.h"
 #include "kubesim/server/api.h"
 #include "kubesim/server/auth.h"
 #include "kubesim/server/config.h"
@@ -42,6 +43,32 @@ std::string RandomToken() {
   }
   return out;
 }
+
+// Operator 1.1 writes states only a 1.1 CRD accepts: without one its status writes would fail.
+bool OperatorCrdFits(const kubesim::Flags& flags, const std::vector<kubesim::Crd>& crds,
+                     std::string* error) {
+  bool wants_1_1 = flags.operator_version == "1.1";
+  for (const auto& [ns, version] : flags.namespace_operator_versions) {
+    wants_1_1 = wants_1_1 || version == "1.1";
+  }
+  if (!wants_1_1) return true;
+  for (const kubesim::Crd& crd : crds) {
+    if (crd.name == "sparkapplications.spark.apache.org" &&
+        boost::json::serialize(crd.object).find("\"Suspended\"") != std::string::npos) {
+      return true;
+    }
+  }
+  *error =
+      "--operator-version 1.1 needs a SparkApplication CRD with the Suspended state: add "
+      "--crd-overlay crds/apache-spark-operator/1.1.0-overlay/sparkapplications-v1-overlay.yaml";
+  return false;
+}
+
+#ifdef KUBESIM_HAVE_CONTROLLER
+kubesim::op::OperatorVersion ToOperatorVersion(const std::string& version) {
+  return version == "1.1" ? kubesim::op::OperatorVersion::k1_1 : kubesim::op::OperatorVersion::k1_0;
+}
+#endif
 
 int Fail(const std::string& message) {
   std::cerr << "kubesim: " << message << std::endl;
@@ -82,11 +109,17 @@ int main(int argc, char** argv) {
   ApiOptions api_options;
   api_options.bookmark_interval_ms = flags.bookmark_interval_ms;
   Api api(*store, tokens, api_options, WallMs);
+  std::vector<Crd> all_crds;
   for (const std::string& dir : flags.crd_dirs) {
     std::vector<Crd> crds = LoadCrdDir(dir, &error);
     if (crds.empty()) return Fail("loading CRDs from " + dir + ": " + error);
-    for (const Crd& crd : crds) api.AddCrd(crd);
+    for (Crd& crd : crds) all_crds.push_back(std::move(crd));
   }
+  for (const std::string& overlay : flags.crd_overlays) {
+    if (!ApplyCrdOverlayFile(overlay, &all_crds, &error)) return Fail(error);
+  }
+  if (!OperatorCrdFits(flags, all_crds, &error)) return Fail(error);
+  for (const Crd& crd : all_crds) api.AddCrd(crd);
 
   std::set<std::string> namespaces = {"default", "kube-system"};
   namespaces.insert(flags.namespaces.begin(), flags.namespaces.end());
@@ -159,6 +192,10 @@ int main(int argc, char** argv) {
   if (spark != nullptr && !operator_namespaces.empty()) {
     op::Options op_options;
     op_options.time_scale = flags.time_scale;
+    op_options.version = ToOperatorVersion(flags.operator_version);
+    for (const auto& [ns, version] : flags.namespace_operator_versions) {
+      op_options.namespace_versions[ns] = ToOperatorVersion(version);
+    }
     controller =
         NewController(*store, *spark,
                       std::set<std::string>(operator_namespaces.begin(), operator_namespaces.end()),

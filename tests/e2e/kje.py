@@ -23,6 +23,9 @@ BINARY = os.environ["KJE_BINARY"]
 SOURCE_DIR = os.environ["KJE_SOURCE_DIR"]
 KUBESIM = os.environ.get("KJE_KUBESIM", "")
 CRD_DIR = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.0.0")
+# Operator 1.1.0's additions to the 1.0.0 CRD (see crds/apache-spark-operator/README.md).
+CRD_OVERLAY_1_1 = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.1.0-overlay",
+                               "sparkapplications-v1-overlay.yaml")
 RPC_TIMEOUT = 10
 
 
@@ -43,7 +46,8 @@ class Kubesim:
     """kubesim with the Spark operator, on a free port, with its own CA, token and kubeconfig."""
 
     def __init__(self, operator_namespaces=("default", "spark-jobs"),
-                 namespaces=("spark-jobs", "unwatched"), time_scale=20, extra_args=()):
+                 namespaces=("spark-jobs", "unwatched"), time_scale=20, extra_args=(),
+                 operator_version=None):
         assert KUBESIM, "KJE_KUBESIM is not set"
         self.dir = tempfile.mkdtemp(prefix="kje-e2e-")
         self.kubeconfig = os.path.join(self.dir, "kubeconfig")
@@ -58,7 +62,9 @@ class Kubesim:
              "--token-file", self.token_file, "--write-kubeconfig", self.kubeconfig,
              "--namespaces", ",".join(namespaces),
              "--operator-namespaces=" + ",".join(operator_namespaces),
-             "--time-scale", str(time_scale)] + list(extra_args),
+             "--time-scale", str(time_scale)] + list(extra_args) +
+            (["--operator-version", operator_version] if operator_version else []) +
+            (["--crd-overlay", CRD_OVERLAY_1_1] if operator_version == "1.1" else []),
             stdout=out, stderr=self.err)
         out.close()
         atexit.register(self.stop)

@@ -15,7 +15,8 @@ int Main() {
   BuilderOptions options;
   options.image = "apache/spark:3.5.6";
   options.spark_version = "3.5.6";
-  options.conf = {{"spark.executor.instances", "2"}, {"spark.master", "local[*]"}};
+  options.conf = {{"spark.executor.instances", "2"},
+                  {"spark.master", "k8s://https://kubernetes.default.svc"}};
 
   std::vector<SparkTemplate> templates;
   SparkTemplate pi;
@@ -39,6 +40,8 @@ int Main() {
   builtin.class_name = "org.apache.gravitino.maintenance.jobs.iceberg.IcebergRewriteDataFiles";
   builtin.jars = {"https://repo/iceberg-spark-runtime-3.5_2.12-1.11.0.jar"};
   builtin.configs = {{"spark.sql.catalog.cat", "org.apache.iceberg.spark.SparkCatalog"}};
+  builtin.arguments = {"--catalog", "cat", "--spark-conf",
+                       R"({"spark.executor.memory":"4g","spark.sql.shuffle.partitions":8})"};
   templates.push_back(builtin);
 
   SparkTemplate no_args;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "rapidjson/document.h"
 
 namespace kje::spark {
@@ -200,16 +201,74 @@ TEST_CASE("Template configs override server defaults: sorted keys") {
   }
 }
 
-TEST_CASE("spark.master and spark.submit.deployMode are removed from every source") {
+TEST_CASE("A k8s:// master and cluster deploy mode are left to the operator") {
   BuilderOptions o = Options();
-  o.conf = {{"spark.master", "k8s://https://x"}, {"spark.submit.deployMode", "client"}};
+  o.conf = {{"spark.master", "k8s://https://x"}, {"spark.submit.deployMode", "cluster"}};
   SparkTemplate t = PiTemplate();
-  t.configs = {{"spark.master", "{{spark_master}}"}};
+  t.configs = {{"spark.master", " k8s://https://kubernetes.default.svc "}};
   absl::StatusOr<BuiltApplication> built = Build(t, o);
   REQUIRE(built.ok());
   rapidjson::Document app = Parse(built->json);
   CHECK_FALSE(HasConf(app, "spark.master"));
   CHECK_FALSE(HasConf(app, "spark.submit.deployMode"));
+}
+
+TEST_CASE("Client deploy mode is refused - naming the key and its source") {
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.submit.deployMode", "client"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("spark.submit.deployMode=client"));
+  CHECK_THAT(ErrorOf(built), Catch::Contains("job template spark-pi"));
+  CHECK_THAT(ErrorOf(built), Catch::Contains("cluster mode only"));
+
+  BuilderOptions o = Options();
+  o.conf = {{"spark.submit.deployMode", " client "}};
+  built = Build(PiTemplate(), o);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("executor's defaults"));
+
+  t.configs = {{"spark.submit.deployMode", "yarn-ish"}};
+  built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("must be cluster or unset"));
+}
+
+TEST_CASE("A master that isn't k8s:// is refused - from the template or the defaults") {
+  for (const char* master :
+       {"local[2]", "yarn", "spark://host:7077", "{{spark_master}}", "K8S://https://x"}) {
+    INFO(master);
+    SparkTemplate t = PiTemplate();
+    t.configs = {{"spark.master", master}};
+    absl::StatusOr<BuiltApplication> built = Build(t);
+    REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(ErrorOf(built), Catch::Contains("spark.master of job template spark-pi"));
+    CHECK_THAT(ErrorOf(built), Catch::Contains("isn't a k8s:// master"));
+  }
+  BuilderOptions o = Options();
+  o.conf = {{"spark.master", "local"}};
+  absl::StatusOr<BuiltApplication> built = Build(PiTemplate(), o);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("spark.master of the executor's defaults"));
+  // The template's k8s:// master overrides the bad default: only the effective one counts.
+  SparkTemplate t = PiTemplate();
+  t.configs = {{"spark.master", "k8s://https://x"}};
+  CHECK(Build(t, o).ok());
+}
+
+TEST_CASE("Blank config values are unset - they override no default") {
+  BuilderOptions o = Options();
+  o.conf = {{"spark.executor.memory", "2g"}, {"spark.blank.default", "  "}};
+  SparkTemplate t = PiTemplate();
+  // What a builtin template's spark.master={{spark_master}} resolves to without a value.
+  t.configs = {{"spark.executor.memory", ""}, {"spark.master", " "}, {"spark.x", "\t"}};
+  absl::StatusOr<BuiltApplication> built = Build(t, o);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(ConfValue(app, "spark.executor.memory") == "2g");
+  CHECK_FALSE(HasConf(app, "spark.master"));
+  CHECK_FALSE(HasConf(app, "spark.x"));
+  CHECK_FALSE(HasConf(app, "spark.blank.default"));
 }
 
 TEST_CASE("Image and service account are set only when blank") {
@@ -440,6 +499,165 @@ TEST_CASE("Strings with JSON metacharacters are escaped") {
   CHECK(Str(app["spec"]["driverArgs"][2]) == "line\nbreak");
   CHECK(Str(app["spec"]["driverArgs"][3]) == "ünï");
   CHECK(Str(app["metadata"]["annotations"]["gravitino.apache.org/metalake"]) == "m\"l");
+}
+
+}  // namespace
+}  // namespace kje::spark
+
+namespace kje::spark {
+namespace {
+
+SparkTemplate BuiltinTemplate(const std::string& spark_conf) {
+  SparkTemplate t;
+  t.name = "builtin-iceberg-rewrite-data-files";
+  t.executable = "/opt/gravitino/libs/gravitino-jobs.jar";
+  t.class_name = "org.apache.gravitino.maintenance.jobs.iceberg.IcebergRewriteDataFilesJob";
+  t.arguments = {"--catalog", "cat", "--table", "db.tbl", "--spark-conf", spark_conf};
+  return t;
+}
+
+TEST_CASE("A built-in job's --spark-conf wins over every other source") {
+  BuilderOptions o = Options();
+  o.conf = {{"spark.a", "server"},
+            {"spark.b", "server"},
+            {"spark.c", "server"},
+            {"spark.jars", "https://repo/default.jar"}};
+  SparkTemplate t =
+      BuiltinTemplate(R"({"spark.b":"spark_conf","spark.d":4,"spark.e":true,"spark.f":null,)"
+                      R"("spark.jars":"https://repo/mine.jar","spark.executor.memory":"8g"})");
+  t.configs = {{"spark.a", "template"}, {"spark.b", "template"}, {"spark.executor.memory", "1g"}};
+  absl::StatusOr<BuiltApplication> built = Build(t, o);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(ConfValue(app, "spark.a") == "template");
+  CHECK(ConfValue(app, "spark.b") == "spark_conf");
+  CHECK(ConfValue(app, "spark.c") == "server");
+  CHECK(ConfValue(app, "spark.d") == "4");
+  CHECK(ConfValue(app, "spark.e") == "true");
+  CHECK_FALSE(HasConf(app, "spark.f"));  // null is blank: unset
+  CHECK(ConfValue(app, "spark.executor.memory") == "8g");
+  // As the Java executor's docs warn: spark.jars in spark_conf replaces the default.
+  CHECK(ConfValue(app, "spark.jars") == "https://repo/mine.jar");
+  // The argument itself stays: the job reads it too.
+  CHECK(Str(app["spec"]["driverArgs"][5]) == t.arguments[5]);
+  CHECK(built->warnings.empty());
+}
+
+TEST_CASE("spark_conf's master - deploy mode and spark.kubernetes.* are ignored with a warning") {
+  SparkTemplate t = BuiltinTemplate(
+      R"({"spark.master":"local[2]","spark.submit.deployMode":"client",)"
+      R"("spark.kubernetes.namespace":"other","spark.kubernetes.container.image":"x:1",)"
+      R"("spark.sql.shuffle.partitions":"8"})");
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK_FALSE(HasConf(app, "spark.master"));
+  CHECK_FALSE(HasConf(app, "spark.submit.deployMode"));
+  CHECK(ConfValue(app, "spark.kubernetes.namespace") == "spark-jobs");
+  CHECK(ConfValue(app, "spark.kubernetes.container.image") == "apache/spark:3.5.6");
+  CHECK(ConfValue(app, "spark.sql.shuffle.partitions") == "8");
+  REQUIRE(built->warnings.size() == 4);
+  CHECK_THAT(built->warnings[0], Catch::Contains("Ignored spark.kubernetes.container.image"));
+  for (const std::string& w : built->warnings) {
+    CHECK_THAT(w, !Catch::Contains("local[2]") && !Catch::Contains("x:1"));  // never values
+  }
+}
+
+TEST_CASE("An invalid spark_conf refuses the submit - without quoting it") {
+  for (const char* bad :
+       {"{not_json}", "[1,2]", R"({"nested":{"a":1}})", R"({"array":[1]})", R"("just a string")"}) {
+    INFO(bad);
+    absl::StatusOr<BuiltApplication> built = Build(BuiltinTemplate(bad));
+    REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(ErrorOf(built), Catch::Contains("builtin-iceberg-rewrite-data-files"));
+    CHECK_THAT(ErrorOf(built), Catch::Contains("--spark-conf"));
+  }
+  CHECK_THAT(ErrorOf(Build(BuiltinTemplate(R"({"secret.key":{"x":"hunter2"}})"))),
+             !Catch::Contains("hunter2"));
+  SparkTemplate no_value = BuiltinTemplate("");
+  no_value.arguments.pop_back();
+  CHECK(Build(no_value).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("A blank or empty spark_conf - or a non-built-in template's - changes nothing") {
+  for (const char* empty : {"", "  ", "{}"}) {
+    INFO(empty);
+    absl::StatusOr<BuiltApplication> built = Build(BuiltinTemplate(empty));
+    REQUIRE(built.ok());
+  }
+  SparkTemplate t = BuiltinTemplate(R"({"spark.x":"1"})");
+  t.name = "my-job";
+  t.executable = "https://repo/jobs.jar";
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  CHECK_FALSE(HasConf(Parse(built->json), "spark.x"));
+  t.arguments.back() = "{not json}";  // Not ours to read for a non-built-in job.
+  CHECK(Build(t).ok());
+}
+
+TEST_CASE("The Java executor's spark_conf example: spark.master=local[2] is ignored") {
+  // IcebergUpdateStatsAndMetricsJob's own test passes --spark-conf {"spark.master":"local[2]"}.
+  SparkTemplate t = BuiltinTemplate(R"({"spark.master":"local[2]"})");
+  t.name = "builtin-iceberg-update-stats";
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  CHECK_FALSE(HasConf(Parse(built->json), "spark.master"));
+  CHECK(built->warnings.size() == 1);
+}
+
+TEST_CASE("spark.builtinJobsJar replaces a server-local executable and must be reachable") {
+  BuilderOptions o = Options();
+  o.builtin_jobs_jar = "s3a://bucket/gravitino-jobs.jar";
+  absl::StatusOr<BuiltApplication> built = Build(BuiltinTemplate("{}"), o);
+  REQUIRE(built.ok());
+  CHECK(Str(Parse(built->json)["spec"]["jars"]) == "s3a://bucket/gravitino-jobs.jar");
+  o.builtin_jobs_jar = "/opt/gravitino/jobs/gravitino-jobs.jar";
+  CHECK(Build(BuiltinTemplate("{}"), o).status().code() == absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE("An application over etcd's object limit is refused before it is sent") {
+  SparkTemplate t = PiTemplate();
+  t.arguments.assign(100000, "--argument-of-twenty");  // about 2.3 MB of JSON
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("more than the limit of 1572864 bytes"));
+  CHECK_THAT(ErrorOf(built), Catch::Matches(".* would be [0-9]+ bytes.*"));
+
+  BuilderOptions o = Options();
+  t.arguments.assign(10, "x");
+  built = Build(t, o);
+  REQUIRE(built.ok());
+  o.max_application_bytes = built->json.size();
+  CHECK(Build(t, o).ok());  // exactly at the limit
+  o.max_application_bytes = built->json.size() - 1;
+  CHECK_THAT(ErrorOf(Build(t, o)),
+             Catch::Contains(absl::StrCat("would be ", built->json.size(), " bytes")));
+}
+
+TEST_CASE("Control characters in config keys or the metalake are refused - naming the field") {
+  SparkTemplate t = PiTemplate();
+  t.configs = {{std::string("spark.a\0b", 9), "v"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("Spark configuration key \"spark.a\\x00"));
+  CHECK_THAT(ErrorOf(built), Catch::Contains("job template spark-pi"));
+  CHECK(ErrorOf(built).find('\0') == std::string::npos);
+
+  BuilderOptions o = Options();
+  o.conf = {{"spark.line\nbreak", "v"}};
+  CHECK_THAT(ErrorOf(Build(PiTemplate(), o)), Catch::Contains("executor's defaults"));
+
+  built = Build(BuiltinTemplate(R"({"spark.x\u0001":"1"})"));
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("spark_conf"));
+  built = Build(BuiltinTemplate(R"({"spark.kubernetes.x\u0000":"1"})"));
+  CHECK(built.status().code() == absl::StatusCode::kInvalidArgument);
+
+  built = BuildSparkApplication("1", std::string("ml\0x", 4), PiTemplate(), Options());
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(ErrorOf(built), Catch::Contains("gravitino.apache.org/metalake"));
+  CHECK(BuildSparkApplication("1", "ml\x7f", PiTemplate(), Options()).status().code() ==
+        absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

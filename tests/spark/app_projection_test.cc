@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "test_json.h"
 
 namespace kje::spark {
@@ -261,6 +262,53 @@ TEST_CASE("100k projections take far less than 200 MB of heap") {
   // The estimate the cache can use is within a third of the truth.
   CHECK(one.ApproximateBytes() * 3 > used / kApps * 2);
   CHECK(one.ApproximateBytes() * 2 < used / kApps * 3);
+}
+
+}  // namespace
+}  // namespace kje::spark
+
+namespace kje::spark {
+namespace {
+
+TEST_CASE("Operator 1.1 fields: spec.suspend - the Kueue label - suspendReason - attempt id") {
+  std::string json = R"({"metadata":{"name":"a","namespace":"n","labels":{
+      "kueue.x-k8s.io/queue-name":"q"}},"spec":{"suspend":true,"sparkConf":{
+      "spark.kubernetes.driver.podTemplateContainerName":"main"}},"status":{
+      "currentState":{"currentStateSummary":"Suspended","suspendReason":"KueueEviction",
+      "lastObservedDriverStatus":{"containerStatuses":[{"name":"sidecar","state":{"running":{
+      "startedAt":"2026-05-12T10:00:01Z"}}},{"name":"main","state":{"terminated":{
+      "startedAt":"2026-05-12T10:00:02Z","finishedAt":"2026-05-12T10:00:03Z"}}}]}},
+      "currentAttemptSummary":{"attemptInfo":{"id":3}}}})";
+  AppProjection app = Project(json);
+  CHECK(app.suspend_requested);
+  CHECK(app.kueue_queued);
+  CHECK(IsHeldWithoutStatus(app));
+  CHECK(app.has_status);
+  CHECK(app.attempt_id == 3);
+  CHECK(app.suspend_reason == "KueueEviction");
+  CHECK(app.driver_container == "main");
+  REQUIRE(app.history.size() == 1);
+  // lastObservedDriverStatus is read for the app's own driver container, not the sidecar.
+  CHECK(app.history[0].driver_started == ParseRfc3339Millis("2026-05-12T10:00:02Z"));
+  CHECK(app.history[0].driver_finished == ParseRfc3339Millis("2026-05-12T10:00:03Z"));
+  CHECK(app.OperatorState() == "Suspended");
+  CHECK(app.ApproximateBytes() > sizeof(AppProjection));
+
+  AppProjection plain = Project(R"({"metadata":{"name":"a","namespace":"n"},
+      "spec":{"suspend":false},"status":{"currentState":{"currentStateSummary":"Suspended"}}})");
+  CHECK_FALSE(plain.suspend_requested);
+  CHECK_FALSE(plain.kueue_queued);
+  CHECK(plain.suspend_reason == "SpecSuspend");  // absent means SpecSuspend
+  CHECK(plain.driver_container == "spark-kubernetes-driver");
+  CHECK(plain.attempt_id == 0);
+
+  for (const char* missing : {R"(,"status":null)", "", R"(,"status":{})"}) {
+    INFO(missing);
+    AppProjection none =
+        Project(absl::StrCat(R"({"metadata":{"name":"a","namespace":"n"})", missing, "}"));
+    CHECK_FALSE(none.has_status);
+  }
+  CHECK(Project(R"({"metadata":{"name":"a","namespace":"n"},"status":{"x":1}})").has_status);
 }
 
 }  // namespace

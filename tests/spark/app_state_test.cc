@@ -37,6 +37,19 @@ TEST_CASE("All 18 operator states parse and print back") {
   }
 }
 
+TEST_CASE("Suspended (operator 1.1) is known - and in none of the four classes") {
+  AppState state = ParseAppState("Suspended");
+  CHECK(state == AppState::kSuspended);
+  CHECK(AppStateName(state) == "Suspended");
+  CHECK(IsSuspendedState(state));
+  CHECK_FALSE(IsQueuedState(state));
+  CHECK_FALSE(IsStartedState(state));
+  CHECK_FALSE(IsOutcomeState(state));
+  CHECK_FALSE(IsStoppedState(state));
+  for (const std::string& name : kAllStates) CHECK_FALSE(IsSuspendedState(ParseAppState(name)));
+  CHECK(ParseAppState("suspended") == AppState::kUnknown);
+}
+
 TEST_CASE("Other spellings are unknown states") {
   CHECK(ParseAppState("") == AppState::kUnknown);
   CHECK(ParseAppState("failed") == AppState::kUnknown);

@@ -147,3 +147,101 @@ TEST_CASE("The log container is named only when there are sidecars") {
 
 }  // namespace
 }  // namespace kje::spark
+
+namespace kje::spark {
+namespace {
+
+std::string NameOf(const std::string& spec) {
+  rapidjson::Document document = Parse(spec);
+  return DriverContainerName(&document);
+}
+
+const std::string kSidecarRunning = R"({"running":{"startedAt":"2026-05-12T10:00:02Z"}})";
+
+TEST_CASE("#14230: phase Succeeded or Failed is terminated whatever the containers say") {
+  for (const char* phase : {"Succeeded", "Failed"}) {
+    INFO(phase);
+    DriverPod pod = Project(Pod("d", "2026-05-12T10:00:01Z", phase,
+                                {{"spark-kubernetes-driver", Running("2026-05-12T10:00:02Z")}}));
+    CHECK_FALSE(pod.IsAlive());
+  }
+}
+
+TEST_CASE("#14230: a finished driver with a running sidecar is not alive") {
+  DriverPod pod = Project(
+      Pod("d", "2026-05-12T10:00:01Z", "Running",
+          {{"spark-kubernetes-driver", Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:09Z")},
+           {"log-shipper", kSidecarRunning}}));
+  CHECK_FALSE(pod.IsAlive());
+  CHECK(pod.driver.finished == ParseRfc3339Millis("2026-05-12T10:00:09Z"));
+  // The driver still running, the sidecar done: alive.
+  DriverPod running =
+      Project(Pod("d", "2026-05-12T10:00:01Z", "Running",
+                  {{"spark-kubernetes-driver", Running("2026-05-12T10:00:02Z")},
+                   {"log-shipper", Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:03Z")}}));
+  CHECK(running.IsAlive());
+}
+
+TEST_CASE("#14230: a driver container that can't be told counts as running") {
+  // Sidecars and no container of the driver's name; or no status for the driver container.
+  DriverPod unnamed =
+      Project(Pod("d", "2026-05-12T10:00:01Z", "Running",
+                  {{"main", Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:09Z")},
+                   {"log-shipper", kSidecarRunning}}));
+  CHECK(unnamed.IsAlive());
+  DriverPod no_status = Project(Pod("d", "2026-05-12T10:00:01Z", "Pending",
+                                    {{"spark-kubernetes-driver", ""}, {"log-shipper", ""}}));
+  CHECK(no_status.IsAlive());
+  DriverPod waiting = Project(Pod("d", "2026-05-12T10:00:01Z", "Pending",
+                                  {{"spark-kubernetes-driver", R"({"waiting":{}})"}}));
+  CHECK(waiting.IsAlive());
+}
+
+TEST_CASE("The app's driver container name decides liveness - times and the log container") {
+  const std::string json =
+      Pod("d", "2026-05-12T10:00:01Z", "Running",
+          {{"main", Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:09Z")},
+           {"log-shipper", kSidecarRunning}});
+  DriverPod by_default = Project(json);
+  CHECK(by_default.driver.started == kNoTime);
+  CHECK(by_default.IsAlive());
+  CHECK(by_default.IsAlive("main") == false);
+  CHECK(by_default.DriverTimes("main").finished == ParseRfc3339Millis("2026-05-12T10:00:09Z"));
+  CHECK_FALSE(LogContainer(by_default).has_value());
+  REQUIRE(LogContainer(by_default, "main").has_value());
+  CHECK(*LogContainer(by_default, "main") == "main");
+
+  absl::StatusOr<DriverPod> named = ProjectDriverPod(Parse(json), "main");
+  REQUIRE(named.ok());
+  CHECK(named->driver_container == "main");
+  CHECK_FALSE(named->IsAlive());
+  CHECK(named->driver.finished == ParseRfc3339Millis("2026-05-12T10:00:09Z"));
+  REQUIRE(LogContainer(*named).has_value());
+  CHECK(*LogContainer(*named) == "main");
+  std::vector<DriverPod> listed =
+      ProjectDriverPods(Parse(absl::StrCat(R"({"items":[)", json, "]}")), "main");
+  REQUIRE(listed.size() == 1);
+  CHECK_FALSE(listed[0].IsAlive());
+}
+
+TEST_CASE("The driver container name comes from the app's spec") {
+  CHECK(DriverContainerName(nullptr) == "spark-kubernetes-driver");
+  CHECK(NameOf((R"({"sparkConf":{}})")) == "spark-kubernetes-driver");
+  CHECK(
+      NameOf((R"({"sparkConf":{"spark.kubernetes.driver.podTemplateContainerName":" main "}})")) ==
+      "main");
+  // Spark makes the template's first container the driver, and keeps its name.
+  CHECK(NameOf((R"({"driverSpec":{"podTemplateSpec":{"spec":{
+      "containers":[{"name":"app"},{"name":"sidecar"}]}}}})")) == "app");
+  CHECK(NameOf((R"({"driverSpec":{"podTemplateSpec":{"spec":{
+      "containers":[{"image":"x"}]}}}})")) == "spark-kubernetes-driver");
+  CHECK(NameOf((R"({"sparkConf":{
+      "spark.kubernetes.driver.podTemplateContainerName":"sidecar"},
+      "driverSpec":{"podTemplateSpec":{"spec":{"containers":[{"name":"app"},
+      {"name":"sidecar"}]}}}})")) == "sidecar");
+  CHECK(NameOf((R"({"sparkConf":{"spark.kubernetes.driver.podTemplateContainerName":"  "}})")) ==
+        "spark-kubernetes-driver");
+}
+
+}  // namespace
+}  // namespace kje::spark

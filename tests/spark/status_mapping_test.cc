@@ -485,3 +485,203 @@ TEST_CASE("Job status names and terminality") {
 
 }  // namespace
 }  // namespace kje::spark
+
+namespace kje::spark {
+namespace {
+
+using testing::App;
+using testing::Pod;
+using testing::Running;
+using testing::State;
+using testing::Status;
+using testing::T;
+using testing::Terminated;
+
+const absl::Duration kNoStatusTimeout = absl::Minutes(10);
+const absl::Time kLongAfter = T("2026-05-12T12:00:00Z");  // 2 h after the apps' creation
+
+// App() with extra spec fields and labels spliced in.
+std::string HeldApp(const std::string& status, const std::string& spec_extra,
+                    const std::string& label_extra = "") {
+  std::string json = App(status);
+  const std::string spec = R"("spec":{)";
+  json.insert(json.find(spec) + spec.size(), spec_extra.empty() ? "" : spec_extra + ",");
+  const std::string label = R"("gravitino.apache.org/job-id":"1")";
+  json.insert(json.find(label) + label.size(), label_extra);
+  return json;
+}
+
+JobStatusInfo MapAt(const std::string& json, absl::Time now, const DriverPod* driver = nullptr) {
+  absl::StatusOr<AppProjection> app = ProjectAppJson(json);
+  REQUIRE(app.ok());
+  return MapStatus(*app, driver, now, kNoStatusTimeout);
+}
+
+std::string Entries(const std::vector<std::string>& states, int first_key = 0) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (size_t i = 0; i < states.size(); ++i) {
+    entries.push_back({std::to_string(first_key + i),
+                       State(states[i], absl::StrCat("2026-05-12T10:00:", 10 + i, "Z"))});
+  }
+  return Status(entries);
+}
+
+TEST_CASE("Suspended after a start is STARTED - with its reason - and no unknown-state warning") {
+  JobStatusInfo info = MapAt(
+      App(Entries({"Submitted", "DriverRequested", "DriverReady", "RunningHealthy", "Suspended"})),
+      kLongAfter);
+  CHECK(info.status == JobStatus::kStarted);
+  CHECK(info.operator_state == "Suspended");
+  CHECK(info.suspended);
+  CHECK(info.suspend_reason == "SpecSuspend");  // absent means SpecSuspend
+  CHECK_THAT(info.message, Catch::Contains("suspendReason SpecSuspend"));
+  CHECK_FALSE(info.unknown_state);
+  CHECK_FALSE(info.is_stopped);
+  CHECK_FALSE(info.no_status_timed_out);
+  CHECK_FALSE(info.finished_at.has_value());
+}
+
+TEST_CASE("Suspended before any start is QUEUED - a Kueue eviction says so") {
+  std::string status = R"({"stateTransitionHistory":{"0":{"currentStateSummary":"Submitted"},
+      "1":{"currentStateSummary":"DriverRequested"},"2":{"currentStateSummary":"Suspended",
+      "message":"Evicted by Kueue","suspendReason":"KueueEviction"}},
+      "currentState":{"currentStateSummary":"Suspended","message":"Evicted by Kueue",
+      "suspendReason":"KueueEviction"}})";
+  JobStatusInfo info = MapAt(App(status), kLongAfter);
+  CHECK(info.status == JobStatus::kQueued);
+  CHECK(info.suspend_reason == "KueueEviction");
+  CHECK(info.message == "Evicted by Kueue (suspendReason KueueEviction)");
+  CHECK_FALSE(info.unknown_state);
+}
+
+TEST_CASE("Suspended never triggers the orphan-driver deletion") {
+  DriverPod alive;
+  alive.phase = "Running";
+  // Deleted by someone else while suspended: FAILED by the walk-back, but the driver is the
+  // operator's to remove.
+  testing::AppMeta meta;
+  meta.deletion = "2026-05-12T10:01:00Z";
+  JobStatusInfo info = MapAt(App(Entries({"Submitted", "Suspended"}), meta), kLongAfter, &alive);
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK_FALSE(ShouldDeleteOrphanDriver(info, alive));
+  JobStatusInfo forced;
+  forced.status = JobStatus::kFailed;
+  forced.suspended = true;
+  CHECK_FALSE(ShouldDeleteOrphanDriver(forced, alive));
+  forced.suspended = false;
+  CHECK(ShouldDeleteOrphanDriver(forced, alive));
+}
+
+TEST_CASE("#13700: a status without a readable state is QUEUED for good - no timeout") {
+  for (const char* status :
+       {R"({"currentState":{"currentStateSummary":7}})", R"({"stateTransitionHistory":{"a":{}}})",
+        R"({"somethingNew":{"x":1}})", R"({"currentAttemptSummary":{"attemptInfo":{"id":0}}})"}) {
+    INFO(status);
+    JobStatusInfo info = MapAt(App(status), kLongAfter);
+    CHECK(info.status == JobStatus::kQueued);
+    CHECK_FALSE(info.no_status_timed_out);
+    CHECK(info.operator_state.empty());
+  }
+  // Missing or empty: the no-status timeout still applies.
+  CHECK(MapAt(App(""), kLongAfter).no_status_timed_out);
+  CHECK(MapAt(App("{}"), kLongAfter).no_status_timed_out);
+}
+
+TEST_CASE("No status while spec.suspend is true or a Kueue queue holds it: QUEUED - no timeout") {
+  JobStatusInfo suspended = MapAt(HeldApp("", R"("suspend":true)"), kLongAfter);
+  CHECK(suspended.status == JobStatus::kQueued);
+  CHECK(suspended.held);
+  CHECK_FALSE(suspended.no_status_timed_out);
+
+  JobStatusInfo kueue =
+      MapAt(HeldApp("", "", R"(,"kueue.x-k8s.io/queue-name":"team-a")"), kLongAfter);
+  CHECK(kueue.status == JobStatus::kQueued);
+  CHECK(kueue.held);
+  CHECK_FALSE(kueue.no_status_timed_out);
+
+  // spec.suspend false (what a 1.1 CRD defaults to) is no hold.
+  JobStatusInfo not_held = MapAt(HeldApp("", R"("suspend":false)"), kLongAfter);
+  CHECK(not_held.status == JobStatus::kFailed);
+  CHECK(not_held.no_status_timed_out);
+  CHECK_FALSE(not_held.held);
+  CHECK(MapAt(HeldApp("", R"("suspend":"true")"), kLongAfter).no_status_timed_out);
+
+  // A held app being cancelled is still CANCELLING, then CANCELLED once deleted.
+  std::string json = HeldApp("", R"("suspend":true)");
+  json.replace(
+      json.find(R"("gravitino.apache.org/metalake":"ml")"),
+      std::string(R"("gravitino.apache.org/metalake":"ml")").size(),
+      R"("gravitino.apache.org/metalake":"ml","gravitino.apache.org/cancel-requested":"true")");
+  CHECK(MapAt(json, kLongAfter).status == JobStatus::kCancelling);
+}
+
+TEST_CASE("A resumed app maps from its current attempt: QUEUED - STARTED - SUCCEEDED") {
+  // Attempt 0 ran and was suspended; the resume trimmed its history into previousAttemptSummary.
+  const std::string previous = R"("previousAttemptSummary":{"attemptInfo":{"id":0},
+      "stateTransitionHistory":{"0":{"currentStateSummary":"Submitted"},
+      "1":{"currentStateSummary":"DriverRequested"},"2":{"currentStateSummary":"DriverReady",
+      "lastTransitionTime":"2026-05-12T10:00:02Z"},"3":{"currentStateSummary":"RunningHealthy"},
+      "4":{"currentStateSummary":"Suspended"}}},"currentAttemptSummary":{"attemptInfo":{"id":1}})";
+  auto resumed = [&](const std::vector<std::string>& states) {
+    std::string status = Entries(states, 5);
+    status.insert(status.size() - 1, "," + previous);
+    return App(status);
+  };
+  absl::StatusOr<AppProjection> app = ProjectAppJson(resumed({"Submitted"}));
+  REQUIRE(app.ok());
+  CHECK(app->attempt_id == 1);
+  JobStatusInfo queued = MapAt(resumed({"Submitted"}), kLongAfter);
+  CHECK(queued.status == JobStatus::kQueued);
+  CHECK_FALSE(queued.started_at.has_value());  // the new attempt hasn't started
+
+  JobStatusInfo started =
+      MapAt(resumed({"Submitted", "DriverRequested", "DriverReady"}), kLongAfter);
+  CHECK(started.status == JobStatus::kStarted);
+  REQUIRE(started.started_at.has_value());
+  CHECK(*started.started_at == T("2026-05-12T10:00:12Z"));
+
+  JobStatusInfo succeeded =
+      MapAt(resumed({"Submitted", "DriverRequested", "DriverReady", "RunningHealthy", "Succeeded",
+                     "TerminatedWithoutReleaseResources"}),
+            kLongAfter);
+  CHECK(succeeded.status == JobStatus::kSucceeded);
+  REQUIRE(succeeded.finished_at.has_value());
+  CHECK(*succeeded.finished_at == T("2026-05-12T10:00:14Z"));
+}
+
+TEST_CASE("The app's driver container gives the times - and the sidecar doesn't keep it alive") {
+  std::string app =
+      HeldApp(Entries({"Submitted", "DriverRequested", "DriverReady", "RunningHealthy", "Failed"}),
+              R"("sparkConf":{"spark.kubernetes.driver.podTemplateContainerName":"main"})");
+  absl::StatusOr<AppProjection> projected = ProjectAppJson(app);
+  REQUIRE(projected.ok());
+  CHECK(projected->driver_container == "main");
+  rapidjson::Document pod_json;
+  pod_json.Parse(Pod("d", "2026-05-12T10:00:01Z", "Running",
+                     {{"main", Terminated("2026-05-12T10:00:03Z", "2026-05-12T10:00:09Z")},
+                      {"log-shipper", Running("2026-05-12T10:00:03Z")}})
+                     .c_str());
+  absl::StatusOr<DriverPod> pod = ProjectDriverPod(pod_json);  // as the executor does today
+  REQUIRE(pod.ok());
+  JobStatusInfo info = MapAt(app, kLongAfter, &*pod);
+  CHECK(info.status == JobStatus::kFailed);
+  CHECK(info.driver_container == "main");
+  REQUIRE(info.started_at.has_value());
+  CHECK(*info.started_at == T("2026-05-12T10:00:03Z"));
+  REQUIRE(info.finished_at.has_value());
+  CHECK(*info.finished_at == T("2026-05-12T10:00:09Z"));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(info, *pod));  // its log stays readable
+
+  // The Java executor's own case: a FAILED job whose driver container still runs is deleted.
+  rapidjson::Document live_json;
+  live_json.Parse(Pod("d", "2026-05-12T10:00:01Z", "Running",
+                      {{"main", Running("2026-05-12T10:00:03Z")},
+                       {"log-shipper", Running("2026-05-12T10:00:03Z")}})
+                      .c_str());
+  absl::StatusOr<DriverPod> live = ProjectDriverPod(live_json);
+  REQUIRE(live.ok());
+  CHECK(ShouldDeleteOrphanDriver(MapAt(app, kLongAfter, &*live), *live));
+}
+
+}  // namespace
+}  // namespace kje::spark

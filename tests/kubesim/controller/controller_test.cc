@@ -137,6 +137,35 @@ TEST_CASE_METHOD(Fixture, "adds the finalizer and writes status through the subr
   CHECK(calls == std::vector<std::string>{"pi", "pi", "pi"});
 }
 
+TEST_CASE_METHOD(Fixture, "events are created in the app's namespace - a repeated name once",
+                 "[controller]") {
+  ResourceType events;
+  for (const ResourceType& t : CoreTypes()) {
+    if (t.plural == "events") events = t;
+  }
+  REQUIRE(events.plural == "events");
+  behaviour = [&](const op::AppView& view) {
+    op::Actions a;
+    a.events.push_back(json::object{{"apiVersion", "v1"},
+                                    {"kind", "Event"},
+                                    {"metadata", {{"name", "pi.suspendheld.0"}}},
+                                    {"reason", "SuspendHeld"},
+                                    {"involvedObject", {{"name", "pi"}}}});
+    a.requeue_at_ms = view.now_ms + 10;
+    return a;
+  };
+  Create("pi");
+  CHECK(controller->RunOnce() == 1);
+  now += 10;
+  CHECK(controller->RunOnce() == 1);  // the same event again: AlreadyExists, ignored
+  auto list = store->List(events, "spark", ListOptions{});
+  REQUIRE(list.ok());
+  const json::array& items = list.value().at("items").as_array();
+  REQUIRE(items.size() == 1);
+  CHECK(items[0].at("reason") == "SuspendHeld");
+  CHECK(items[0].at("metadata").at("namespace") == "spark");
+}
+
 TEST_CASE_METHOD(Fixture, "applications outside the operator namespaces are never touched",
                  "[controller]") {
   behaviour = [&](const op::AppView&) {

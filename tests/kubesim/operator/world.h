@@ -15,6 +15,7 @@
 
 #include "kubesim/operator/operator.h"
 #include "kubesim/schema/crd.h"
+#include "kubesim/schema/crd_overlay.h"
 #include "kubesim/schema/schema.h"
 
 namespace kubesim::testing {
@@ -40,6 +41,29 @@ inline std::vector<std::shared_ptr<const Schema>> ApacheSchemas() {
         for (const auto& v : crd.versions) {
           if (v.name == "v1") out.push_back(v.schema);
         }
+      }
+    }
+    return out;
+  }();
+  return schemas;
+}
+
+// The v1 schema of operator 1.1: the 1.0.0 CRD with crds/apache-spark-operator/1.1.0-overlay.
+inline std::vector<std::shared_ptr<const Schema>> Apache11Schemas() {
+  static const std::vector<std::shared_ptr<const Schema>> schemas = [] {
+    std::vector<std::shared_ptr<const Schema>> out;
+    std::string error;
+    auto crds = LoadCrdFile(
+        kCrdRoot + "/apache-spark-operator/1.0.0/sparkapplications.spark.apache.org-v1.yaml",
+        &error);
+    bool applied = ApplyCrdOverlayFile(
+        kCrdRoot + "/apache-spark-operator/1.1.0-overlay/sparkapplications-v1-overlay.yaml", &crds,
+        &error);
+    INFO(error);
+    REQUIRE(applied);
+    for (const auto& crd : crds) {
+      for (const auto& v : crd.versions) {
+        if (v.name == "v1") out.push_back(v.schema);
       }
     }
     return out;
@@ -153,6 +177,13 @@ class World {
     pods_.erase(it);
   }
 
+  void SetVersion(op::OperatorVersion version) { options_.version = version; }
+  const std::vector<json::object>& events() const { return events_; }
+  // The log of one container of a pod.
+  std::string Log(const std::string& pod, const std::string& container) const {
+    auto it = container_logs_.find(pod + "/" + container);
+    return it == container_logs_.end() ? "" : it->second;
+  }
   void Advance(int64_t ms) { now_ += ms; }
   void SetNow(int64_t ms) { now_ = ms; }
   int64_t now() const { return now_; }
@@ -233,6 +264,7 @@ class World {
     for (const auto& l : a.logs)
       logs.push_back(json::array{l.pod.c_str(), l.container.c_str(), l.text.c_str()});
     o["logs"] = std::move(logs);
+    o["events"] = json::value_from(a.events);
     o["delete_app"] = a.delete_app;
     if (a.requeue_at_ms) o["requeue_at_ms"] = *a.requeue_at_ms;
     return json::serialize(o);
@@ -253,7 +285,8 @@ class World {
     }
     if (a.status) {
       // The API server validates the status subresource write against the schema.
-      for (const auto& schema : ApacheSchemas()) {
+      for (const auto& schema :
+           options_.version == op::OperatorVersion::k1_1 ? Apache11Schemas() : ApacheSchemas()) {
         json::object copy = app_;
         copy["status"] = *a.status;
         std::vector<std::string> unknown;
@@ -281,14 +314,26 @@ class World {
     }
     for (const auto& l : a.logs) {
       REQUIRE(pods_.contains(l.pod));
-      CHECK(l.container == "spark-kubernetes-driver");
-      logs_[l.pod] += l.text;
+      // Every log belongs to a container of its pod; Log(pod) is the driver's (the first).
+      const json::array& containers = pods_.at(l.pod).at("spec").at("containers").as_array();
+      bool known = false;
+      for (const auto& c : containers) known = known || c.at("name").as_string() == l.container;
+      CHECK(known);
+      if (containers.at(0).at("name").as_string() == l.container) logs_[l.pod] += l.text;
+      container_logs_[l.pod + "/" + l.container] += l.text;
     }
     for (const auto& name : a.delete_pods) {
       auto it = pods_.find(name);
       if (it == pods_.end()) continue;  // 404 on a repeated delete is fine
       deleted_pods_[name] = it->second;
       pods_.erase(it);
+    }
+    for (const auto& e : a.events) {
+      std::string name(e.at("metadata").at("name").as_string());
+      bool seen = false;
+      for (const auto& old : events_)
+        seen = seen || old.at("metadata").at("name").as_string() == name;
+      if (!seen) events_.push_back(e);  // the API server answers 409 to a repeated name
     }
     if (a.delete_app) {
       ++app_delete_requests_;
@@ -311,6 +356,8 @@ class World {
   std::map<std::string, json::object> pods_;
   std::map<std::string, json::object> deleted_pods_;
   std::map<std::string, std::string> logs_;
+  std::map<std::string, std::string> container_logs_;
+  std::vector<json::object> events_;
   std::vector<std::string> created_;
   std::vector<Step> steps_;
   int app_delete_requests_ = 0;

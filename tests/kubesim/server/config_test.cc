@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "kubesim/server/tls.h"
 
@@ -42,6 +43,27 @@ TEST_CASE("ParseFlags rejects bad input", "[config]") {
   CHECK_FALSE(ParseFlags({"--threads", "0"}, &f, &error));
   CHECK_FALSE(ParseFlags({"--tls-cert", "/c"}, &f, &error));  // without --tls-key
   CHECK_FALSE(ParseFlags({"positional"}, &f, &error));
+}
+
+TEST_CASE("The operator version is global or per namespace - CRD overlays repeat", "[config]") {
+  Flags f;
+  std::string error;
+  REQUIRE(ParseFlags(
+      {"--operator-version", "1.1", "--operator-version=spark-jobs=1.0", "--operator-version",
+       "legacy=0.9", "--crd-overlay", "/a.yaml", "--crd-overlay=/b.yaml"},
+      &f, &error));
+  CHECK(f.operator_version == "1.1");
+  CHECK(f.namespace_operator_versions ==
+        std::map<std::string, std::string>{{"legacy", "0.9"}, {"spark-jobs", "1.0"}});
+  CHECK(f.crd_overlays == std::vector<std::string>{"/a.yaml", "/b.yaml"});
+  Flags defaults;
+  CHECK(defaults.operator_version == "1.0");
+  for (const char* bad : {"1.2", "", "ns=", "ns=2.0"}) {
+    INFO(bad);
+    Flags g;
+    CHECK_FALSE(ParseFlags({"--operator-version", bad}, &g, &error));
+    CHECK(error.find("--operator-version") != std::string::npos);
+  }
 }
 
 TEST_CASE("SplitHostPort handles IPv4, IPv6 and localhost", "[config]") {

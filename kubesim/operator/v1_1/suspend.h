@@ -1,0 +1,44 @@
+#pragma once
+
+// Operator 1.1's holds (spec.suspend and Kueue) as pure functions over the application, for the
+// reconciler. Internal to kubesim/operator.
+//
+// Kueue in kubesim: an application labelled kueue.x-k8s.io/queue-name is held until the
+// annotation kubesim.dev/kueue-admitted is "true" (what Kueue's admission of its Workload does
+// on a cluster); setting it to anything else while the app runs is an eviction (Suspended with
+// suspendReason KueueEviction), and "true" again requeues it as a new attempt. The real
+// operator does this only with spark.kubernetes.operator.kueue.enabled; kubesim's 1.1 always.
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <string>
+
+namespace kubesim::op::v1_1 {
+
+inline constexpr const char* kKueueQueueLabel = "kueue.x-k8s.io/queue-name";
+inline constexpr const char* kKueueAdmittedAnnotation = "kubesim.dev/kueue-admitted";
+inline constexpr const char* kSpecSuspend = "SpecSuspend";
+inline constexpr const char* kKueueEviction = "KueueEviction";
+// A SuspendHeld event is published again this often (operator time) while an app is held.
+inline constexpr int64_t kSuspendHeldRepublishMs = 30 * 60 * 1000;
+
+// Why the operator must hold (or suspend) the application now: kSpecSuspend when spec.suspend is
+// true, kKueueEviction when it waits for (or lost) Kueue admission, "" when it may run.
+std::string HoldReason(const boost::json::object& app);
+
+// The message of a Suspended state.
+std::string SuspendedMessage(const std::string& reason);
+
+// The SuspendHeld event of an application held without a status. Its name is fixed per
+// republish period (`period` counts them from the app's creation), so publishing it again in the
+// same period is a harmless AlreadyExists.
+boost::json::object SuspendHeldEvent(const boost::json::object& app, const std::string& reason,
+                                     int64_t period, int64_t now_ms);
+
+// The status a resume writes: the suspended attempt (its attemptInfo and history) moves to
+// previousAttemptSummary, and a new attempt (id + 1, restart counters unchanged: a resume is
+// not a restart) starts from Submitted under `next_key`.
+boost::json::object ResumedStatus(const boost::json::object& status, int64_t next_key,
+                                  const std::string& submitted_time, const char* submitted_msg);
+
+}  // namespace kubesim::op::v1_1
