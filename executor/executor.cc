@@ -96,8 +96,10 @@ struct Executor::Coroutines {
 
   // The newest driver pod of `app_name`: nullopt when there is none; an error when the LIST
   // failed (logged: the driver only refines times and output).
+  // `driver_container`: the app's driver container name ("" for the default).
   static asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
-      Executor& ex, std::string ns, std::string app_name, absl::Time rpc_deadline) {
+      Executor& ex, std::string ns, std::string app_name, std::string driver_container,
+      absl::Time rpc_deadline) {
     k8s::ListOptions list;
     list.label_selector = ex.backend_->DriverSelector(app_name);
     auto list_pods = kw::List(*ex.client_, PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
@@ -114,7 +116,9 @@ struct Executor::Coroutines {
       rapidjson::Document doc;
       doc.Parse(item.data(), item.size());
       if (doc.HasParseError()) continue;
-      if (auto pod = spark::ProjectDriverPod(doc); pod.ok()) pods.push_back(*std::move(pod));
+      if (auto pod = spark::ProjectDriverPod(doc, driver_container); pod.ok()) {
+        pods.push_back(*std::move(pod));
+      }
     }
     const spark::DriverPod* newest = spark::PickNewestDriver(pods);
     co_return newest ? std::optional<spark::DriverPod>(*newest) : std::nullopt;
@@ -125,7 +129,8 @@ struct Executor::Coroutines {
   static asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
       Executor& ex, const spark::AppProjection& app, absl::Time rpc_deadline) {
     if (auto known = ex.KnownDriverOf(app)) co_return known;
-    auto found = co_await FindDriver(ex, app.namespace_, app.name, rpc_deadline);
+    auto found =
+        co_await FindDriver(ex, app.namespace_, app.name, app.driver_container, rpc_deadline);
     if (!found.ok()) co_return std::nullopt;
     ex.RememberDriver(app, *found);
     co_return *found;
@@ -222,6 +227,9 @@ struct Executor::Coroutines {
     auto create = kw::Create(*ex.client_, AppRef(ex, app.namespace_, ""), std::move(app.json),
                              ex.Deadline(rpc_deadline));
     auto created = co_await std::move(create);
+    for (const std::string& warning : app.warnings) {
+      log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
+    }
     if (created.ok()) {
       ex.ObserveReturned(*created);
       log::Info("submitted").Kv("job_id", job_id).Kv("execution_id", execution_id);
@@ -299,7 +307,13 @@ struct Executor::Coroutines {
                                                                       int64_t max_lines,
                                                                       spark::LogTail tail,
                                                                       absl::Time rpc_deadline) {
-    auto driver = co_await FindDriver(ex, id.namespace_, id.name, rpc_deadline);
+    // The app names its driver container (a renamed pod-template container); without it (gone,
+    // unreadable) the default one is read.
+    std::string container;
+    if (auto app = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline); app.ok()) {
+      container = (*app)->driver_container;
+    }
+    auto driver = co_await FindDriver(ex, id.namespace_, id.name, container, rpc_deadline);
     // No driver (or none to be found now): nothing to show, not an error.
     if (!driver.ok() || !driver->has_value()) co_return spark::LogTailResult{};
     const spark::DriverPod& pod = **driver;
@@ -363,8 +377,10 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> Executor::StreamAccess::LookUp(Ex
 }
 
 asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> Executor::StreamAccess::FindDriver(
-    Executor& ex, std::string ns, std::string app_name, absl::Time deadline) {
-  return Coroutines::FindDriver(ex, std::move(ns), std::move(app_name), deadline);
+    Executor& ex, std::string ns, std::string app_name, std::string driver_container,
+    absl::Time deadline) {
+  return Coroutines::FindDriver(ex, std::move(ns), std::move(app_name), std::move(driver_container),
+                                deadline);
 }
 
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>>
@@ -446,7 +462,7 @@ std::optional<std::optional<spark::DriverPod>> Executor::KnownDriverOf(
 void Executor::RememberDriver(const spark::AppProjection& app,
                               const std::optional<spark::DriverPod>& driver) {
   // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
-  if (app.uid.empty() || (driver && driver->IsAlive())) return;
+  if (app.uid.empty() || (driver && driver->IsAlive(app.driver_container))) return;
   absl::MutexLock lock(&drivers_mu_);
   if (known_drivers_.size() >= kMaxKnownDrivers) known_drivers_.clear();
   known_drivers_.insert_or_assign(app.uid, KnownDriver{app.resource_version, driver});

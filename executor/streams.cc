@@ -421,7 +421,8 @@ asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, in
     if (subscribed) cache.Unsubscribe(id.namespace_, *subscribed);
   };
   for (;;) {
-    auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, deadline);
+    auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, current->driver_container,
+                                              deadline);
     if (!driver.ok()) {
       co_return absl::UnavailableError(
           absl::StrCat("can't list the driver pods of ", id.namespace_, "/", id.name));
