@@ -61,10 +61,16 @@ ApiError MakeError(int code, std::string reason, std::string message) {
   return e;
 }
 
+ApiError RequestEntityTooLarge(int64_t limit) {
+  return MakeError(413, "RequestEntityTooLarge",
+                   "Request entity too large: limit is " + std::to_string(limit));
+}
+
 json::object StatusObject(const ApiError& error) {
   json::object s{{"kind", "Status"},    {"apiVersion", "v1"},       {"metadata", json::object{}},
-                 {"status", "Failure"}, {"message", error.message}, {"reason", error.reason},
-                 {"code", error.code}};
+                 {"status", "Failure"}, {"message", error.message}, {"code", error.code}};
+  // An error the API server has no reason for (one from etcd) has none on the wire.
+  if (!error.reason.empty()) s["reason"] = error.reason;
   if (!error.details.empty()) s["details"] = error.details;
   return s;
 }
@@ -170,6 +176,9 @@ HttpResponse Api::Handle(const HttpRequest& request, const std::function<void()>
   Query query;
   if (!ParseQuery(query_text, &query)) {
     return ErrorResponse(BadRequest("malformed query string"));
+  }
+  if (static_cast<int64_t>(request.body.size()) > options_.max_body_bytes) {
+    return ErrorResponse(RequestEntityTooLarge(options_.max_body_bytes));
   }
   HttpResponse r = Dispatch(request, ParseApiPath(path), query, notify);
   if (IsTrue(Get(query, "pretty")) && !r.stream &&

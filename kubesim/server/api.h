@@ -27,6 +27,9 @@ struct ApiOptions {
   std::string git_version = "v1.32.0";  // what /version reports (kubectl dispatchers read it)
   int64_t bookmark_interval_ms = 2000;  // BOOKMARK cadence of watches with allowWatchBookmarks
   int64_t default_watch_timeout_ms = 30 * 60 * 1000;  // when timeoutSeconds is absent
+  // Request bodies beyond this get 413 (the API server's 3 MiB); the transport enforces the same
+  // limit while reading, this checks whatever reaches the API another way.
+  int64_t max_body_bytes = 3 * 1024 * 1024;
 };
 
 // One ResourceType per served version of a CRD; validators wrap the versions' schemas.
@@ -36,6 +39,8 @@ std::vector<ResourceType> CrdTypes(const Crd& crd);
 boost::json::object StatusObject(const ApiError& error);
 HttpResponse ErrorResponse(const ApiError& error);
 ApiError MakeError(int code, std::string reason, std::string message);
+// 413 for a request body over `limit` bytes, worded as the API server does.
+ApiError RequestEntityTooLarge(int64_t limit);
 
 // JSON with two-space indentation (for ?pretty=true).
 std::string PrettyJson(const boost::json::value& value);

@@ -145,6 +145,7 @@ Result<json::object> MemoryStore::Create(const ResourceType& type_in, std::strin
   obj["apiVersion"] = type->api_version();
   obj["kind"] = type->kind;
   if (options.dry_run) return obj;
+  if (auto err = CheckStoredSize(obj); err) return *err;
   ObjPtr stored = Put(b, key, std::move(obj), nullptr);
   return stored->Object(Arena());
 }
@@ -318,6 +319,7 @@ Result<json::object> MemoryStore::ApplyWrite(const ResourceType& t, Bucket& b,
     ObjPtr gone = Remove(b, key, std::move(next));
     return Output(t, gone->Object(Arena()));
   }
+  if (auto err = CheckStoredSize(next); err) return *err;
   ObjPtr stored = Put(b, key, std::move(next), existing);
   return Output(t, stored->Object(Arena()));
 }

@@ -58,6 +58,8 @@ inline constexpr size_t kWatchQueueLimit = 20000;
 // Bytes of log kept per container; older whole lines are dropped, as kubelet rotates.
 inline constexpr size_t kLogLimitBytes = 8 << 20;
 inline constexpr size_t kAnnotationsLimitBytes = 256 * 1024;
+// etcd's default --max-request-bytes (1.5 MiB).
+inline constexpr size_t kEtcdRequestLimitBytes = 1572864;
 inline constexpr std::string_view kForegroundFinalizer = "foregroundDeletion";
 
 // Objects handed out are parsed into a monotonic arena per call (one per Get, List page or
@@ -284,6 +286,9 @@ class MemoryStore : public Store {
   // What PrepareForCreate does to status: custom resources with a status subresource start
   // without one; pods start Pending; namespaces Active.
   static void InitStatus(const ResourceType& t, json::object& obj);
+  // etcd refuses a write over its request limit; the API server passes etcd's error on as an
+  // error it has no reason for (500). Dry runs never reach etcd, so they are not refused.
+  static std::optional<ApiError> CheckStoredSize(const json::object& obj);
   static bool SameIgnoring(const json::object& a, const json::object& b,
                            std::initializer_list<std::string_view> skip);
 

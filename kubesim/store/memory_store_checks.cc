@@ -273,4 +273,9 @@ bool MemoryStore::SameIgnoring(const json::object& a, const json::object& b,
   return na == nb;
 }
 
+std::optional<ApiError> MemoryStore::CheckStoredSize(const json::object& obj) {
+  if (json::serialize(obj).size() <= kEtcdRequestLimitBytes) return std::nullopt;
+  return Error(500, "", "etcdserver: request is too large");
+}
+
 }  // namespace kubesim::store_internal

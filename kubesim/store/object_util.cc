@@ -74,8 +74,9 @@ ApiError Expired(std::string message) { return Error(410, "Expired", std::move(m
 
 json::object StatusObject(const ApiError& e) {
   json::object s{{"kind", "Status"},    {"apiVersion", "v1"},   {"metadata", json::object()},
-                 {"status", "Failure"}, {"message", e.message}, {"reason", e.reason},
-                 {"code", e.code}};
+                 {"status", "Failure"}, {"message", e.message}, {"code", e.code}};
+  // An error the API server has no reason for (one from etcd) has none on the wire.
+  if (!e.reason.empty()) s["reason"] = e.reason;
   if (!e.details.empty()) s["details"] = e.details;
   return s;
 }
