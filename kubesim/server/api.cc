@@ -118,7 +118,18 @@ std::vector<ResourceType> CrdTypes(const Crd& crd) {
 }
 
 Api::Api(Store& store, TokenFile& tokens, ApiOptions options, std::function<int64_t()> now_ms)
-    : store_(store), tokens_(tokens), options_(std::move(options)), now_ms_(std::move(now_ms)) {}
+    : store_(store),
+      tokens_(tokens),
+      sa_tokens_(now_ms),
+      options_(std::move(options)),
+      now_ms_(std::move(now_ms)) {
+  for (const ResourceType& t : rbac::Types()) store_.RegisterType(t);
+  for (const auto& [plural, obj] : rbac::BootstrapObjects()) {
+    if (const ResourceType* t = store_.FindType("rbac.authorization.k8s.io", "v1", plural)) {
+      store_.Create(*t, "", obj, WriteOptions{});  // already there (a shared store): kept
+    }
+  }
+}
 
 void Api::AddCrd(const Crd& crd) {
   for (const ResourceType& t : CrdTypes(crd)) store_.RegisterType(t);
@@ -180,7 +191,7 @@ HttpResponse Api::Handle(const HttpRequest& request, const std::function<void()>
   if (static_cast<int64_t>(request.body.size()) > options_.max_body_bytes) {
     return ErrorResponse(RequestEntityTooLarge(options_.max_body_bytes));
   }
-  HttpResponse r = Dispatch(request, ParseApiPath(path), query, notify);
+  HttpResponse r = Dispatch(request, path, ParseApiPath(path), query, notify);
   if (IsTrue(Get(query, "pretty")) && !r.stream &&
       MediaType(r.content_type) == "application/json") {
     json::error_code ec;
@@ -190,7 +201,8 @@ HttpResponse Api::Handle(const HttpRequest& request, const std::function<void()>
   return r;
 }
 
-HttpResponse Api::Dispatch(const HttpRequest& request, const ApiPath& path, const Query& query,
+HttpResponse Api::Dispatch(const HttpRequest& request, std::string_view raw_path,
+                           const ApiPath& path, const Query& query,
                            const std::function<void()>& notify) {
   using Kind = ApiPath::Kind;
   // Like the API server's system:public-info-viewer: version and health need no credentials.
@@ -219,8 +231,17 @@ HttpResponse Api::Dispatch(const HttpRequest& request, const ApiPath& path, cons
                                           {"compiler", "gc"},
                                           {"platform", "linux/amd64"}});
   }
-  if (!request.client_cert_verified && !tokens_.Check(request.authorization)) {
-    return ErrorResponse(MakeError(401, "Unauthorized", "Unauthorized"));
+  std::optional<rbac::UserInfo> user = Authenticate(request);
+  if (!user) return ErrorResponse(MakeError(401, "Unauthorized", "Unauthorized"));
+  if (path.kind != Kind::kResource) {
+    // Discovery, OpenAPI and kubesim's own endpoints are non-resource URLs to RBAC.
+    rbac::Attributes a;
+    a.resource_request = false;
+    a.verb = request.method == "HEAD" ? "get" : request.method;
+    std::transform(a.verb.begin(), a.verb.end(), a.verb.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    a.path = std::string(raw_path);
+    if (!rbac::Allowed(store_, *user, a)) return ErrorResponse(rbac::Forbidden(*user, a));
   }
   bool is_get = request.method == "GET" || request.method == "HEAD";
   switch (path.kind) {
@@ -258,7 +279,7 @@ HttpResponse Api::Dispatch(const HttpRequest& request, const ApiPath& path, cons
     case Kind::kKubesim:
       return HandleKubesim(request, path);
     case Kind::kResource:
-      return HandleResource(request, path, query, notify);
+      return HandleResource(request, path, query, *user, notify);
     default:
       return ErrorResponse(NotFoundPath());
   }

@@ -11,9 +11,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kubesim/rbac/rbac.h"
+#include "kubesim/rbac/tokens.h"
 #include "kubesim/schema/crd.h"
 #include "kubesim/server/auth.h"
 #include "kubesim/server/faults.h"
@@ -62,10 +66,20 @@ class Api {
  private:
   using Query = std::map<std::string, std::string>;
 
-  HttpResponse Dispatch(const HttpRequest& request, const ApiPath& path, const Query& query,
-                        const std::function<void()>& notify);
+  HttpResponse Dispatch(const HttpRequest& request, std::string_view raw_path, const ApiPath& path,
+                        const Query& query, const std::function<void()>& notify);
   HttpResponse HandleResource(const HttpRequest& request, const ApiPath& path, const Query& query,
-                              const std::function<void()>& notify);
+                              const rbac::UserInfo& user, const std::function<void()>& notify);
+
+  // Authentication: the admin token or a verified client certificate is the cluster's admin
+  // (system:masters); a token issued by the TokenRequest API is its ServiceAccount.
+  std::optional<rbac::UserInfo> Authenticate(const HttpRequest& request);
+  // The attributes RBAC judges a resource request by.
+  static rbac::Attributes ResourceAttributes(const HttpRequest& request, const ApiPath& path,
+                                             const Query& query);
+  // POST .../serviceaccounts/<name>/token: a TokenRequest, answered with a new token.
+  HttpResponse HandleTokenRequest(const HttpRequest& request, const ApiPath& path,
+                                  const ResourceType& type);
   HttpResponse HandleCrds(const HttpRequest& request, const ApiPath& path, const Query& query);
   HttpResponse HandleKubesim(const HttpRequest& request, const ApiPath& path);
 
@@ -83,6 +97,7 @@ class Api {
 
   Store& store_;
   TokenFile& tokens_;
+  rbac::ServiceAccountTokens sa_tokens_;
   const ApiOptions options_;
   std::function<int64_t()> now_ms_;
   FaultTable faults_;

@@ -14,7 +14,17 @@ namespace json = boost::json;
 using namespace api_internal;  // NOLINT: the handlers' own helpers
 
 HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path,
-                                 const Query& query, const std::function<void()>& notify) {
+                                 const Query& query, const rbac::UserInfo& user,
+                                 const std::function<void()>& notify) {
+  // Authorization comes before routing, as in the API server: a request RBAC denies gets 403
+  // whether or not what it names exists.
+  if (!user.superuser) {
+    rbac::Attributes a = ResourceAttributes(request, path, query);
+    if (!rbac::Allowed(store_, user, a)) {
+      stats_.Record(a.verb, path.plural, 403);
+      return ErrorResponse(rbac::Forbidden(user, a));
+    }
+  }
   if (path.group == "apiextensions.k8s.io" && path.version == "v1" &&
       path.plural == "customresourcedefinitions") {
     return HandleCrds(request, path, query);
@@ -34,6 +44,14 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
       status_sub = true;
     } else if (path.subresource == "log" && type.group.empty() && type.plural == "pods") {
       log_sub = true;
+    } else if (path.subresource == "token" && type.group.empty() &&
+               type.plural == "serviceaccounts" && !path.name.empty()) {
+      if (request.method != "POST") {
+        return ErrorResponse(MakeError(405, "MethodNotAllowed",
+                                       "the server does not allow this method on the requested "
+                                       "resource"));
+      }
+      return HandleTokenRequest(request, path, type);
     } else {
       return ErrorResponse(NotFoundPath());
     }

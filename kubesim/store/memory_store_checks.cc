@@ -29,11 +29,23 @@ const std::set<std::string, std::less<>>& KnownMetadataFields() {
   return kFields;
 }
 
+namespace {
+
+// RBAC objects are named by path segment rules, so "system:discovery" is a valid name.
+bool PathSegmentNamed(const ResourceType& t) { return t.group == "rbac.authorization.k8s.io"; }
+
+}  // namespace
+
 bool MemoryStore::IsValidName(const ResourceType& t, std::string_view name) {
+  if (PathSegmentNamed(t)) {
+    return !name.empty() && name != "." && name != ".." &&
+           name.find_first_of("/%") == std::string_view::npos;
+  }
   return t.plural == "namespaces" ? IsDns1123Label(name) : IsDns1123Subdomain(name);
 }
 
 std::string MemoryStore::NameRule(const ResourceType& t) {
+  if (PathSegmentNamed(t)) return "may not be '.' or '..' and may not contain '/' or '%'";
   if (t.plural == "namespaces") {
     return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
            "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
