@@ -11,7 +11,14 @@ namespace kubesim {
 namespace {
 
 namespace json = boost::json;
-using namespace api_internal;  // NOLINT: the handlers' own helpers
+using api_internal::BadRequest;
+using api_internal::Get;
+using api_internal::IsTrue;
+using api_internal::JsonResponse;
+using api_internal::MediaType;
+using api_internal::NotFoundPath;
+using api_internal::ParseBody;
+using api_internal::ParseJson;
 
 void PrettyTo(const json::value& v, int indent, std::string* out) {
   auto pad = [&](int n) { out->append(static_cast<size_t>(n) * 2, ' '); };

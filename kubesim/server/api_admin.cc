@@ -6,7 +6,10 @@
 namespace kubesim {
 
 namespace json = boost::json;
-using namespace api_internal;  // NOLINT: the handlers' own helpers
+using api_internal::BadRequest;
+using api_internal::JsonResponse;
+using api_internal::NotFoundPath;
+using api_internal::ParseJson;
 
 HttpResponse Api::HandleKubesim(const HttpRequest& request, const ApiPath& path) {
   const auto& rest = path.rest;

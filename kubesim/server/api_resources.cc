@@ -11,7 +11,26 @@
 namespace kubesim {
 
 namespace json = boost::json;
-using namespace api_internal;  // NOLINT: the handlers' own helpers
+using api_internal::BadRequest;
+using api_internal::CheckBodyIdentity;
+using api_internal::CountedStream;
+using api_internal::EndedStream;
+using api_internal::EventLine;
+using api_internal::Get;
+using api_internal::GoneEventLine;
+using api_internal::IsTrue;
+using api_internal::JsonResponse;
+using api_internal::LogStream;
+using api_internal::MediaType;
+using api_internal::MetaString;
+using api_internal::NotFoundPath;
+using api_internal::ParseBody;
+using api_internal::ParseDeleteOptions;
+using api_internal::ParseInt;
+using api_internal::ParseListOptions;
+using api_internal::ParseWriteOptions;
+using api_internal::TableMode;
+using api_internal::WatchStream;
 
 HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path,
                                  const Query& query, const rbac::UserInfo& user,
