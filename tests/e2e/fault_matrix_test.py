@@ -1,8 +1,8 @@
 """The fault matrix: three replicas against one kubesim, well over a hundred jobs, every job
 submitted to every replica at once, while kubesim throttles (429 + Retry-After), fails (500/503),
 resets answers mid-body (creates included), delays answers (some past the RPC deadline), drops
-watches and expires them (410, also by compacting its history)
-and the token is revoked and rotated; one replica is SIGKILLed part-way.
+watches and expires them (410, also by compacting its history), and the token is revoked and
+rotated; one replica is SIGKILLed part-way.
 
 Asserted: exactly one application per job id (kubesim counts one successful create per job), one
 execution id per job across every replica's answers, every job reaches its true outcome (its
