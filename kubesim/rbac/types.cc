@@ -11,7 +11,8 @@ namespace json = boost::json;
 
 constexpr char kGroup[] = "rbac.authorization.k8s.io";
 
-ResourceType Rbac(std::string plural, std::string singular, std::string kind, bool namespaced) {
+ResourceType Rbac(std::string plural, std::string singular, const std::string& kind,
+                  bool namespaced) {
   ResourceType t;
   t.group = kGroup;
   t.version = "v1";
@@ -194,7 +195,7 @@ json::object ClusterRole(const char* name, json::array rules) {
                       {"rules", std::move(rules)}};
 }
 
-json::object ClusterRoleBinding(const char* name, json::array groups) {
+json::object ClusterRoleBinding(const char* name, const json::array& groups) {
   json::array subjects;
   for (const json::value& g : groups) {
     subjects.push_back(

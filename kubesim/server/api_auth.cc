@@ -99,13 +99,15 @@ HttpResponse Api::HandleTokenRequest(const HttpRequest& request, const ApiPath& 
       const json::object& s = spec->as_object();
       if (const json::value* e = s.if_contains("expirationSeconds");
           e != nullptr && !e->is_null()) {
-        if (!e->is_int64())
+        if (!e->is_int64()) {
           return ErrorResponse(BadRequest("spec.expirationSeconds: not an integer"));
+        }
         seconds = e->as_int64();
         std::string why;
         if (seconds < 600) why = "may not specify a duration less than 10 minutes";
-        if (seconds > (int64_t{1} << 32))
+        if (seconds > (int64_t{1} << 32)) {
           why = "may not specify a duration larger than 2^32 seconds";
+        }
         if (!why.empty()) {
           ApiError invalid =
               MakeError(422, "Invalid",

@@ -134,6 +134,31 @@ TEST_CASE("Each request is judged by its own verb: watch, get of pods/log, delet
   CHECK(f.As(sa, "DELETE", "/api/v1/namespaces/jobs/pods/p").status == 200);
 }
 
+TEST_CASE("A request's name and namespace as RBAC sees them", "[api][rbac]") {
+  Fixture f;
+  REQUIRE(f.As(kAdmin, "POST", "/api/v1/namespaces", R"({"metadata":{"name":"other"}})").status ==
+          201);
+  std::string sa = f.Token();
+  f.Grant(R"([{"apiGroups":[""],"resources":["namespaces"],"verbs":["get"]},
+              {"apiGroups":[""],"resources":["pods"],"resourceNames":["p"],
+               "verbs":["list","watch"]}])");
+  // A namespace is in itself: a RoleBinding in jobs grants get of namespace jobs only.
+  CHECK(f.As(sa, "GET", "/api/v1/namespaces/jobs").status == 200);
+  HttpResponse other = f.As(sa, "GET", "/api/v1/namespaces/other");
+  CHECK(other.status == 403);
+  CHECK(json::parse(other.body).as_object()["message"] ==
+        "namespaces \"other\" is forbidden: User \"system:serviceaccount:jobs:executor\" cannot "
+        "get resource \"namespaces\" in API group \"\" in the namespace \"other\"");
+  // A list or watch narrowed to one name is about that object.
+  CHECK(f.As(sa, "GET", "/api/v1/namespaces/jobs/pods?fieldSelector=metadata.name%3Dp").status ==
+        200);
+  CHECK(f.As(sa, "GET", "/api/v1/namespaces/jobs/pods?watch=1&fieldSelector=metadata.name%3D%3Dp")
+            .stream != nullptr);
+  CHECK(f.As(sa, "GET", "/api/v1/namespaces/jobs/pods?fieldSelector=metadata.name%3Dq").status ==
+        403);
+  CHECK(f.As(sa, "GET", "/api/v1/namespaces/jobs/pods").status == 403);
+}
+
 TEST_CASE("TokenRequest: expiry honoured, too short refused, bound to the ServiceAccount",
           "[api][rbac]") {
   Fixture f;
