@@ -341,8 +341,8 @@ bool DecodeKubernetesProtobuf(std::string_view body, json::object* out, std::str
     return false;
   }
   json::object obj{{"apiVersion", api_version}, {"kind", kind}};
-  bool known =
-      api_version == "v1" || (api_version == "authentication.k8s.io/v1" && kind == "TokenRequest");
+  bool token_request = kind == "TokenRequest";
+  bool known = token_request ? api_version == "authentication.k8s.io/v1" : api_version == "v1";
   if (!known || !DecodeObject(kind, raw, &obj)) {
     *error =
         "kubesim decodes protobuf only for v1 Namespace, ConfigMap, Secret and "
