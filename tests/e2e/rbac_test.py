@@ -37,7 +37,7 @@ JOB_NAMESPACES = ["spark-jobs", "unwatched"]
 # runs 20 times faster than ours): a behaviour a missing right breaks fails by this deadline. The
 # retain duration (an hour of operator time, 3 minutes of ours) outlasts it, so the operator never
 # releases a failed job's driver pod on its own within a scenario: only the service deletes it.
-BEHAVIOUR_DEADLINE = 45
+BEHAVIOUR_DEADLINE = 30
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
