@@ -41,6 +41,8 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
     rbac::Attributes a = ResourceAttributes(request, path, query);
     if (!rbac::Allowed(store_, user, a)) {
       stats_.Record(a.verb, path.plural, 403);
+      stats_.RecordForbidden(user.name, a.verb, a.api_group,
+                             a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource);
       return ErrorResponse(rbac::Forbidden(user, a));
     }
   }

@@ -4,8 +4,9 @@ The chart is rendered (helm template), and the service runs with a ServiceAccoun
 exactly the Role it renders in each job namespace, as in a cluster: every RPC works and kubesim
 denies no request it makes. Then each granted verb is taken away in turn, each variant with a
 ServiceAccount, Role and server of its own against one kubesim (in parallel): the test names the
-behaviours that break. A verb whose removal breaks nothing is a right the chart grants for nothing,
-and fails the test.
+behaviours that break, and checks with kubesim that the service asked for that right and was
+denied it. A verb whose removal breaks nothing is a right the chart grants for nothing, and fails
+the test.
 
 helm comes from scripts/fetch-tools.sh, as for tests/deploy/helm_test.py.
 """
@@ -341,9 +342,11 @@ class ChartRbacTest(unittest.TestCase):
         self.variants.append(v)
         return v
 
-    def forbidden_requests(self):
-        stats = kje.kubesim_stats(self.cluster)
-        return [r for r in stats["requests"] if r["code"] == 403]
+    def denied(self, variant):
+        """The rights kubesim denied the variant's ServiceAccount, as (apiGroup, resource, verb)."""
+        user = "system:serviceaccount:%s:%s" % (RELEASE_NAMESPACE, variant.sa)
+        return {(d["apiGroup"], d["resource"], d["verb"])
+                for d in kje.kubesim_stats(self.cluster)["forbidden"] if d["user"] == user}
 
     def test_the_chart_grants_enough_and_nothing_more(self):
         started = time.monotonic()
@@ -353,8 +356,7 @@ class ChartRbacTest(unittest.TestCase):
         broken = {k: v for k, v in results.items() if v is not None}
         self.assertEqual(broken, {}, "with the chart's Role:\n" + "\n".join(
             full.server.lines[-20:]))
-        self.assertEqual(self.forbidden_requests(), [],
-                         "kubesim denied requests of the chart's Role")
+        self.assertEqual(self.denied(full), set(), "kubesim denied requests of the chart's Role")
         print("with the chart's Role: %d behaviours work, no request denied (%.1fs)"
               % (len(results), time.monotonic() - started), flush=True)
 
@@ -371,6 +373,11 @@ class ChartRbacTest(unittest.TestCase):
         for t in threads:
             t.join(BEHAVIOUR_DEADLINE + 60)
         unneeded = []
+        for right, v in variants:
+            # What broke broke for want of that right: the service asked for it and was denied
+            # (and for nothing else, since the Role grants everything else).
+            self.assertEqual(self.denied(v), {right},
+                             "without %s, kubesim denied %r" % (describe(right), self.denied(v)))
         for right in rights:
             broken = sorted(k for k, v in (outcomes.get(right) or {"(no result)": "x"}).items()
                             if v is not None)

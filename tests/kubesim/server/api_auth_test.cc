@@ -132,6 +132,14 @@ TEST_CASE("Each request is judged by its own verb: watch, get of pods/log, delet
   CHECK(f.As(sa, "GET", "/api/v1/namespaces/jobs/pods/p/log").status != 403);
   CHECK(f.As(sa, "DELETE", "/api/v1/namespaces/jobs/pods").status == 403);  // deletecollection
   CHECK(f.As(sa, "DELETE", "/api/v1/namespaces/jobs/pods/p").status == 200);
+
+  // kubesim's stats name every denial by user and right.
+  json::object stats = json::parse(f.As(kAdmin, "GET", "/kubesim/stats").body).as_object();
+  std::string forbidden = json::serialize(stats["forbidden"]);
+  CHECK(forbidden.find(R"({"user":"system:serviceaccount:jobs:executor","verb":"get",)"
+                       R"("apiGroup":"","resource":"pods/log","count":1})") != std::string::npos);
+  CHECK(forbidden.find(R"("verb":"deletecollection","apiGroup":"","resource":"pods","count":2})") !=
+        std::string::npos);
 }
 
 TEST_CASE("A request's name and namespace as RBAC sees them", "[api][rbac]") {
