@@ -11,9 +11,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kubesim/rbac/rbac.h"
+#include "kubesim/rbac/tokens.h"
 #include "kubesim/schema/crd.h"
 #include "kubesim/server/auth.h"
 #include "kubesim/server/faults.h"
@@ -27,6 +31,9 @@ struct ApiOptions {
   std::string git_version = "v1.32.0";  // what /version reports (kubectl dispatchers read it)
   int64_t bookmark_interval_ms = 2000;  // BOOKMARK cadence of watches with allowWatchBookmarks
   int64_t default_watch_timeout_ms = 30 * 60 * 1000;  // when timeoutSeconds is absent
+  // Request bodies beyond this get 413 (the API server's 3 MiB); the transport enforces the same
+  // limit while reading, this checks whatever reaches the API another way.
+  int64_t max_body_bytes = 3 * 1024 * 1024;
 };
 
 // One ResourceType per served version of a CRD; validators wrap the versions' schemas.
@@ -36,6 +43,8 @@ std::vector<ResourceType> CrdTypes(const Crd& crd);
 boost::json::object StatusObject(const ApiError& error);
 HttpResponse ErrorResponse(const ApiError& error);
 ApiError MakeError(int code, std::string reason, std::string message);
+// 413 for a request body over `limit` bytes, worded as the API server does.
+ApiError RequestEntityTooLarge(int64_t limit);
 
 // JSON with two-space indentation (for ?pretty=true).
 std::string PrettyJson(const boost::json::value& value);
@@ -57,10 +66,20 @@ class Api {
  private:
   using Query = std::map<std::string, std::string>;
 
-  HttpResponse Dispatch(const HttpRequest& request, const ApiPath& path, const Query& query,
-                        const std::function<void()>& notify);
+  HttpResponse Dispatch(const HttpRequest& request, std::string_view raw_path, const ApiPath& path,
+                        const Query& query, const std::function<void()>& notify);
   HttpResponse HandleResource(const HttpRequest& request, const ApiPath& path, const Query& query,
-                              const std::function<void()>& notify);
+                              const rbac::UserInfo& user, const std::function<void()>& notify);
+
+  // Authentication: the admin token or a verified client certificate is the cluster's admin
+  // (system:masters); a token issued by the TokenRequest API is its ServiceAccount.
+  std::optional<rbac::UserInfo> Authenticate(const HttpRequest& request);
+  // The attributes RBAC judges a resource request by.
+  static rbac::Attributes ResourceAttributes(const HttpRequest& request, const ApiPath& path,
+                                             const Query& query);
+  // POST .../serviceaccounts/<name>/token: a TokenRequest, answered with a new token.
+  HttpResponse HandleTokenRequest(const HttpRequest& request, const ApiPath& path,
+                                  const ResourceType& type);
   HttpResponse HandleCrds(const HttpRequest& request, const ApiPath& path, const Query& query);
   HttpResponse HandleKubesim(const HttpRequest& request, const ApiPath& path);
 
@@ -78,6 +97,7 @@ class Api {
 
   Store& store_;
   TokenFile& tokens_;
+  rbac::ServiceAccountTokens sa_tokens_;
   const ApiOptions options_;
   std::function<int64_t()> now_ms_;
   FaultTable faults_;

@@ -161,6 +161,12 @@ void Stats::Record(const std::string& verb, const std::string& resource, int cod
   ++counts_[{verb, resource, code}];
 }
 
+void Stats::RecordForbidden(const std::string& user, const std::string& verb,
+                            const std::string& api_group, const std::string& resource) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++forbidden_[{user, verb, api_group, resource}];
+}
+
 boost::json::object Stats::ToJson() const {
   std::lock_guard<std::mutex> lock(mu_);
   boost::json::object by_verb;
@@ -185,16 +191,27 @@ boost::json::object Stats::ToJson() const {
     requests.push_back(
         boost::json::object{{"verb", verb}, {"resource", resource}, {"code", code}, {"count", n}});
   }
+  boost::json::array forbidden;
+  for (const auto& [key, n] : forbidden_) {
+    const auto& [user, verb, api_group, resource] = key;
+    forbidden.push_back(boost::json::object{{"user", user},
+                                            {"verb", verb},
+                                            {"apiGroup", api_group},
+                                            {"resource", resource},
+                                            {"count", n}});
+  }
   return boost::json::object{{"total", total},
                              {"byVerb", std::move(by_verb)},
                              {"byResource", std::move(by_resource)},
                              {"byCode", std::move(by_code)},
-                             {"requests", std::move(requests)}};
+                             {"requests", std::move(requests)},
+                             {"forbidden", std::move(forbidden)}};
 }
 
 void Stats::Reset() {
   std::lock_guard<std::mutex> lock(mu_);
   counts_.clear();
+  forbidden_.clear();
 }
 
 }  // namespace kubesim

@@ -52,13 +52,18 @@ class FaultTable {
 class Stats {
  public:
   void Record(const std::string& verb, const std::string& resource, int code);
-  // {total, byVerb, byResource, byCode, requests: [{verb, resource, code, count}]}
+  // A request RBAC denied (also Record()ed with 403), by who asked and for what right.
+  void RecordForbidden(const std::string& user, const std::string& verb,
+                       const std::string& api_group, const std::string& resource);
+  // {total, byVerb, byResource, byCode, requests: [{verb, resource, code, count}],
+  //  forbidden: [{user, verb, apiGroup, resource, count}]}
   boost::json::object ToJson() const;
   void Reset();
 
  private:
   mutable std::mutex mu_;
   std::map<std::tuple<std::string, std::string, int>, int64_t> counts_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, int64_t> forbidden_;
 };
 
 }  // namespace kubesim

@@ -148,9 +148,9 @@ class Server : public HttpServer {
       if (ec == http::error::body_limit) {
         http::response<http::string_body> res{http::status::payload_too_large, 11};
         res.set(http::field::content_type, "application/json");
-        res.body() = StatusJson(413, "RequestEntityTooLarge",
-                                "the request body exceeds the limit of " +
-                                    std::to_string(options_.max_body_bytes) + " bytes");
+        res.body() = StatusJson(
+            413, "RequestEntityTooLarge",
+            "Request entity too large: limit is " + std::to_string(options_.max_body_bytes));
         res.keep_alive(false);
         res.prepare_payload();
         tcp_layer.expires_after(milliseconds(options_.write_timeout_ms));

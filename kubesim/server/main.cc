@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
 
   TokenFile tokens(flags.token_file, flags.token_file.empty() ? RandomToken() : "");
   ApiOptions api_options;
+  api_options.max_body_bytes = flags.max_body_bytes;
   api_options.bookmark_interval_ms = flags.bookmark_interval_ms;
   Api api(*store, tokens, api_options, WallMs);
   std::vector<Crd> all_crds;

@@ -273,6 +273,35 @@ bool DecodeObject(const std::string& kind, std::string_view raw, json::object* o
       return false;
     });
   }
+  if (kind == "TokenRequest") {
+    // What `kubectl create token` sends: spec.audiences (1), spec.expirationSeconds (4).
+    return Walk(raw, [&](int f, int w, Reader& r) {
+      if (f == 1) return Metadata(w, r, obj);
+      if (f != 2) return false;
+      std::string_view spec_bytes;
+      if (!BytesOf(w, r, &spec_bytes)) return false;
+      json::object spec;
+      json::array audiences;
+      bool ok = Walk(spec_bytes, [&](int sf, int sw, Reader& sr) {
+        std::string s;
+        uint64_t v = 0;
+        if (sf == 1) {
+          if (!String(sw, sr, &s)) return false;
+          audiences.push_back(json::value(s));
+          return true;
+        }
+        if (sf == 4) {
+          if (!VarintOf(sw, sr, &v)) return false;
+          spec["expirationSeconds"] = static_cast<int64_t>(v);
+          return true;
+        }
+        return false;
+      });
+      if (!audiences.empty()) spec["audiences"] = std::move(audiences);
+      (*obj)["spec"] = std::move(spec);
+      return ok ? true : r.Invalid();
+    });
+  }
   return false;
 }
 
@@ -312,10 +341,12 @@ bool DecodeKubernetesProtobuf(std::string_view body, json::object* out, std::str
     return false;
   }
   json::object obj{{"apiVersion", api_version}, {"kind", kind}};
-  if (api_version != "v1" || !DecodeObject(kind, raw, &obj)) {
+  bool token_request = kind == "TokenRequest";
+  bool known = token_request ? api_version == "authentication.k8s.io/v1" : api_version == "v1";
+  if (!known || !DecodeObject(kind, raw, &obj)) {
     *error =
         "kubesim decodes protobuf only for v1 Namespace, ConfigMap, Secret and "
-        "ServiceAccount (got " +
+        "ServiceAccount, and authentication.k8s.io/v1 TokenRequest (got " +
         api_version + " " + kind + "); send JSON";
     return false;
   }

@@ -171,6 +171,41 @@ k delete sparkapp pi -n unwatched --cascade=foreground --timeout=20s >/dev/null 
 absent sparkapp pi -n unwatched || fail "pi still exists after delete"
 pass "kubectl delete --cascade=foreground"
 
+# RBAC: kubectl applies a ServiceAccount, a Role and a RoleBinding; a token of the
+# ServiceAccount (TokenRequest, as `kubectl create token`) is judged by them.
+cat >"$WORK/rbac.yaml" <<'YAML'
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: viewer, namespace: spark-jobs}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: app-viewer, namespace: spark-jobs}
+rules:
+- apiGroups: [spark.apache.org]
+  resources: [sparkapplications]
+  verbs: [get, list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: app-viewer, namespace: spark-jobs}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: app-viewer}
+subjects:
+- {kind: ServiceAccount, name: viewer, namespace: spark-jobs}
+YAML
+k apply -f "$WORK/rbac.yaml" >"$WORK/out" 2>&1 || fail "apply rbac.yaml: $(cat "$WORK/out")"
+grep_q "role.rbac.authorization.k8s.io/app-viewer created" "$WORK/out" ||
+  fail "role: $(cat "$WORK/out")"
+k get rolebinding app-viewer -n spark-jobs -o jsonpath='{.roleRef.name}' | grep_q '^app-viewer$' ||
+  fail "get rolebinding"
+token="$(k create token viewer -n spark-jobs 2>"$WORK/err")" || fail "create token: $(cat "$WORK/err")"
+sa() { kubectl --kubeconfig "$KC" --token "$token" --request-timeout=20s "$@"; }
+sa get sparkapp -n spark-jobs -o name >/dev/null || fail "the viewer can't list sparkapplications"
+if sa get pods -n spark-jobs 2>"$WORK/err"; then fail "the viewer listed pods"; fi
+grep -qF 'pods is forbidden: User "system:serviceaccount:spark-jobs:viewer" cannot list resource "pods" in API group "" in the namespace "spark-jobs"' \
+  "$WORK/err" || fail "403: $(cat "$WORK/err")"
+pass "kubectl: RBAC objects applied, a ServiceAccount token judged by them (403 as the API server)"
+
 # SIGTERM exits 0 promptly.
 sigterm_kubesim
 pass "SIGTERM exits 0"

@@ -183,6 +183,55 @@ def main():
                 fail("expected 410, got %s" % e.status)
         print("ok: 410 Gone on a compacted watch")
 
+        # RBAC: typed RBAC objects round-trip, a TokenRequest gives a ServiceAccount a token,
+        # and its requests are judged by its bindings, with the API server's 403.
+        rbac = client.RbacAuthorizationV1Api(api_client)
+        core.create_namespaced_service_account("jobs", client.V1ServiceAccount(
+            metadata=client.V1ObjectMeta(name="reader")))
+        rbac.create_namespaced_role("jobs", client.V1Role(
+            metadata=client.V1ObjectMeta(name="pod-reader"),
+            rules=[client.V1PolicyRule(api_groups=[""], resources=["pods", "pods/log"],
+                                       verbs=["get", "list"])]))
+        rbac.create_namespaced_role_binding("jobs", client.V1RoleBinding(
+            metadata=client.V1ObjectMeta(name="pod-reader"),
+            role_ref=client.V1RoleRef(api_group="rbac.authorization.k8s.io", kind="Role",
+                                      name="pod-reader"),
+            subjects=[client.V1Subject(kind="ServiceAccount", name="reader",
+                                           namespace="jobs")]))
+        role = rbac.read_namespaced_role("pod-reader", "jobs")
+        if role.rules[0].resources != ["pods", "pods/log"] or role.rules[0].verbs != ["get", "list"]:
+            fail("role round-trip: %r" % role.rules)
+        binding = rbac.list_namespaced_role_binding("jobs").items[0]
+        if binding.role_ref.name != "pod-reader" or binding.subjects[0].name != "reader":
+            fail("binding round-trip: %r" % binding)
+        if not [r for r in rbac.list_cluster_role().items if r.metadata.name == "system:discovery"]:
+            fail("no bootstrap system:discovery ClusterRole")
+        issued = core.create_namespaced_service_account_token("reader", "jobs", client.AuthenticationV1TokenRequest(
+            spec=client.V1TokenRequestSpec(audiences=["https://kubernetes.default.svc.cluster.local"],
+                                           expiration_seconds=600)))
+        sa_client = config.new_client_from_config(config_file=kubeconfig)
+        sa_client.configuration.api_key["authorization"] = "Bearer " + issued.status.token
+        sa_core = client.CoreV1Api(sa_client)
+        sa_core.list_namespaced_pod("jobs")
+        try:
+            client.CustomObjectsApi(sa_client).list_namespaced_custom_object(
+                GROUP, VERSION, "jobs", PLURAL)
+            fail("the ServiceAccount listed sparkapplications without a binding")
+        except ApiException as e:
+            status = yaml.safe_load(e.body)
+            want = ('sparkapplications.spark.apache.org is forbidden: User '
+                    '"system:serviceaccount:jobs:reader" cannot list resource "sparkapplications" '
+                    'in API group "spark.apache.org" in the namespace "jobs"')
+            if e.status != 403 or status.get("reason") != "Forbidden" or status.get("message") != want:
+                fail("forbidden: %s %s" % (e.status, e.body))
+        try:
+            sa_core.delete_namespaced_pod("pi-0-driver", "jobs")
+            fail("the ServiceAccount deleted a pod it may only read")
+        except ApiException as e:
+            if e.status != 403:
+                fail("delete: expected 403, got %s" % e.status)
+        print("ok: RBAC objects, TokenRequest and 403s with python-kubernetes")
+
         # Token rotation: the old token stops working, the new one works.
         with open(token_file, "w") as f:
             f.write(secrets.token_hex(20))

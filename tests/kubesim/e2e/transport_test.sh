@@ -34,6 +34,7 @@ code="$(c -o "$WORK/out" -w '%{http_code}' -X POST -H 'Content-Type: application
   --data-binary @"$WORK/big" "$CM")"
 [[ "$code" == 413 ]] || fail "oversized body got $code"
 grep_q RequestEntityTooLarge "$WORK/out" || fail "413 body: $(cat "$WORK/out")"
+grep_q "Request entity too large: limit is" "$WORK/out" || fail "413 message: $(cat "$WORK/out")"
 code="$(c -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
   -d '{"metadata":{"name":"small"}}' "$CM")"
 [[ "$code" == 201 ]] || fail "small body got $code"

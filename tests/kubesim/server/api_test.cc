@@ -535,5 +535,40 @@ TEST_CASE("pretty=true indents", "[api]") {
   CHECK(json::parse(r.body).as_object()["kind"] == "Namespace");
 }
 
+// A SparkApplication whose sparkConf carries `bytes` of one value.
+std::string AppWithConf(const std::string& name, size_t bytes) {
+  return R"({"apiVersion":"spark.apache.org/v1","kind":"SparkApplication","metadata":{"name":")" +
+         name +
+         R"("},"spec":{"mainClass":"org.apache.spark.examples.SparkPi",)"
+         R"("runtimeVersions":{"sparkVersion":"3.5.3"},"sparkConf":{"spark.big":")" +
+         std::string(bytes, 'x') + R"("}}})";
+}
+
+TEST_CASE("Size limits: 413 over 3 MiB of body, etcd's error over 1.5 MiB of object", "[api]") {
+  Fixture f;
+  HttpResponse huge = f.Call("POST", kApps, AppWithConf("huge", 3 * 1024 * 1024));
+  REQUIRE(huge.status == 413);
+  json::object s = f.Json(huge);
+  CHECK(s["kind"] == "Status");
+  CHECK(s["status"] == "Failure");
+  CHECK(s["reason"] == "RequestEntityTooLarge");
+  CHECK(s["message"] == "Request entity too large: limit is 3145728");
+  CHECK(s["code"] == 413);
+
+  // 2 MiB: within the body limit, over etcd's. The API server passes etcd's error on as a 500
+  // without a reason.
+  HttpResponse big = f.Call("POST", kApps, AppWithConf("big", 2 * 1024 * 1024));
+  REQUIRE(big.status == 500);
+  s = f.Json(big);
+  CHECK(s["kind"] == "Status");
+  CHECK(s["status"] == "Failure");
+  CHECK(s["message"] == "etcdserver: request is too large");
+  CHECK_FALSE(s.contains("reason"));
+  CHECK(f.Call("GET", std::string(kApps) + "/big").status == 404);
+
+  HttpResponse fits = f.Call("POST", kApps, AppWithConf("fits", 1024 * 1024));
+  CHECK(fits.status == 201);
+}
+
 }  // namespace
 }  // namespace kubesim

@@ -75,6 +75,22 @@ TEST_CASE("A protobuf Namespace keeps its spec finalizers", "[protobuf]") {
   CHECK(obj["spec"].as_object()["finalizers"].as_array()[0] == "kubernetes");
 }
 
+TEST_CASE("A protobuf TokenRequest (kubectl create token) keeps audiences and expiry",
+          "[protobuf]") {
+  std::string spec = Field(1, "https://a.example") + Field(1, "b") + VarintField(4, 900);
+  std::string raw = Field(1, Field(1, "")) + Field(2, spec);
+  json::object obj;
+  std::string error;
+  REQUIRE(DecodeKubernetesProtobuf(Envelope("authentication.k8s.io/v1", "TokenRequest", raw), &obj,
+                                   &error));
+  CHECK(obj["kind"] == "TokenRequest");
+  json::object& spec_json = obj["spec"].as_object();
+  CHECK(json::serialize(spec_json["audiences"]) == R"(["https://a.example","b"])");
+  CHECK(spec_json["expirationSeconds"] == 900);
+  // Only in its own group.
+  CHECK_FALSE(DecodeKubernetesProtobuf(Envelope("v1", "TokenRequest", raw), &obj, &error));
+}
+
 TEST_CASE("Unsupported kinds and malformed messages are refused", "[protobuf]") {
   json::object obj;
   std::string error;

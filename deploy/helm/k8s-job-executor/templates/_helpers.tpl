@@ -244,13 +244,10 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
   verbs: ["create", "get", "list", "watch", "patch", "delete"]
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["get", "list", "delete"]
+  verbs: ["list", "delete"]
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]
-- apiGroups: [""]
-  resources: ["events"]
-  verbs: ["list"]
 {{- end }}
 
 {{/*
