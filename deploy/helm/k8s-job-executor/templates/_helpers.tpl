@@ -233,6 +233,11 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- $_ = set $server "tokenFile" (printf "%s/token" (include "k8s-job-executor.authDir" .)) }}
 {{- end }}
 {{- $_ = set $server "allowedNamespaces" (include "k8s-job-executor.jobNamespaces" . | fromJsonArray) }}
+{{- /* A Deployment replica takes traffic once it can see its jobs; a sidecar serves its own pod
+  at once (its catalog server waits for nothing else). An explicit value wins. */}}
+{{- if not (hasKey $server "readinessRequiresSync") }}
+{{- $_ = set $server "readinessRequiresSync" (not (include "k8s-job-executor.sidecar" .)) }}
+{{- end }}
 {{- $_ = set $cfg "server" $server }}
 {{- toYaml $cfg }}
 {{- end }}
