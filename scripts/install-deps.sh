@@ -15,6 +15,9 @@ packages=(
   ca-certificates procps curl
   # benchmarks: h2load drives gRPC unary calls
   nghttp2-client
+  # make fuzz (libFuzzer, its sanitizer runtimes, the symbolizer) and make test-tsan (dpkg-source
+  # unpacks Debian's abseil source, rebuilt with ThreadSanitizer)
+  clang-14 libclang-rt-14-dev llvm-14 dpkg-dev
 )
 
 missing=()
