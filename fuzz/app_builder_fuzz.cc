@@ -4,7 +4,9 @@
 //   job_id metalake name comment executable class shell arg jar file archive
 //   env=K=V custom=K=V conf=K=V
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "base/names.h"
 #include "fuzz/fuzz_check.h"
@@ -53,35 +55,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view raw = line.substr(eq + 1);
     std::string value = Unescape(raw);
     std::string visible = key == "env" ? KeyValue(raw).first : value;  // names may be quoted
-    if (visible.find(kMarker) != std::string::npos) marker_outside_env = true;
-    if (key == "job_id")
-      job_id = value;
-    else if (key == "metalake")
-      metalake = value;
-    else if (key == "name")
-      t.name = value;
-    else if (key == "comment")
-      t.comment = value;
-    else if (key == "executable")
-      t.executable = value;
-    else if (key == "class")
-      t.class_name = value;
-    else if (key == "shell")
+    if (visible.find(kMarker) != std::string::npos) {
+      marker_outside_env = true;
+    }
+    const std::map<std::string_view, std::string*> strings = {
+        {"job_id", &job_id},     {"metalake", &metalake},       {"name", &t.name},
+        {"comment", &t.comment}, {"executable", &t.executable}, {"class", &t.class_name}};
+    const std::map<std::string_view, std::vector<std::string>*> lists = {
+        {"arg", &t.arguments}, {"jar", &t.jars}, {"file", &t.files}, {"archive", &t.archives}};
+    const std::map<std::string_view, std::map<std::string, std::string>*> maps = {
+        {"env", &t.environments}, {"custom", &t.custom_fields}, {"conf", &t.configs}};
+    if (auto it = strings.find(key); it != strings.end()) {
+      *it->second = value;
+    } else if (auto list = lists.find(key); list != lists.end()) {
+      list->second->push_back(value);
+    } else if (auto map = maps.find(key); map != maps.end()) {
+      map->second->insert(KeyValue(raw));
+    } else if (key == "shell") {
       t.is_shell = value == "true";
-    else if (key == "arg")
-      t.arguments.push_back(value);
-    else if (key == "jar")
-      t.jars.push_back(value);
-    else if (key == "file")
-      t.files.push_back(value);
-    else if (key == "archive")
-      t.archives.push_back(value);
-    else if (key == "env")
-      t.environments.insert(KeyValue(raw));
-    else if (key == "custom")
-      t.custom_fields.insert(KeyValue(raw));
-    else if (key == "conf")
-      t.configs.insert(KeyValue(raw));
+    }
   }
 
   kje::spark::BuilderOptions options;
@@ -91,6 +83,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<kje::spark::BuiltApplication> built =
       kje::spark::BuildSparkApplication(job_id, metalake, t, options);
   if (!built.ok()) {
+    if (std::getenv("KJE_FUZZ_VERBOSE") != nullptr) {  // why a seed is refused
+      std::fprintf(stderr, "%s\n", built.status().ToString().c_str());
+    }
     // A template the executor can't run is the caller's mistake, with the reason.
     FUZZ_CHECK(absl::IsInvalidArgument(built.status()));
     FUZZ_CHECK(!built.status().message().empty());
