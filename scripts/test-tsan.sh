@@ -13,12 +13,21 @@ reports="$build/tsan-reports"
 rm -rf "$reports"
 mkdir -p "$reports"
 
-# The instrumented Abseil carries the system one's sonames: first on the path, it serves our code
-# and the uninstrumented gRPC alike, so the process holds one Abseil whose locks TSan sees.
-export LD_LIBRARY_PATH="$build/absl-tsan/install/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The instrumented Abseil carries the system one's sonames, and the binaries' RUNPATH names it:
+# loaded first, it serves our code and the uninstrumented gRPC alike (a soname is loaded once),
+# so each process holds one Abseil whose locks TSan sees. Not LD_LIBRARY_PATH: the e2e tests'
+# Python grpcio would load it too, and libtsan cannot be loaded into an uninstrumented process.
+for bin in "$build"/bin/*; do
+  if [[ -x "$bin" ]] && ldd "$bin" 2>/dev/null | grep -q 'libabsl_base.*=> /usr/lib\|libabsl_base.*=> /lib'; then
+    echo "test-tsan: $bin loads the system Abseil, not $build/absl-tsan" >&2
+    exit 1
+  fi
+done
 export TSAN_OPTIONS="suppressions=$src/tests/sanitizers/tsan.supp:log_path=$reports/tsan:second_deadlock_stack=1:halt_on_error=0"
 start=$(date +%s)
-(cd "$build" && ctest -L tsan --output-on-failure --timeout 1200 "$@")
+# Left out: the 100k-object LIST, a scale test whose own 5-minute bound TSan's slowdown (5-15x)
+# exceeds; the other kubesim tests run the same client paths concurrently.
+(cd "$build" && ctest -L tsan -E '100k objects' --output-on-failure --timeout 1200 "$@")
 rc=$?
 minutes=$(( ($(date +%s) - start + 59) / 60 ))
 
