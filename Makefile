@@ -4,8 +4,14 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# Sanitizer and fuzzing builds, each in a directory of its own (README, "Testing").
+ASAN_BUILD_DIR ?= build-asan
+TSAN_BUILD_DIR ?= build-tsan
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
 
-.PHONY: all deps configure build test demo bench format lint clean
+.PHONY: all deps configure build test demo bench format lint clean test-asan test-tsan fuzz
 
 all: build
 
@@ -23,6 +29,32 @@ build: configure
 
 test: build
 	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure --timeout 600
+
+# ASan + UBSan over the whole suite. LSan ignores what leaks inside third-party libraries
+# (tests/sanitizers/lsan.supp says which and why).
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKJE_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	cd $(ASAN_BUILD_DIR) && \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest -j $(JOBS) --output-on-failure --timeout 1200
+
+# ThreadSanitizer over the tests labelled tsan, against Debian's Abseil rebuilt with it
+# (scripts/build-tsan-abseil.sh; the first run fetches and builds it, about 10 minutes).
+test-tsan: deps
+	scripts/build-tsan-abseil.sh $(TSAN_BUILD_DIR)/absl-tsan
+	cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKJE_TSAN=ON \
+	  -Dabsl_DIR=$(abspath $(TSAN_BUILD_DIR))/absl-tsan/install/lib/cmake/absl $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
+	scripts/test-tsan.sh $(TSAN_BUILD_DIR) -j $(JOBS)
+
+# libFuzzer (clang 14) over every parser of outside input, FUZZ_SECONDS per target.
+fuzz: deps
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJE_FUZZ=ON -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_targets
+	scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 demo: build
 	scripts/demo.sh $(BUILD_DIR)

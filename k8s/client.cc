@@ -28,6 +28,7 @@
 #include "base/log.h"
 #include "base/strings.h"
 #include "k8s/errors.h"
+#include "k8s/watch_stream.h"
 
 namespace kje::k8s {
 namespace {
@@ -707,32 +708,18 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
                                          const EventCallback& on_event, CallState& state) {
     std::string resource_version = options.resource_version;
     std::string base_target = req.target;
-    std::string pending;
+    WatchStreamDecoder decoder(req.resource_label, options_.max_watch_event_bytes);
     int quiet_ends = 0;
     for (;;) {
       req.target = base_target + WatchQuery(options, resource_version);
-      pending.clear();
+      decoder.Reset();
       bool got_event = false;
-      BodySink sink = [&](std::string_view chunk) -> absl::Status {
-        pending.append(chunk);
-        size_t start = 0;
-        for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-          std::string_view line(pending.data() + start, nl - start);
-          if (absl::StripAsciiWhitespace(ToAbsl(line)).empty()) continue;
-          absl::StatusOr<WatchEvent> event = ParseWatchEvent(line);
-          if (!event.ok()) return event.status();
-          if (!event->resource_version.empty()) resource_version = event->resource_version;
-          got_event = true;
-          on_event(*event);
-        }
-        pending.erase(0, start);
-        if (pending.size() > options_.max_watch_event_bytes) {
-          return absl::ResourceExhaustedError(
-              absl::StrCat("kubernetes: a watch event of ", req.resource_label, " is larger than ",
-                           options_.max_watch_event_bytes, " bytes"));
-        }
-        return absl::OkStatus();
+      auto deliver = [&](const WatchEvent& event) {
+        if (!event.resource_version.empty()) resource_version = event.resource_version;
+        got_event = true;
+        on_event(event);
       };
+      BodySink sink = [&](std::string_view chunk) { return decoder.Feed(chunk, deliver); };
       absl::StatusOr<Response> r = co_await Execute(req, state, &sink);
       if (state.interrupted()) {
         co_return state.InterruptedStatus(absl::StrCat("watch ", req.resource_label));

@@ -158,8 +158,10 @@ std::vector<std::string> LogLines::Feed(std::string_view chunk) {
     size_t nl = chunk.find('\n');
     if (nl == std::string_view::npos) {
       partial_.append(chunk);
-      // An endless line is still delivered, in pieces, and never held whole.
-      while (partial_.size() > max_line_bytes_) {
+      // An endless line is still delivered, in pieces, and never held whole. A trailing '\r'
+      // may be half of the "\r\n" to come, so it doesn't count: cut off now, it would make an
+      // empty line of its own that the same line in one chunk doesn't have.
+      while (partial_.size() - (partial_.back() == '\r' ? 1 : 0) > max_line_bytes_) {
         size_t cut = max_line_bytes_;
         // Back off to a character boundary (never more than 3 continuation bytes).
         for (int i = 0;

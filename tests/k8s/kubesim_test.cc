@@ -444,16 +444,26 @@ TEST_CASE("kubesim watch: a dropped watch resumes from its last resourceVersion,
     WatchOptions options;
     options.resource_version = page->resource_version;
     options.allow_bookmarks = false;
-    auto handle = std::make_shared<std::shared_ptr<CallHandle>>();
+    // The handle arrives on this thread while events may already run on the io thread (found
+    // by TSan): the last event cancels through whichever of the two comes second.
+    absl::Mutex mu;
+    std::shared_ptr<CallHandle> handle;
+    bool cancel_wanted = false;
     absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-      *handle = client->Watch(
+      auto h = client->Watch(
           ConfigMap(), options, In(absl::Seconds(30)),
           [&](const WatchEvent& e) {
             CHECK(e.type == WatchEvent::Type::kAdded);
             names.push_back(Field(e.object, "metadata", "name"));
-            if (names.size() == 6) (*handle)->Cancel();
+            if (names.size() != 6) return;
+            absl::MutexLock lock(&mu);
+            cancel_wanted = true;
+            if (handle) handle->Cancel();
           },
           cb);
+      absl::MutexLock lock(&mu);
+      handle = h;
+      if (cancel_wanted) handle->Cancel();
     });
     CHECK(absl::IsCancelled(done));
     CHECK(names == std::vector<std::string>{"w-0", "w-1", "w-2", "w-3", "w-4", "w-5"});

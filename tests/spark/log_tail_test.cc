@@ -253,5 +253,21 @@ TEST_CASE("LogLines: long lines come in pieces on character boundaries, as valid
   CHECK(FeedAll(bad, {"ok \xFF\n"}) == std::vector<std::string>{"ok \xEF\xBF\xBD"});
 }
 
+TEST_CASE("LogLines: a CRLF split after a long line's cut gives the same lines as one chunk") {
+  // Found by fuzz/log_tail_fuzz: the '\r' of "\r\n" was cut off with the line's first piece
+  // and came back as an extra empty line once its '\n' arrived.
+  for (std::vector<std::string_view> chunks :
+       {std::vector<std::string_view>{"abcd\r\nnext\n"},
+        std::vector<std::string_view>{"abcd\r", "\nnext\n"},
+        std::vector<std::string_view>{"ab", "cd\r", "\n", "next\n"}}) {
+    LogLines lines(4);
+    CHECK(FeedAll(lines, chunks) == std::vector<std::string>{"abcd", "next"});
+  }
+  LogLines longer(4);
+  CHECK(FeedAll(longer, {"abcdefg\r", "\r", "\n"}) == std::vector<std::string>{"abcd", "efg\r"});
+  LogLines cr_inside(4);
+  CHECK(FeedAll(cr_inside, {"abcd\r", "x\n"}) == std::vector<std::string>{"abcd", "\rx"});
+}
+
 }  // namespace
 }  // namespace kje::spark
