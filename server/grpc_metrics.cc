@@ -3,6 +3,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -25,9 +26,7 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
 
   // A call that ends without the server sending a status (the client went away first) still
   // counts as handled, so started - handled is the number in flight.
-  ~MetricsInterceptor() override {
-    if (!handled_) Handled(grpc::StatusCode::CANCELLED);
-  }
+  ~MetricsInterceptor() override { Handled(grpc::StatusCode::CANCELLED); }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
@@ -36,21 +35,22 @@ class MetricsInterceptor final : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
       series_->MessageSent();
     }
-    if (!handled_ && methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       Handled(methods->GetSendStatus().error_code());
     }
     methods->Proceed();
   }
 
  private:
+  // Once per call: the status hook and the interceptor's end can run on different threads.
   void Handled(grpc::StatusCode code) {
-    handled_ = true;
+    if (handled_.exchange(true)) return;
     series_->Handled(code, absl::FromChrono(std::chrono::steady_clock::now() - start_));
   }
 
   Metrics::GrpcMethodSeries* const series_;
   const std::chrono::steady_clock::time_point start_;
-  bool handled_ = false;
+  std::atomic<bool> handled_ = false;
 };
 
 }  // namespace

@@ -311,6 +311,12 @@ class HelmTest(unittest.TestCase):
                          one(docs, "Service")["spec"]["selector"])
         c = executor_container(deployment_pod(docs))
         self.assertEqual(["serve", "--config", CONFIG_PATH], c["args"])
+        # A replica takes traffic once its informers have synced; an explicit value wins.
+        config, _ = config_of(docs)
+        self.assertIs(config["server"]["readinessRequiresSync"], True)
+        config, _ = config_of(render(merged({"config": {"server": {
+            "readinessRequiresSync": False}}})))
+        self.assertIs(config["server"]["readinessRequiresSync"], False)
 
     def test_rbac_is_exactly_the_needed_rights_in_each_job_namespace(self):
         cases = [
@@ -840,6 +846,7 @@ class HelmTest(unittest.TestCase):
                                  "RoleBinding"]), sorted(d["kind"] for d in docs))
         config, _ = config_of(docs)
         self.assertEqual("127.0.0.1:50051", config["server"]["listen"])
+        self.assertIs(config["server"]["readinessRequiresSync"], False)  # ready at once
         spec = sidecar_spec(docs)
         self.assertEqual(one(docs, "ServiceAccount")["metadata"]["name"],
                          spec["serviceAccountName"])
