@@ -659,8 +659,10 @@ class HelmTest(unittest.TestCase):
                     proc.terminate()
                     proc.wait(30)
                     log.close()
-            # HealthCheckResponse{status: SERVING}: field 1, varint 1.
-            self.assertEqual({"livenessProbe": b"\x08\x01", "readinessProbe": b"\x08\x01"},
+            # HealthCheckResponse{status: SERVING}: field 1, varint 1 (NOT_SERVING: 2). The cluster
+            # is unreachable, so the informers never sync: alive, but the replica takes no traffic
+            # (readinessRequiresSync, on in Deployment mode).
+            self.assertEqual({"livenessProbe": b"\x08\x01", "readinessProbe": b"\x08\x02"},
                              answers)
             self.assertIn("grpc_server_started_total", body)
             return
@@ -694,7 +696,11 @@ class HelmTest(unittest.TestCase):
                                   "tls": {"enabled": True, "existingSecret": "kje-tls"},
                                   "auth": {"token": {"enabled": True,
                                                      "existingSecret": "kje-token"}},
-                                  "metrics": {"enabled": False}}, extra))
+                                  "metrics": {"enabled": False},
+                                  # The cluster is unreachable here: readiness may not wait for
+                                  # the informers, or no probe could pass.
+                                  "config": {"server": {"readinessRequiresSync": False}}},
+                                 extra))
             config, text = config_of(docs)
             files = self.mounted_files(docs, config)
             commands = {}

@@ -138,8 +138,13 @@ server:
                     return
                 except grpc.RpcError as e:
                     # A caller retries what may not have happened; anything else is a bug.
-                    if e.code() not in (grpc.StatusCode.UNAVAILABLE,
-                                        grpc.StatusCode.DEADLINE_EXCEEDED):
+                    # The revoked-token fault answers 401 even to the reloaded token: the service
+                    # says so (FAILED_PRECONDITION, nothing was created), and this caller, whose
+                    # operator rotates the token meanwhile, tries again.
+                    revoked = (e.code() == grpc.StatusCode.FAILED_PRECONDITION and
+                               "refused the service's credentials" in (e.details() or ""))
+                    if not revoked and e.code() not in (grpc.StatusCode.UNAVAILABLE,
+                                                        grpc.StatusCode.DEADLINE_EXCEEDED):
                         raise AssertionError("Submit fm-%d on replica %d: %s %s"
                                              % (i, replica, e.code().name, e.details()))
                     time.sleep(0.2)
