@@ -305,7 +305,9 @@ asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::Executi
   for (auto& id : ids) {
     names_by_ns[id.namespace_].push_back(id.name);
     std::string key = absl::StrCat(id.namespace_, "/", id.name);
-    jobs.emplace(std::move(key), Job{std::move(id)});
+    Job job;
+    job.id = std::move(id);
+    jobs.emplace(std::move(key), std::move(job));
   }
   // Subscribed before the lookups, so no change between a lookup and the subscription is lost.
   std::vector<std::pair<std::string, cache::AppCache::Subscribed>> subscriptions;
