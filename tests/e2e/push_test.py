@@ -104,7 +104,10 @@ spark:
         self.assertTrue(all(i.execution_id == eid and i.job_id == "3001" for i in infos))
         # The last message is what Status says of the finished job (driver container times).
         final = self.stub.Status(pb.StatusRequest(execution_id=eid), timeout=kje.RPC_TIMEOUT)
-        self.assertEqual(infos[-1], final)
+        # The operator may have moved on (Succeeded -> TerminatedWithoutReleaseResources) by the
+        # time Status asks: the outcome, times and driver are what must agree.
+        for field in ("status", "started_at", "finished_at", "driver_pod", "execution_id"):
+            self.assertEqual(getattr(infos[-1], field), getattr(final, field), field)
         self.assertTrue(final.HasField("finished_at"))
         # Pushed, not polled: the server read no application while the stream ran, and listed
         # the driver pods once (for the final times).
