@@ -187,12 +187,9 @@ struct Executor::Coroutines {
                                    rpc_deadline, absl::Now());
         }
         if (deleted.ok()) ex.ObserveReturned(*deleted);
-        JobResult result = ex.ResultOf(id, *app, nullptr);
-        result.info = info;
-        co_return result;
+        co_return ex.ResultOf(id, *app, nullptr, info);
       }
-      JobResult result = ex.ResultOf(id, *app, driver ? &*driver : nullptr);
-      result.info = info;
+      JobResult result = ex.ResultOf(id, *app, driver ? &*driver : nullptr, info);
       if (driver && spark::ShouldDeleteOrphanDriver(info, *driver)) {
         // A failed job's live driver could still run the job: delete it. A failure fails this
         // query, so the next one tries again.
@@ -421,13 +418,19 @@ void Executor::ObserveReturned(const std::string& json) {
 
 JobResult Executor::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
                              const spark::DriverPod* driver) const {
+  return ResultOf(id, app, driver,
+                  backend_->MapStatus(app, driver, clock_.Now(), options_.no_status_timeout));
+}
+
+JobResult Executor::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                             const spark::DriverPod* driver, spark::JobStatusInfo info) const {
   JobResult result;
   result.execution_id = id.ToString();
   result.namespace_ = app.namespace_;
   result.name = app.name;
   result.job_id = app.job_id;
   result.driver_pod = driver ? driver->name : "";
-  result.info = backend_->MapStatus(app, driver, clock_.Now(), options_.no_status_timeout);
+  result.info = std::move(info);
   return result;
 }
 

@@ -160,6 +160,9 @@ class Executor {
   void ObserveReturned(const std::string& json);
   JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
                      const spark::DriverPod* driver) const;
+  // The same with the status already mapped.
+  JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                     const spark::DriverPod* driver, spark::JobStatusInfo info) const;
   // The answer to Status straight from the cache, when it needs no request.
   std::optional<JobResult> StatusFromSnapshot(const spark::ExecutionId& id) const;
 
