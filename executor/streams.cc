@@ -31,11 +31,6 @@ constexpr size_t kFollowChanges = 64;
 // A follow without an RPC deadline still ends (the caller may re-open it): no stream is forever.
 constexpr absl::Duration kMaxFollow = absl::Hours(24);
 
-bool IsFinal(spark::JobStatus status) {
-  return status == spark::JobStatus::kSucceeded || status == spark::JobStatus::kFailed ||
-         status == spark::JobStatus::kCancelled;
-}
-
 bool SameInfo(const JobResult& a, const JobResult& b) {
   return a.info.status == b.info.status && a.info.operator_state == b.info.operator_state &&
          a.info.message == b.info.message && a.info.started_at == b.info.started_at &&
@@ -180,10 +175,6 @@ class LogBuffer {
   std::function<void()> wake_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace
-
-namespace {
-
 struct Job {
   spark::ExecutionId id;
   cache::AppPtr app;  // the newest version seen
@@ -267,7 +258,7 @@ using Access = Executor::StreamAccess;
 // What a caller sees of a job whose application was deleted.
 JobResult DeletedResult(Executor& ex, const Job& job) {
   JobResult result = Access::ResultOf(ex, job.id, *job.app, nullptr);
-  if (!IsFinal(result.info.status)) {
+  if (!spark::IsTerminal(result.info.status)) {
     bool cancelled = job.app->cancel_requested;
     result.info.status = cancelled ? spark::JobStatus::kCancelled : spark::JobStatus::kFailed;
     result.info.finished_at = Access::ClockOf(ex).Now();
@@ -337,7 +328,7 @@ asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::Executi
         job.done = true;
       } else {
         result = Access::ResultOf(ex, job.id, *job.app, nullptr);
-        if (IsFinal(result.info.status)) {
+        if (spark::IsTerminal(result.info.status)) {
           job.done = true;
           if (spark::IsStopped(*job.app)) {
             // The last status carries the driver container's exact times, as Status gives them.
