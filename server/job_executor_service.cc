@@ -96,11 +96,12 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
     Release();
   }
 
+  // One write at a time (the executor's contract), so message_ is ours until OnWriteDone.
   void Write(In message, std::function<void(bool)> written) override {
+    message_.Clear();
+    convert_(message, &message_);
     {
       absl::MutexLock lock(&mu_);
-      message_.Clear();
-      convert_(message, &message_);
       written_ = std::move(written);
     }
     this->StartWrite(&message_);
