@@ -49,8 +49,7 @@ absl::StatusOr<std::unique_ptr<TokenFileCredentialProvider>> TokenFileCredential
       std::move(path), std::move(client_cert_pem), std::move(client_key_pem), clock, recheck));
   absl::MutexLock lock(&provider->mu_);
   if (absl::Status s = provider->Refresh(); !s.ok()) return s;
-  provider->last_look_ = clock.Now();
-  provider->next_look_ns_ = absl::ToUnixNanos(provider->last_look_ + recheck);
+  provider->next_look_ns_ = absl::ToUnixNanos(clock.Now() + recheck);
   return provider;
 }
 
@@ -105,16 +104,15 @@ absl::StatusOr<Credentials> TokenFileCredentialProvider::Get() {
   // The look is due, and nobody else is looking: this request looks (a stat, and a read if the
   // file changed). Everyone else takes the token as it is.
   if (absl::ToUnixNanos(now) >= next_look_ns_.load(std::memory_order_acquire) && mu_.TryLock()) {
-    last_look_ = now;
     next_look_ns_.store(absl::ToUnixNanos(now + recheck_), std::memory_order_release);
-    last_error_ = Refresh();
-    absl::Status error = last_error_;
+    absl::Status error = Refresh();
     mu_.Unlock();
     if (!error.ok()) return error;
   }
   absl::MutexLock lock(&token_mu_);
-  if (token_.empty())
+  if (token_.empty()) {
     return absl::FailedPreconditionError(absl::StrCat("token file ", path_, " is empty"));
+  }
   return Credentials{token_, cert_, key_};
 }
 

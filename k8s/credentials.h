@@ -92,8 +92,6 @@ class TokenFileCredentialProvider final : public CredentialProvider {
   const absl::Duration recheck_;
   absl::Mutex mu_;  // held by the one request that looks at the file
   std::optional<FileVersion> seen_ ABSL_GUARDED_BY(mu_);
-  absl::Time last_look_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
   mutable absl::Mutex token_mu_;
   std::string token_ ABSL_GUARDED_BY(token_mu_);
   std::atomic<int64_t> next_look_ns_ = 0;  // clock time of the next look, for the fast path
