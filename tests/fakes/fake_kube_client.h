@@ -107,11 +107,8 @@ class FakeKubeClient final : public k8s::Client,
   std::shared_ptr<k8s::CallHandle> List(const k8s::ResourceRef& collection,
                                         const k8s::ListOptions& options, absl::Time deadline,
                                         Callback<k8s::ListPage> done) override {
-    auto call = std::make_shared<Call>();
-    call->verb = "list";
-    call->ref = collection;
+    auto call = NewCall("list", collection, deadline);
     call->list = options;
-    call->deadline = deadline;
     call->list_done = std::move(done);
     return Record(call);
   }
@@ -119,11 +116,8 @@ class FakeKubeClient final : public k8s::Client,
   std::shared_ptr<k8s::CallHandle> Watch(const k8s::ResourceRef& collection,
                                          const k8s::WatchOptions& options, absl::Time deadline,
                                          EventCallback on_event, DoneCallback done) override {
-    auto call = std::make_shared<Call>();
-    call->verb = "watch";
-    call->ref = collection;
+    auto call = NewCall("watch", collection, deadline);
     call->watch = options;
-    call->deadline = deadline;
     call->on_event = std::move(on_event);
     call->watch_done = std::move(done);
     return Record(call);
@@ -150,11 +144,8 @@ class FakeKubeClient final : public k8s::Client,
   std::shared_ptr<k8s::CallHandle> Delete(const k8s::ResourceRef& ref,
                                           const k8s::DeleteOptions& options, absl::Time deadline,
                                           Callback<std::string> done) override {
-    auto call = std::make_shared<Call>();
-    call->verb = "delete";
-    call->ref = ref;
+    auto call = NewCall("delete", ref, deadline);
     call->delete_options = options;
-    call->deadline = deadline;
     call->string_done = std::move(done);
     return Record(call);
   }
@@ -165,11 +156,8 @@ class FakeKubeClient final : public k8s::Client,
   std::shared_ptr<k8s::CallHandle> StreamLog(const k8s::ResourceRef& pod,
                                              const k8s::LogOptions& options, absl::Time deadline,
                                              ChunkCallback on_chunk, DoneCallback done) override {
-    auto call = std::make_shared<Call>();
-    call->verb = "stream_log";
-    call->ref = pod;
+    auto call = NewCall("stream_log", pod, deadline);
     call->log = options;
-    call->deadline = deadline;
     call->on_chunk = std::move(on_chunk);
     call->watch_done = std::move(done);
     return Record(call);
@@ -202,6 +190,15 @@ class FakeKubeClient final : public k8s::Client,
     bool complete;
   };
 
+  static std::shared_ptr<Call> NewCall(std::string verb, const k8s::ResourceRef& ref,
+                                       absl::Time deadline) {
+    auto call = std::make_shared<Call>();
+    call->verb = std::move(verb);
+    call->ref = ref;
+    call->deadline = deadline;
+    return call;
+  }
+
   std::shared_ptr<k8s::CallHandle> Record(std::shared_ptr<Call> call) {
     absl::MutexLock lock(&mu_);
     pending_.push_back(call);
@@ -211,11 +208,8 @@ class FakeKubeClient final : public k8s::Client,
   std::shared_ptr<k8s::CallHandle> RecordString(std::string verb, const k8s::ResourceRef& ref,
                                                 std::string body, absl::Time deadline,
                                                 Callback<std::string> done) {
-    auto call = std::make_shared<Call>();
-    call->verb = std::move(verb);
-    call->ref = ref;
+    auto call = NewCall(std::move(verb), ref, deadline);
     call->body = std::move(body);
-    call->deadline = deadline;
     call->string_done = std::move(done);
     return Record(call);
   }
