@@ -68,6 +68,7 @@ struct Fixture {
     options.builder.spark_version = "4.0.0";
     options.request_timeout = absl::Seconds(30);
     options.max_queued_changes = 4;
+    options.max_follow_buffer_bytes = 64;
     executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(kNs, allowed),
                                           options, clock);
   }
@@ -326,6 +327,10 @@ class StalledWriter final : public StreamWriter<T> {
     absl::MutexLock lock(&mu_);
     return messages_.size();
   }
+  std::vector<T> Messages() {
+    absl::MutexLock lock(&mu_);
+    return messages_;
+  }
   // Lets the write that is out complete.
   void Release(bool ok = true) {
     std::function<void(bool)> w;
@@ -403,6 +408,60 @@ TEST_CASE("executor: a watcher that stops reading overflows alone; others keep t
   CHECK(absl::IsCancelled(reading_end.value));
   CHECK(f.cache->Stats().size() == 1);
   stalled.Release(false);
+}
+
+TEST_CASE("executor: a follower that stops reading holds a bounded log; lines are counted",
+          "[executor]") {
+  Fixture f;
+  StalledWriter<OutputBatch> writer;
+  absl::Notification ended;
+  absl::Status end;
+  f.executor->FollowOutput(IdOf("a"), 0, absl::Now() + absl::Seconds(30), &writer,
+                           [&](absl::Status s) {
+                             end = std::move(s);
+                             ended.Notify();
+                           });
+  f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
+  auto pods = f.Next("list");
+  k8s::ListPage page;
+  page.items = {
+      R"({"metadata":{"name":"a-0-driver","creationTimestamp":"2026-01-01T00:00:01Z"},)"
+      R"("spec":{"containers":[{"name":"spark-kubernetes-driver","image":"spark"}]},)"
+      R"("status":{"phase":"Running","containerStatuses":[{"name":"spark-kubernetes-driver",)"
+      R"("state":{"running":{"startedAt":"2026-01-01T00:00:02Z"}}}]}})"};
+  f.client->CompleteList(pods, page);
+  auto log = f.Next("stream_log");
+  CHECK(log->ref.name == "a-0-driver");
+  CHECK(log->log.follow);
+  // The first line goes out and its write never completes; the driver keeps writing: 100 lines
+  // far past the 64-byte buffer.
+  f.client->SendChunk(log, "first\n");
+  for (int i = 0; i < 100 && writer.Count() < 1; ++i) f.client->Barrier();
+  REQUIRE(writer.Count() == 1);
+  for (int i = 0; i < 100; ++i) f.client->SendChunk(log, "line-0000\n");
+  f.client->EndStream(log, absl::OkStatus());
+  f.client->Barrier();
+  CHECK(writer.Count() == 1);  // one write in flight, never more
+  CHECK_FALSE(ended.HasBeenNotified());
+  // Reading again: what fit in the buffer, and how many lines were dropped meanwhile.
+  for (int i = 0; i < 100 && !ended.HasBeenNotified(); ++i) {
+    writer.Release();
+    f.client->Barrier();
+  }
+  REQUIRE(ended.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  CHECK(end.ok());
+  std::vector<OutputBatch> batches = writer.Messages();
+  REQUIRE(batches.size() >= 2);
+  CHECK(batches[0].lines == std::vector<std::string>{"first"});
+  size_t kept = 0;
+  int64_t dropped = 0;
+  for (size_t i = 1; i < batches.size(); ++i) {
+    kept += batches[i].lines.size();
+    dropped += batches[i].dropped_lines;
+  }
+  // The 64-byte buffer holds as many 9-byte lines as fit (the line feed isn't kept).
+  CHECK(kept == 64 / std::string("line-0000").size());
+  CHECK(kept + static_cast<size_t>(dropped) == 100);
 }
 
 }  // namespace
