@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <atomic>
-
-#include <atomic>
 #include <cstdio>
 
 #include "absl/strings/ascii.h"

@@ -69,8 +69,8 @@ TEST_CASE("Overlays that don't fit are refused with the reason", "[overlay]") {
                                   &crds, &error));
   CHECK_THAT(error, Catch::Contains("no CRD nope.example.com"));
   CHECK_FALSE(ApplyCrdOverlayFile(
-      WriteOverlay("crd: sparkapplications.spark.apache.org\nversion: v9\noperations: []\n"),
-      &crds, &error));
+      WriteOverlay("crd: sparkapplications.spark.apache.org\nversion: v9\noperations: []\n"), &crds,
+      &error));
   CHECK_THAT(error, Catch::Contains("serves no version v9"));
   CHECK_FALSE(ApplyCrdOverlayFile(
       WriteOverlay("crd: sparkapplications.spark.apache.org\nversion: v1\noperations:\n"
