@@ -47,13 +47,14 @@ class AppInformerImpl final : public AppInformer,
 
   void Start() override {
     if (started_.exchange(true)) return;
-    asio::co_spawn(strand_, Run(shared_from_this()),
-                   asio::bind_cancellation_slot(
-                       stop_.slot(), asio::bind_executor(
-                                         strand_, [self = shared_from_this()](std::exception_ptr) {
-                                           self->loop_ended_ = true;
-                                           self->stop_.slot().clear();
-                                         })));
+    asio::co_spawn(
+        strand_, Run(shared_from_this()),
+        asio::bind_cancellation_slot(
+            stop_.slot(),
+            asio::bind_executor(strand_, [self = shared_from_this()](const std::exception_ptr&) {
+              self->loop_ended_ = true;
+              self->stop_.slot().clear();
+            })));
   }
 
   void Stop() override {

@@ -471,7 +471,7 @@ void Executor::RememberDriver(const spark::AppProjection& app,
   known_drivers_.insert_or_assign(app.uid, KnownDriver{app.resource_version, driver});
 }
 
-std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, std::string metalake,
+std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::string& metalake,
                                             const spark::SparkTemplate& job, absl::Time deadline,
                                             Done<SubmitResult> done) {
   auto built = backend_->Build(job_id, metalake, job, options_.builder);
@@ -542,9 +542,10 @@ std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64
       std::move(done));
 }
 
-std::shared_ptr<RpcHandle> Executor::ListJobs(std::string namespace_arg, std::string label_selector,
-                                              int64_t page_size, std::string page_token,
-                                              absl::Time deadline, Done<JobPage> done) {
+std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
+                                              const std::string& label_selector, int64_t page_size,
+                                              const std::string& page_token, absl::Time deadline,
+                                              Done<JobPage> done) {
   std::string ns = namespace_arg.empty() ? options_.builder.namespace_ : namespace_arg;
   if (!IsDns1123Label(ns)) {
     return Answer<JobPage>(

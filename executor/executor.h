@@ -116,7 +116,7 @@ class Executor {
   const ExecutorOptions& options() const { return options_; }
   const NamespacePolicy& policy() const { return policy_; }
 
-  std::shared_ptr<RpcHandle> Submit(std::string job_id, std::string metalake,
+  std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                     const spark::SparkTemplate& job, absl::Time deadline,
                                     Done<SubmitResult> done);
   std::shared_ptr<RpcHandle> Status(std::string_view execution_id, absl::Time deadline,
@@ -129,15 +129,16 @@ class Executor {
                                     int64_t max_bytes, absl::Time deadline,
                                     Done<spark::LogTailResult> done);
   // A page of a namespace's jobs (see the ListJobs RPC).
-  std::shared_ptr<RpcHandle> ListJobs(std::string namespace_, std::string label_selector,
-                                      int64_t page_size, std::string page_token,
-                                      absl::Time deadline, Done<JobPage> done);
+  std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
+                                      const std::string& label_selector, int64_t page_size,
+                                      const std::string& page_token, absl::Time deadline,
+                                      Done<JobPage> done);
 
   // First the current status of every job, then every change, to `writer` (see the WatchStatus
   // RPC). `done`: OK after the last job stopped, RESOURCE_EXHAUSTED when the caller fell more
   // than max_queued_changes behind, or the error that ended it. `writer` must stay valid until
   // `done` has been called.
-  std::shared_ptr<RpcHandle> WatchStatus(std::vector<std::string> execution_ids,
+  std::shared_ptr<RpcHandle> WatchStatus(const std::vector<std::string>& execution_ids,
                                          absl::Time deadline, StreamWriter<JobResult>* writer,
                                          std::function<void(absl::Status)> done);
   // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK

@@ -191,7 +191,7 @@ asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, in
 
 }  // namespace
 
-std::shared_ptr<RpcHandle> Executor::WatchStatus(std::vector<std::string> execution_ids,
+std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>& execution_ids,
                                                  absl::Time deadline,
                                                  StreamWriter<JobResult>* writer,
                                                  std::function<void(absl::Status)> done) {
