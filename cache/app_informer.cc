@@ -12,7 +12,8 @@
 #include <chrono>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
@@ -24,7 +25,33 @@ namespace kje::cache {
 namespace {
 
 namespace asio = boost::asio;
-using Map = absl::flat_hash_map<std::string, AppPtr>;
+
+// The snapshot holds each application once, found by the projection's own name: a map keyed by a
+// copy of the name would hold every name twice, which counts at 100k applications.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const {
+    return absl::Hash<absl::string_view>{}(ToAbsl(name));
+  }
+  size_t operator()(const AppPtr& app) const { return (*this)(std::string_view(app->name)); }
+};
+struct NameEq {
+  using is_transparent = void;
+  static std::string_view Name(std::string_view name) { return name; }
+  static std::string_view Name(const AppPtr& app) { return app->name; }
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return Name(a) == Name(b);
+  }
+};
+using Map = absl::flat_hash_set<AppPtr, NameHash, NameEq>;
+
+// Puts `app` in place of any application of the same name.
+void Put(Map& map, AppPtr app) {
+  auto it = map.find(app->name);
+  if (it != map.end()) map.erase(it);
+  map.insert(std::move(app));
+}
 using SubscriberList = std::vector<std::shared_ptr<Subscription>>;
 
 // True when `candidate` may replace `current`: it is newer, or the two can't be compared (then
@@ -34,13 +61,18 @@ bool Supersedes(std::string_view candidate, std::string_view current) {
   return !cmp.has_value() || *cmp >= 0;
 }
 
+InformerOptions WithDefaults(InformerOptions options) {
+  if (!options.project) options.project = spark::ProjectApp;
+  return options;
+}
+
 class AppInformerImpl final : public AppInformer,
                               public std::enable_shared_from_this<AppInformerImpl> {
  public:
   AppInformerImpl(asio::io_context& io, std::shared_ptr<k8s::Client> client,
                   InformerOptions options, const Clock& clock)
       : client_(std::move(client)),
-        options_(std::move(options)),
+        options_(WithDefaults(std::move(options))),
         clock_(clock),
         strand_(asio::make_strand(io)),
         subscribers_(std::make_shared<const SubscriberList>()) {}
@@ -76,8 +108,8 @@ class AppInformerImpl final : public AppInformer,
 
   AppPtr Find(std::string_view name) const override {
     absl::ReaderMutexLock lock(&mu_);
-    auto it = apps_.find(ToAbsl(name));
-    return it == apps_.end() ? nullptr : it->second;
+    auto it = apps_.find(name);
+    return it == apps_.end() ? nullptr : *it;
   }
 
   void ObserveWrite(const spark::AppProjection& app) override {
@@ -94,9 +126,9 @@ class AppInformerImpl final : public AppInformer,
     AppPtr gone;
     {
       absl::MutexLock lock(&mu_);
-      auto it = apps_.find(ToAbsl(name));
+      auto it = apps_.find(name);
       if (it == apps_.end()) return;
-      gone = std::move(it->second);
+      gone = *it;
       apps_.erase(it);
     }
     Publish(AppEvent{AppEvent::Type::kDeleted, std::move(gone)});
@@ -138,8 +170,8 @@ class AppInformerImpl final : public AppInformer,
     std::vector<AppPtr> matches;
     {
       absl::ReaderMutexLock lock(&mu_);
-      for (const auto& [name, app] : apps_) {
-        if (name > after) matches.push_back(app);
+      for (const AppPtr& app : apps_) {
+        if (app->name > after) matches.push_back(app);
       }
     }
     // The filter is the caller's code: it runs on the shared versions, outside the lock.
@@ -171,13 +203,12 @@ class AppInformerImpl final : public AppInformer,
  private:
   // Takes `app` unless a newer (or the same) version is held. Returns whether it changed.
   bool UpsertLocked(const AppPtr& app) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    auto [it, inserted] = apps_.try_emplace(app->name, app);
-    if (inserted) return true;
-    if (it->second->resource_version == app->resource_version ||
-        !Supersedes(app->resource_version, it->second->resource_version)) {
+    auto it = apps_.find(app->name);
+    if (it != apps_.end() && ((*it)->resource_version == app->resource_version ||
+                              !Supersedes(app->resource_version, (*it)->resource_version))) {
       return false;
     }
-    it->second = app;
+    Put(apps_, app);
     return true;
   }
 
@@ -213,6 +244,28 @@ class AppInformerImpl final : public AppInformer,
     co_await timer.async_wait(asio::use_awaitable);
   }
 
+  // The version the snapshot holds of `object` when it is that very version (same name and
+  // resourceVersion), else null. A relist keeps what didn't change instead of projecting it
+  // again, so its peak is the changed objects, not a second copy of the snapshot.
+  AppPtr Unchanged(const rapidjson::Value& object) const {
+    if (!object.IsObject()) return nullptr;
+    auto metadata = object.FindMember("metadata");
+    if (metadata == object.MemberEnd() || !metadata->value.IsObject()) return nullptr;
+    auto name = metadata->value.FindMember("name");
+    auto rv = metadata->value.FindMember("resourceVersion");
+    if (name == metadata->value.MemberEnd() || !name->value.IsString() ||
+        rv == metadata->value.MemberEnd() || !rv->value.IsString()) {
+      return nullptr;
+    }
+    AppPtr held = Find(std::string_view(name->value.GetString(), name->value.GetStringLength()));
+    if (held == nullptr ||
+        held->resource_version !=
+            std::string_view(rv->value.GetString(), rv->value.GetStringLength())) {
+      return nullptr;
+    }
+    return held;
+  }
+
   // The whole collection, page by page. A page that timed out waiting for its answer is asked
   // again at once (a slow API server under a large list is not a failure); an expired continue
   // token or another error ends the list.
@@ -237,17 +290,19 @@ class AppInformerImpl final : public AppInformer,
         co_return page.status();
       }
       timeouts = 0;
-      for (const std::string& item : page->items) {
-        auto app = spark::ProjectAppJson(item);
+      for (const k8s::ParsedJson& item : page->items) {
+        if (AppPtr same = Unchanged(item.value())) {
+          Put(building, std::move(same));
+          continue;
+        }
+        auto app = options_.project(item.value());
         if (!app.ok()) {
           log::Warn("informer skipped an unreadable object")
               .Kv("namespace", options_.collection.namespace_)
               .Kv("error", std::string(app.status().message()));
           continue;
         }
-        std::string name = app->name;
-        building.insert_or_assign(std::move(name),
-                                  std::make_shared<const spark::AppProjection>(*std::move(app)));
+        Put(building, std::make_shared<const spark::AppProjection>(*std::move(app)));
       }
       if (page->continue_token.empty()) {
         co_return std::make_pair(std::move(building), page->resource_version);
@@ -257,37 +312,53 @@ class AppInformerImpl final : public AppInformer,
   }
 
   // Replaces the snapshot with a list completed at `list_rv`, keeping what is known to be newer
-  // than the list (our own writes made while it ran), and publishes the differences.
+  // than the list (our own writes made while it ran), and publishes the differences. The new
+  // snapshot is moved in, never copied: a relist of 100k applications holds two of them at its
+  // peak (the old one and the list), not three.
   void SwapIn(Map listed, const std::string& list_rv) {
     Map old;
+    std::vector<AppEvent> changes;
+    size_t objects = 0;
     {
       absl::MutexLock lock(&mu_);
-      for (const auto& [name, app] : apps_) {
+      // Asked under mu_: a subscriber that comes later reads the new snapshot (its first read
+      // waits for this lock), so it needs none of the differences.
+      bool subscribed = subscribers() > 0;
+      for (const AppPtr& app : apps_) {
         auto cmp = CompareResourceVersions(app->resource_version, list_rv);
         if (!cmp.has_value() || *cmp <= 0) continue;
-        auto it = listed.find(name);
+        auto it = listed.find(app->name);
         if (it == listed.end() ||
-            CompareResourceVersions(app->resource_version, it->second->resource_version) > 0) {
-          listed.insert_or_assign(name, app);
+            CompareResourceVersions(app->resource_version, (*it)->resource_version) > 0) {
+          Put(listed, app);
+        }
+      }
+      // The differences are gathered here and published once the lock is released.
+      if (subscribed) {
+        for (const AppPtr& app : listed) {
+          auto it = apps_.find(app->name);
+          if (it == apps_.end() || (*it)->resource_version != app->resource_version) {
+            changes.push_back(AppEvent{AppEvent::Type::kUpserted, app});
+          }
+        }
+        for (const AppPtr& app : apps_) {
+          if (!listed.contains(app->name)) {
+            changes.push_back(AppEvent{AppEvent::Type::kDeleted, app});
+          }
         }
       }
       old.swap(apps_);
-      apps_ = listed;
+      apps_.swap(listed);
+      objects = apps_.size();
     }
+    // The previous snapshot's last references to unchanged versions go outside the lock.
+    old.clear();
     resource_version_ = list_rv;
-    for (const auto& [name, app] : listed) {
-      auto it = old.find(name);
-      if (it == old.end() || it->second->resource_version != app->resource_version) {
-        Publish(AppEvent{AppEvent::Type::kUpserted, app});
-      }
-    }
-    for (const auto& [name, app] : old) {
-      if (!listed.contains(name)) Publish(AppEvent{AppEvent::Type::kDeleted, app});
-    }
+    for (const AppEvent& change : changes) Publish(change);
     if (!synced()) {
       log::Info("informer synced")
           .Kv("namespace", options_.collection.namespace_)
-          .Kv("objects", static_cast<int64_t>(listed.size()));
+          .Kv("objects", static_cast<int64_t>(objects));
     }
     synced_.store(true, std::memory_order_release);
     absl::Time now = clock_.Now();
@@ -297,7 +368,7 @@ class AppInformerImpl final : public AppInformer,
     });
   }
 
-  // Runs on the strand, in the order the watch delivered the events.
+  // In the order the watch delivered the events, one at a time, before the watch's completion.
   void Apply(k8s::WatchEvent::Type type, const std::string& rv, AppPtr app) {
     if (!rv.empty()) resource_version_ = rv;
     consecutive_errors_ = 0;
@@ -311,7 +382,7 @@ class AppInformerImpl final : public AppInformer,
     if (type == k8s::WatchEvent::Type::kDeleted) {
       absl::MutexLock lock(&mu_);
       auto it = apps_.find(app->name);
-      if (it != apps_.end() && Supersedes(app->resource_version, it->second->resource_version)) {
+      if (it != apps_.end() && Supersedes(app->resource_version, (*it)->resource_version)) {
         apps_.erase(it);
         changed = true;
       }
@@ -326,8 +397,10 @@ class AppInformerImpl final : public AppInformer,
     }
   }
 
-  // One watch call, until it ends. Events are parsed on the client's thread (reads never wait
-  // for JSON parsing) and applied on the strand, ahead of the watch's end.
+  // One watch call, until it ends. Each event is projected and applied on the client's thread as
+  // it arrives: the client reads the next one only when this returns, so a slow apply slows the
+  // watch instead of queueing work without bound. The loop's own state may be touched there:
+  // every event callback runs before the watch's completion resumes the loop.
   asio::awaitable<absl::Status> WatchOnce() {
     k8s::WatchOptions watch;
     watch.label_selector = options_.label_selector;
@@ -340,7 +413,7 @@ class AppInformerImpl final : public AppInformer,
       if (!self || self->stopped_.load()) return;
       AppPtr app;
       if (event.type != k8s::WatchEvent::Type::kBookmark) {
-        auto parsed = spark::ProjectAppJson(event.object);
+        auto parsed = self->options_.project(event.object.value());
         if (!parsed.ok()) {
           log::Warn("informer skipped an unreadable event")
               .Kv("namespace", ns)
@@ -349,10 +422,7 @@ class AppInformerImpl final : public AppInformer,
           app = std::make_shared<const spark::AppProjection>(*std::move(parsed));
         }
       }
-      asio::post(self->strand_, [self, type = event.type, rv = event.resource_version,
-                                 app = std::move(app)]() mutable {
-        if (!self->stopped_.load()) self->Apply(type, rv, std::move(app));
-      });
+      self->Apply(event.type, event.resource_version, std::move(app));
     };
     auto watching = k8s::awaitable::Watch(*client_, options_.collection, watch,
                                           absl::Now() + options_.watch_period, on_event);
@@ -410,11 +480,13 @@ class AppInformerImpl final : public AppInformer,
   std::atomic<bool> stopped_ = false;
   std::atomic<bool> synced_ = false;
 
-  // The loop's own state: touched only on the strand.
+  // The loop's own state: touched on the strand, and by the watch's event callbacks, which all
+  // run while the loop awaits that watch.
   std::string resource_version_;
   int consecutive_errors_ = 0;
 
   // Guards the map alone; held for a lookup or a single insert, never while other code runs.
+  // SwapIn asks for the subscriber count under it (mu_ before subs_mu_, never the reverse).
   mutable absl::Mutex mu_;
   Map apps_ ABSL_GUARDED_BY(mu_);
 

@@ -25,8 +25,8 @@ class ApacheSparkBackend final : public OperatorBackend {
     return spark::BuildSparkApplication(job_id, metalake, job, options);
   }
 
-  absl::StatusOr<spark::AppProjection> Project(std::string_view json) const override {
-    return spark::ProjectAppJson(json);
+  absl::StatusOr<spark::AppProjection> Project(const rapidjson::Value& app) const override {
+    return spark::ProjectApp(app);
   }
 
   spark::JobStatusInfo MapStatus(const spark::AppProjection& app, const spark::DriverPod* driver,
@@ -42,6 +42,13 @@ class ApacheSparkBackend final : public OperatorBackend {
 };
 
 }  // namespace
+
+absl::StatusOr<spark::AppProjection> OperatorBackend::ProjectJson(std::string_view json) const {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError()) return absl::InvalidArgumentError("the application is not JSON");
+  return Project(doc);
+}
 
 std::unique_ptr<OperatorBackend> NewApacheSparkBackend() {
   return std::make_unique<ApacheSparkBackend>();

@@ -33,7 +33,9 @@ class OperatorBackend {
       std::string_view job_id, std::string_view metalake, const spark::SparkTemplate& job,
       const spark::BuilderOptions& options) const = 0;
   // An application object as the API server returned it.
-  virtual absl::StatusOr<spark::AppProjection> Project(std::string_view json) const = 0;
+  virtual absl::StatusOr<spark::AppProjection> Project(const rapidjson::Value& app) const = 0;
+  // The same from its JSON text (the answer to a create, a get, a patch).
+  absl::StatusOr<spark::AppProjection> ProjectJson(std::string_view json) const;
   virtual spark::JobStatusInfo MapStatus(const spark::AppProjection& app,
                                          const spark::DriverPod* driver, absl::Time now,
                                          absl::Duration no_status_timeout) const = 0;

@@ -39,7 +39,10 @@ template <class T>
 std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& done,
                                   absl::StatusOr<T> result) {
   done(std::move(result));
-  return std::make_shared<internal::Finished>();
+  // One handle serves every call answered inline: there is nothing to cancel.
+  static const auto* const kFinished =
+      new std::shared_ptr<RpcHandle>(std::make_shared<internal::Finished>());
+  return *kFinished;
 }
 
 }  // namespace
@@ -67,7 +70,7 @@ struct Executor::Coroutines {
                                absl::StrCat("reading SparkApplication ", Where(ns, name)),
                                rpc_deadline, absl::Now());
     }
-    auto app = ex.backend_->Project(*got);
+    auto app = ex.backend_->ProjectJson(*got);
     if (!app.ok()) {
       co_return absl::InternalError(absl::StrCat(
           "the API server returned an unreadable SparkApplication: ", app.status().message()));
@@ -112,11 +115,8 @@ struct Executor::Coroutines {
       co_return page.status();
     }
     std::vector<spark::DriverPod> pods;
-    for (const std::string& item : page->items) {
-      rapidjson::Document doc;
-      doc.Parse(item.data(), item.size());
-      if (doc.HasParseError()) continue;
-      if (auto pod = spark::ProjectDriverPod(doc, driver_container); pod.ok()) {
+    for (const k8s::ParsedJson& item : page->items) {
+      if (auto pod = spark::ProjectDriverPod(item.value(), driver_container); pod.ok()) {
         pods.push_back(*std::move(pod));
       }
     }
@@ -352,8 +352,8 @@ struct Executor::Coroutines {
                                rpc_deadline, absl::Now());
     }
     JobPage out;
-    for (const std::string& item : page->items) {
-      auto app = ex.backend_->Project(item);
+    for (const k8s::ParsedJson& item : page->items) {
+      auto app = ex.backend_->Project(item.value());
       if (!app.ok()) continue;
       spark::ExecutionId id{ex.options_.builder.cluster, std::string(spark::kKindSparkApp),
                             app->namespace_, app->name};
@@ -388,7 +388,7 @@ Executor::StreamAccess::StoppedDriver(Executor& ex, const spark::AppProjection& 
 
 Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
                    cache::AppCache& cache, NamespacePolicy policy, ExecutorOptions options,
-                   const Clock& clock, std::unique_ptr<OperatorBackend> backend)
+                   const Clock& clock, std::shared_ptr<const OperatorBackend> backend)
     : io_(io),
       client_(std::move(client)),
       cache_(cache),
@@ -413,7 +413,7 @@ absl::StatusOr<spark::ExecutionId> Executor::ParseId(std::string_view execution_
 void Executor::ObserveReturned(const std::string& json) {
   // A delete answers with the object while it is held by finalizers and with a Status once it is
   // gone; only an object is worth remembering (the informer sees the deletion).
-  if (auto app = backend_->Project(json); app.ok()) cache_.ObserveWrite(*app);
+  if (auto app = backend_->ProjectJson(json); app.ok()) cache_.ObserveWrite(*app);
 }
 
 JobResult Executor::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,

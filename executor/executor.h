@@ -110,7 +110,7 @@ class Executor {
   // and every call it started.
   Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client, cache::AppCache& cache,
            NamespacePolicy policy, ExecutorOptions options, const Clock& clock,
-           std::unique_ptr<OperatorBackend> backend = nullptr);
+           std::shared_ptr<const OperatorBackend> backend = nullptr);
   ~Executor();
 
   const ExecutorOptions& options() const { return options_; }
@@ -180,7 +180,7 @@ class Executor {
   const NamespacePolicy policy_;
   const ExecutorOptions options_;
   const Clock& clock_;
-  const std::unique_ptr<OperatorBackend> backend_;
+  const std::shared_ptr<const OperatorBackend> backend_;
 
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
   // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the

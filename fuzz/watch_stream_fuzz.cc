@@ -29,7 +29,7 @@ Run FeedBody(std::string_view body, size_t step, size_t limit) {
   WatchStreamDecoder decoder("fuzz", limit);
   Run run;
   auto on_event = [&run](const WatchEvent& e) {
-    FUZZ_CHECK(!e.object.empty() && e.object.front() == '{');
+    FUZZ_CHECK(!e.object.empty() && e.object.value().IsObject());
     run.versions.push_back(e.resource_version);
   };
   for (size_t i = 0; i < body.size() && run.status.ok(); i += step) {

@@ -183,8 +183,24 @@ std::string DeleteBody(const DeleteOptions& options) {
   return Serialize(doc);
 }
 
+absl::StatusOr<ParsedJson> ParsedJson::Parse(std::string_view json) {
+  auto doc = std::make_shared<rapidjson::Document>();
+  doc->Parse(json.data(), json.size());
+  if (doc->HasParseError()) return absl::InvalidArgumentError("not JSON");
+  const rapidjson::Value* root = doc.get();
+  return ParsedJson(std::move(doc), root);
+}
+
+const rapidjson::Value& ParsedJson::value() const {
+  static const rapidjson::Value kNull;
+  return value_ != nullptr ? *value_ : kNull;
+}
+
+std::string ParsedJson::ToString() const { return Serialize(value()); }
+
 absl::StatusOr<ListPage> ParseListPage(std::string_view body) {
-  rapidjson::Document doc;
+  auto shared = std::make_shared<rapidjson::Document>();
+  rapidjson::Document& doc = *shared;
   doc.Parse(body.data(), body.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InternalError("kubernetes: a list response that is not a JSON object");
@@ -200,12 +216,13 @@ absl::StatusOr<ListPage> ParseListPage(std::string_view body) {
   if (items == nullptr || items->IsNull()) return page;  // an empty list may omit or null items
   if (!items->IsArray()) return absl::InternalError("kubernetes: list items is not an array");
   page.items.reserve(items->Size());
-  for (const rapidjson::Value& item : items->GetArray()) page.items.push_back(Serialize(item));
+  for (const rapidjson::Value& item : items->GetArray()) page.items.emplace_back(shared, &item);
   return page;
 }
 
 absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
-  rapidjson::Document doc;
+  auto shared = std::make_shared<rapidjson::Document>();
+  rapidjson::Document& doc = *shared;
   doc.Parse(line.data(), line.size());
   if (doc.HasParseError() || !doc.IsObject()) {
     return absl::InternalError("kubernetes: a watch event that is not a JSON object");
@@ -236,7 +253,7 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
     return absl::InternalError(absl::StrCat("kubernetes: unknown watch event type \"", type, "\""));
   }
   event.resource_version = MetadataResourceVersion(*object);
-  event.object = Serialize(*object);
+  event.object = ParsedJson(std::move(shared), object);
   return event;
 }
 

@@ -3,7 +3,10 @@
 // Requests to the Kubernetes API as plain data: which resource, which options, and the parsing
 // of what comes back. No I/O here: the transport (client.cc) uses these, tests check them directly.
 
+#include <rapidjson/document.h>
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,19 +71,42 @@ struct LogOptions {
   bool timestamps = false;
 };
 
-// One page of a list: the raw JSON of each item, in order.
+// One JSON value of an answer, parsed once: it shares the document of the page or watch line it
+// came from, which lives as long as any of its values. Readers project it straight from the
+// parsed form; a list of 100k objects is never parsed, serialized and parsed again.
+class ParsedJson {
+ public:
+  ParsedJson() = default;
+  // `value` lies inside `*doc`.
+  ParsedJson(std::shared_ptr<const rapidjson::Document> doc, const rapidjson::Value* value)
+      : doc_(std::move(doc)), value_(value) {}
+  // A document of its own (tests, fakes); INVALID_ARGUMENT when `json` isn't JSON.
+  static absl::StatusOr<ParsedJson> Parse(std::string_view json);
+
+  bool empty() const { return value_ == nullptr; }
+  // Null when empty().
+  const rapidjson::Value& value() const;
+  // The value as JSON text, for a caller that keeps or forwards it.
+  std::string ToString() const;
+
+ private:
+  std::shared_ptr<const rapidjson::Document> doc_;
+  const rapidjson::Value* value_ = nullptr;
+};
+
+// One page of a list: each item, in order.
 struct ListPage {
   std::string resource_version;
   std::string continue_token;  // empty on the last page
   std::optional<int64_t> remaining_item_count;
-  std::vector<std::string> items;
+  std::vector<ParsedJson> items;
 };
 
 struct WatchEvent {
   enum class Type { kAdded, kModified, kDeleted, kBookmark };
   Type type = Type::kAdded;
   std::string resource_version;  // of the object (for bookmarks, the only field that matters)
-  std::string object;            // the object's JSON
+  ParsedJson object;
 };
 
 std::string_view WatchEventTypeName(WatchEvent::Type type);
@@ -96,7 +122,7 @@ std::string WatchQuery(const WatchOptions& options, std::string_view resource_ve
 std::string LogQuery(const LogOptions& options);
 std::string DeleteBody(const DeleteOptions& options);
 
-// Parses a List object. Every item is re-serialized on its own so the page holds only its items.
+// Parses a List object; the items share its document.
 absl::StatusOr<ListPage> ParseListPage(std::string_view body);
 
 // Parses one line of a watch stream. An ERROR event becomes the error status it carries (410 Gone

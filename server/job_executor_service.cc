@@ -234,19 +234,19 @@ spark::SparkTemplate ToSparkTemplate(const pb::JobTemplate& t) {
   return out;
 }
 
-void ToJobInfo(const JobResult& result, pb::JobInfo* info) {
-  info->set_execution_id(result.execution_id);
+void ToJobInfo(JobResult result, pb::JobInfo* info) {
+  info->set_execution_id(std::move(result.execution_id));
   info->set_status(ToProtoStatus(result.info.status));
   if (result.info.started_at) *info->mutable_started_at() = ToTimestamp(*result.info.started_at);
   if (result.info.finished_at) {
     *info->mutable_finished_at() = ToTimestamp(*result.info.finished_at);
   }
-  info->set_operator_state(result.info.operator_state);
-  info->set_message(result.info.message);
-  info->set_namespace_(result.namespace_);
-  info->set_name(result.name);
-  info->set_driver_pod(result.driver_pod);
-  info->set_job_id(result.job_id);
+  info->set_operator_state(std::move(result.info.operator_state));
+  info->set_message(std::move(result.info.message));
+  info->set_namespace_(std::move(result.namespace_));
+  info->set_name(std::move(result.name));
+  info->set_driver_pod(std::move(result.driver_pod));
+  info->set_job_id(std::move(result.job_id));
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext* ctx,
@@ -290,7 +290,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
   auto* reactor = new CallReactor(ctx, "Status");
   reactor->Attach(executor_->Status(request->execution_id(), reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
-                                      if (r.ok()) ToJobInfo(*r, response);
+                                      if (r.ok()) ToJobInfo(*std::move(r), response);
                                       reactor->Complete(r.status());
                                     }));
   return reactor;
@@ -384,9 +384,7 @@ grpc::ServerUnaryReactor* JobExecutorService::ListJobs(grpc::CallbackServerConte
       request->namespace_(), request->label_selector(), request->page_size(), request->page_token(),
       reactor->Deadline(), [reactor, response](absl::StatusOr<JobPage> r) {
         if (r.ok()) {
-          for (const JobResult& job : r->jobs) {
-            ToJobInfo(job, response->add_jobs());
-          }
+          for (JobResult& job : r->jobs) ToJobInfo(std::move(job), response->add_jobs());
           response->set_next_page_token(r->next_page_token);
         }
         reactor->Complete(r.status());

@@ -2,6 +2,7 @@
 
 #include "executor/executor.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
+#include "server/arena_allocator.h"
 #include "server/caller_auth.h"
 #include "server/metrics.h"
 
@@ -23,7 +24,13 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // `metrics` may be null: nothing is counted.
   explicit JobExecutorService(executor::Executor* executor = nullptr,
                               TokenAuthenticator* auth = nullptr, Metrics* metrics = nullptr)
-      : executor_(executor), auth_(auth), metrics_(metrics) {}
+      : executor_(executor), auth_(auth), metrics_(metrics) {
+    SetMessageAllocatorFor_Submit(&submit_messages_);
+    SetMessageAllocatorFor_Status(&status_messages_);
+    SetMessageAllocatorFor_Cancel(&cancel_messages_);
+    SetMessageAllocatorFor_Output(&output_messages_);
+    SetMessageAllocatorFor_ListJobs(&list_messages_);
+  }
 
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::SubmitRequest* request,
@@ -56,11 +63,20 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   executor::Executor* executor_;
   TokenAuthenticator* auth_;
   Metrics* metrics_;
+  ArenaMessageAllocator<jobexecutor::v1::SubmitRequest, jobexecutor::v1::SubmitResponse>
+      submit_messages_;
+  ArenaMessageAllocator<jobexecutor::v1::StatusRequest, jobexecutor::v1::JobInfo> status_messages_;
+  ArenaMessageAllocator<jobexecutor::v1::CancelRequest, jobexecutor::v1::CancelResponse>
+      cancel_messages_;
+  ArenaMessageAllocator<jobexecutor::v1::OutputRequest, jobexecutor::v1::OutputResponse>
+      output_messages_;
+  ArenaMessageAllocator<jobexecutor::v1::ListJobsRequest, jobexecutor::v1::ListJobsResponse>
+      list_messages_;
 };
 
 // The template of a SubmitRequest as the SparkApplication builder takes it.
 spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
 // A Status result as the caller sees it.
-void ToJobInfo(const JobResult& result, jobexecutor::v1::JobInfo* info);
+void ToJobInfo(JobResult result, jobexecutor::v1::JobInfo* info);
 
 }  // namespace kje::server

@@ -27,7 +27,6 @@
 #include "server/job_executor_service.h"
 #include "server/metrics.h"
 #include "server/metrics_http.h"
-#include "spark/names.h"
 
 extern char** environ;
 
@@ -176,14 +175,13 @@ int RunServe(const ServeArgs& args) {
   }
 
   const Clock& clock = RealClock::Get();
+  // The operator's resource, selector and projection come from its backend, for the cache as for
+  // the executor.
+  std::shared_ptr<const executor::OperatorBackend> backend = executor::NewApacheSparkBackend();
   cache::InformerOptions informer;
-  informer.collection = k8s::ResourceRef{std::string(spark::kGroup),
-                                         std::string(spark::kVersion),
-                                         std::string(spark::kPlural),
-                                         "",
-                                         "",
-                                         ""};
-  informer.label_selector = spark::ManagedAppSelector();
+  informer.collection = backend->Applications("");
+  informer.label_selector = backend->ManagedSelector();
+  informer.project = [backend](const rapidjson::Value& app) { return backend->Project(app); };
   cache::CacheOptions cache_options;
   cache_options.enabled = config->status_cache_ttl_ms > 0;
   cache_options.max_on_demand = static_cast<size_t>(config->server.max_on_demand_informers);
@@ -207,7 +205,8 @@ int RunServe(const ServeArgs& args) {
   executor_options.max_queued_changes = static_cast<size_t>(config->server.max_queued_changes);
   executor::NamespacePolicy policy(config->namespace_, config->server.allowed_namespaces);
   std::vector<std::string> configured = policy.Configured();
-  executor::Executor executor(ioc, *client, cache, std::move(policy), executor_options, clock);
+  executor::Executor executor(ioc, *client, cache, std::move(policy), executor_options, clock,
+                              backend);
 
   std::unique_ptr<TokenAuthenticator> auth;
   if (!config->server.token_file.empty()) {

@@ -1,6 +1,6 @@
 #include "spark/execution_id.h"
 
-#include <vector>
+#include <array>
 
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
@@ -41,15 +41,20 @@ absl::StatusOr<ExecutionId> ExecutionId::Of(std::string_view cluster, std::strin
 }
 
 absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
-  std::vector<std::string_view> parts;
+  // Every Status parses one: the parts are found in place, without a container.
+  std::array<std::string_view, 4> parts;
+  size_t count = 0;
   size_t start = 0;
-  while (true) {
+  while (count <= parts.size()) {
     size_t slash = text.find('/', start);
-    parts.push_back(text.substr(start, slash == std::string_view::npos ? slash : slash - start));
+    if (count < parts.size()) {
+      parts[count] = text.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    }
+    ++count;
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
-  if (text.empty() || parts.size() != 4) {
+  if (text.empty() || count != parts.size()) {
     return absl::NotFoundError(absl::StrCat("Invalid job execution id ", Quote(text),
                                             ": expected <cluster>/<kind>/<namespace>/<name>"));
   }

@@ -39,7 +39,7 @@ spark::AppProjection Projection(const std::string& name, const std::string& rv,
 
 k8s::ListPage Page(std::vector<std::string> items, std::string rv, std::string continue_token) {
   k8s::ListPage page;
-  page.items = std::move(items);
+  for (const std::string& item : items) page.items.push_back(testing::Json(item));
   page.resource_version = std::move(rv);
   page.continue_token = std::move(continue_token);
   return page;
@@ -50,7 +50,7 @@ k8s::WatchEvent Event(k8s::WatchEvent::Type type, const std::string& name, const
   k8s::WatchEvent e;
   e.type = type;
   e.resource_version = rv;
-  if (type != k8s::WatchEvent::Type::kBookmark) e.object = AppJson(name, rv, state);
+  if (type != k8s::WatchEvent::Type::kBookmark) e.object = testing::Json(AppJson(name, rv, state));
   return e;
 }
 
@@ -84,8 +84,8 @@ struct Fixture {
     thread.join();
   }
 
-  // Lets everything already posted run: a watch event is parsed on the client's thread and then
-  // applied on the informer's strand, each a turn of this one-thread io_context.
+  // Lets everything already posted run: the fake client's event deliveries and completions, each
+  // a turn of this one-thread io_context.
   void Settle() {
     for (int i = 0; i < 3; ++i) client->Barrier();
   }
@@ -191,6 +191,25 @@ TEST_CASE("informer: 410 Gone relists and reads keep the old snapshot meanwhile"
   CHECK(f.informer->Find("b") == nullptr);  // deleted while the watch was gone
   CHECK(f.informer->Find("mine") != nullptr);
   CHECK(f.informer->stats().relists == 1);
+}
+
+TEST_CASE("informer: a relist keeps the versions it holds and projects only what changed",
+          "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  AppPtr a_before = f.informer->Find("a");
+  AppPtr b_before = f.informer->Find("b");
+  REQUIRE(a_before != nullptr);
+  REQUIRE(b_before != nullptr);
+  f.client->EndWatch(watch, k8s::MakeApiStatus({410, "Expired", "too old resource version"}));
+  auto relist = f.Next("list");
+  // a is listed at the version held; b changed.
+  f.client->CompleteList(
+      relist, Page({AppJson("a", "10", "Submitted"), AppJson("b", "31", "Succeeded")}, "40", ""));
+  f.Next("watch");
+  CHECK(f.informer->Find("a") == a_before);
+  CHECK(f.informer->Find("b") != b_before);
+  CHECK(StateOf(*f.informer, "b") == "Succeeded");
 }
 
 TEST_CASE("informer: an ended watch resumes from the last version seen", "[informer]") {

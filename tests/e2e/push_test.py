@@ -242,7 +242,12 @@ spark:
     def test_status_of_a_finished_job_costs_no_kubernetes_request(self):
         eid = self.submit("3040", spark_template(duration_ms=500))
         self.watch([eid])
-        first = self.stub.Status(pb.StatusRequest(execution_id=eid), timeout=kje.RPC_TIMEOUT)
+        # The watch ends at the outcome (Succeeded); the operator then moves the app on to the
+        # state it rests in for the 10-minute retain, and only that one stays put.
+        def resting():
+            info = self.stub.Status(pb.StatusRequest(execution_id=eid), timeout=kje.RPC_TIMEOUT)
+            return info if info.operator_state == "TerminatedWithoutReleaseResources" else None
+        first = kje.wait_until(resting, 10, "job 3040 to rest in TerminatedWithoutReleaseResources")
         before = kje.kubesim_stats(self.cluster)["total"]
         for _ in range(20):
             again = self.stub.Status(pb.StatusRequest(execution_id=eid), timeout=kje.RPC_TIMEOUT)

@@ -298,7 +298,7 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   f.cache->Pin(kNs);
   auto list = f.Next("list");
   k8s::ListPage page;
-  page.items = {AppJson("a", "3", "RunningHealthy")};
+  page.items = testing::Items({AppJson("a", "3", "RunningHealthy")});
   page.resource_version = "5";
   f.client->CompleteList(list, page);
   f.Next("watch");
@@ -353,7 +353,7 @@ TEST_CASE("executor: a watcher that stops reading overflows alone; others keep t
   f.cache->Pin(kNs);
   auto list = f.Next("list");
   k8s::ListPage page;
-  page.items = {AppJson("a", "3", "Submitted")};
+  page.items = testing::Items({AppJson("a", "3", "Submitted")});
   page.resource_version = "5";
   f.client->CompleteList(list, page);
   auto watch = f.Next("watch");
@@ -390,8 +390,9 @@ TEST_CASE("executor: a watcher that stops reading overflows alone; others keep t
                           "RunningHealthy"};
   int rv = 10;
   for (const char* state : states) {
-    f.client->SendEvent(watch, k8s::WatchEvent{k8s::WatchEvent::Type::kModified, std::to_string(rv),
-                                               AppJson("a", std::to_string(rv), state)});
+    f.client->SendEvent(watch,
+                        k8s::WatchEvent{k8s::WatchEvent::Type::kModified, std::to_string(rv),
+                                        testing::Json(AppJson("a", std::to_string(rv), state))});
     ++rv;
     for (int i = 0; i < 5; ++i) f.client->Barrier();
     reading.Release();
@@ -424,11 +425,11 @@ TEST_CASE("executor: a follower that stops reading holds a bounded log; lines ar
   f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
   auto pods = f.Next("list");
   k8s::ListPage page;
-  page.items = {
-      R"({"metadata":{"name":"a-0-driver","creationTimestamp":"2026-01-01T00:00:01Z"},)"
-      R"("spec":{"containers":[{"name":"spark-kubernetes-driver","image":"spark"}]},)"
-      R"("status":{"phase":"Running","containerStatuses":[{"name":"spark-kubernetes-driver",)"
-      R"("state":{"running":{"startedAt":"2026-01-01T00:00:02Z"}}}]}})"};
+  page.items = testing::Items(
+      {R"({"metadata":{"name":"a-0-driver","creationTimestamp":"2026-01-01T00:00:01Z"},)"
+       R"("spec":{"containers":[{"name":"spark-kubernetes-driver","image":"spark"}]},)"
+       R"("status":{"phase":"Running","containerStatuses":[{"name":"spark-kubernetes-driver",)"
+       R"("state":{"running":{"startedAt":"2026-01-01T00:00:02Z"}}}]}})"});
   f.client->CompleteList(pods, page);
   auto log = f.Next("stream_log");
   CHECK(log->ref.name == "a-0-driver");

@@ -9,10 +9,14 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <cstdlib>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -21,6 +25,19 @@
 #include "k8s/connection_config.h"
 
 namespace kje::testing {
+
+// A JSON text as the client hands it over, parsed; aborts the test binary on text that isn't JSON.
+inline k8s::ParsedJson Json(std::string_view text) {
+  auto parsed = k8s::ParsedJson::Parse(text);
+  if (!parsed.ok()) std::abort();
+  return *std::move(parsed);
+}
+
+inline std::vector<k8s::ParsedJson> Items(std::initializer_list<std::string_view> texts) {
+  std::vector<k8s::ParsedJson> items;
+  for (std::string_view t : texts) items.push_back(Json(t));
+  return items;
+}
 
 class FakeKubeClient final : public k8s::Client,
                              public std::enable_shared_from_this<FakeKubeClient> {

@@ -454,7 +454,7 @@ TEST_CASE("kubesim watch: a dropped watch resumes from its last resourceVersion,
           ConfigMap(), options, In(absl::Seconds(30)),
           [&](const WatchEvent& e) {
             CHECK(e.type == WatchEvent::Type::kAdded);
-            names.push_back(Field(e.object, "metadata", "name"));
+            names.push_back(Field(e.object.ToString(), "metadata", "name"));
             if (names.size() != 6) return;
             absl::MutexLock lock(&mu);
             cancel_wanted = true;
@@ -534,7 +534,9 @@ TEST_CASE("kubesim: a paged LIST of 100k objects, one bounded page at a time", "
     REQUIRE(page.ok());
     ++pages;
     largest = std::max(largest, page->items.size());
-    for (const std::string& item : page->items) names.insert(Field(item, "metadata", "name"));
+    for (const ParsedJson& item : page->items) {
+      names.insert(Field(item.ToString(), "metadata", "name"));
+    }
     options.continue_token = page->continue_token;
   } while (!options.continue_token.empty());
   CHECK(names.size() == kObjects);

@@ -99,8 +99,8 @@ TEST_CASE("A list page hands out each item and the continue token") {
   CHECK(page->continue_token == "tok");
   CHECK(page->remaining_item_count == 5);
   REQUIRE(page->items.size() == 2);
-  CHECK(page->items[0] == R"({"metadata":{"name":"a"}})");
-  CHECK(page->items[1] == R"({"metadata":{"name":"b"},"spec":{"x":[1,2]}})");
+  CHECK(page->items[0].ToString() == R"({"metadata":{"name":"a"}})");
+  CHECK(page->items[1].ToString() == R"({"metadata":{"name":"b"},"spec":{"x":[1,2]}})");
 }
 
 TEST_CASE("An empty list may have null items, garbage is an error") {
@@ -118,7 +118,8 @@ TEST_CASE("Watch events are parsed with their resource version") {
   REQUIRE(added.ok());
   CHECK(added->type == WatchEvent::Type::kAdded);
   CHECK(added->resource_version == "12");
-  CHECK(added->object == R"({"kind":"Pod","metadata":{"name":"p","resourceVersion":"12"}})");
+  CHECK(added->object.ToString() ==
+        R"({"kind":"Pod","metadata":{"name":"p","resourceVersion":"12"}})");
   auto bookmark =
       ParseWatchEvent(R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"20"}}})");
   REQUIRE(bookmark.ok());
