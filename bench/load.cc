@@ -336,7 +336,10 @@ class WatchStream : public grpc::ClientReadReactor<pb::JobInfo> {
   void OnReadDone(bool ok) override {
     if (!ok) return;  // OnDone follows
     int64_t now_ns = RealtimeNs();
-    std::optional<int64_t> sent = SentNs(info_.message());
+    // The first message is the job's current status, whatever time ago it changed: not a
+    // delivery.
+    std::optional<int64_t> sent;
+    if (opened_) sent = SentNs(info_.message());
     if (sent) latencies_ms_.push_back(static_cast<double>(now_ns - *sent) / 1e6);
     if (!opened_) {
       opened_ = true;

@@ -64,7 +64,7 @@ struct WatchResult {
   int64_t opened = 0;       // streams that received their first message
   double open_seconds = 0;  // from the first stream started to the last one opened
   int64_t messages = 0;     // every message received, first ones included
-  int64_t timed = 0;        // messages whose text carried a send time (kSentMarker)
+  int64_t timed = 0;        // messages after a stream's first carrying a send time
   // Streams that ended before the client cancelled them, by gRPC code name ("OK" included).
   std::map<std::string, int64_t> ended;
   double seconds = 0;  // from the first stream started to the last one cancelled
@@ -76,8 +76,9 @@ struct WatchResult {
   double mean_ms = 0;
 };
 
-// A message whose text holds this marker followed by CLOCK_REALTIME nanoseconds is timed: the
-// sender and this client share the machine's clock, so arrival - send is the delivery latency.
+// A message whose text holds this marker followed by CLOCK_REALTIME nanoseconds is timed, unless
+// it is its stream's first (the current status, not a change): the sender and this client share
+// the machine's clock, so arrival - send is the delivery latency.
 inline constexpr char kSentMarker[] = "sent_ns=";
 
 struct WatchHooks {

@@ -39,6 +39,8 @@ class FakeWatch : public grpc::ServerWriteReactor<pb::JobInfo> {
     pb::JobInfo first;
     first.set_execution_id(id_);
     first.set_status(pb::JobInfo::STARTED);
+    // The current status may carry a change's send time from long ago: never timed.
+    first.set_message(std::string("an older change ") + kSentMarker + "1");
     Send(std::move(first));
   }
 
