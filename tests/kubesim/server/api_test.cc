@@ -371,8 +371,7 @@ TEST_CASE("A watch from a compacted resourceVersion gets a 410 ERROR event", "[a
   CHECK(events[0]["object"].as_object()["reason"] == "Expired");
 }
 
-TEST_CASE("Expiring the open watches ends each with a 410 ERROR after its queued events",
-          "[api]") {
+TEST_CASE("Expiring the open watches ends each with a 410 ERROR after its queued events", "[api]") {
   Fixture f;
   HttpResponse w = f.Call("GET", "/api/v1/namespaces/default/configmaps?watch=1");
   REQUIRE(w.stream);
