@@ -1,10 +1,14 @@
 // kje_grpc_load: drives one unary RPC of a k8s-job-executor server with N calls in flight and
-// prints one JSON line (see bench/load.h and bench/README.md).
+// prints one JSON line (see bench/load.h and bench/README.md). With --method watch it holds N
+// WatchStatus streams instead: one JSON line when they are all open, then, once stdin closes
+// (or --duration-ms after they opened), one JSON line with what they received.
 
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/load.h"
@@ -16,7 +20,11 @@ constexpr char kUsage[] =
     "                     (--calls N | --duration-ms MS) [--warmup-calls N]\n"
     "                     [--concurrency N] [--channels N] [--deadline-ms MS]\n"
     "                     [--id EXECUTION_ID]... [--ids-file FILE]\n"
-    "                     [--job-prefix P] [--submit-namespace NS]\n";
+    "                     [--job-prefix P] [--submit-namespace NS]\n"
+    "       kje_grpc_load --target HOST:PORT --method watch --concurrency STREAMS\n"
+    "                     (--id EXECUTION_ID... | --ids-file FILE) [--channels N]\n"
+    "                     [--deadline-ms MS] [--duration-ms MS] [--expect-timed N]\n"
+    "                     [--settle-ms MS]\n";
 
 bool ToInt(const std::string& text, int64_t* out) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
@@ -26,6 +34,31 @@ bool ToInt(const std::string& text, int64_t* out) {
 int Usage(const std::string& problem) {
   std::cerr << "kje_grpc_load: " << problem << "\n" << kUsage;
   return 2;
+}
+
+// The streams stay open while the caller measures and makes changes; closing our stdin (the
+// caller's pipe) says it is done, whenever that is.
+int Watch(const kje::bench::LoadOptions& options) {
+  kje::bench::WatchHooks hooks;
+  hooks.on_open = [&](const kje::bench::WatchResult& so_far) {
+    std::cout << kje::bench::WatchToJson(options, so_far) << std::endl;
+  };
+  hooks.wait_for_end = [&] {
+    if (options.duration_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.duration_ms));
+      return;
+    }
+    std::string ignored;
+    while (std::getline(std::cin, ignored)) {
+    }
+  };
+  auto result = kje::bench::RunWatch(options, hooks);
+  if (!result.ok()) {
+    std::cerr << "kje_grpc_load: " << result.status().message() << "\n";
+    return 1;
+  }
+  std::cout << kje::bench::WatchToJson(options, *result) << std::endl;
+  return 0;
 }
 
 }  // namespace
@@ -83,10 +116,17 @@ int main(int argc, char** argv) {
       options.job_prefix = value;
     } else if (name == "--submit-namespace") {
       options.submit_namespace = value;
+    } else if (name == "--expect-timed") {
+      if (!number(0)) return Usage("--expect-timed must not be negative");
+      options.expect_timed = n;
+    } else if (name == "--settle-ms") {
+      if (!number(0)) return Usage("--settle-ms must not be negative");
+      options.settle_ms = n;
     } else {
       return Usage("unknown flag " + name);
     }
   }
+  if (options.method == kje::bench::Method::kWatch) return Watch(options);
   auto result = kje::bench::RunLoad(options);
   if (!result.ok()) {
     std::cerr << "kje_grpc_load: " << result.status().message() << "\n";

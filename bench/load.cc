@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "base/grpc_codes.h"
@@ -23,6 +26,27 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace health = grpc::health::v1;
 namespace pb = jobexecutor::v1;
+
+struct Summary {
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+  double max = 0;
+  double mean = 0;
+};
+
+Summary Summarize(std::vector<double> all) {
+  std::sort(all.begin(), all.end());
+  double sum = 0;
+  for (double v : all) sum += v;
+  Summary s;
+  s.p50 = Quantile(all, 0.50);
+  s.p90 = Quantile(all, 0.90);
+  s.p99 = Quantile(all, 0.99);
+  s.max = all.empty() ? 0 : all.back();
+  s.mean = all.empty() ? 0 : sum / static_cast<double>(all.size());
+  return s;
+}
 
 // What one in-flight slot has seen. Only its own calls touch it, one after the other.
 struct SlotStats {
@@ -77,22 +101,20 @@ class Phase {
   LoadResult Result() const {
     LoadResult r;
     std::vector<double> all;
-    double sum = 0;
     for (const SlotStats& s : slots_) {
       all.insert(all.end(), s.latencies_ms.begin(), s.latencies_ms.end());
       r.ok += s.ok;
       for (const auto& [code, n] : s.errors) r.errors[code] += n;
     }
-    std::sort(all.begin(), all.end());
-    for (double v : all) sum += v;
     r.calls = static_cast<int64_t>(all.size());
     r.seconds = std::chrono::duration<double>(finish_ - start_).count();
     r.throughput = r.seconds > 0 ? static_cast<double>(r.calls) / r.seconds : 0;
-    r.p50_ms = Quantile(all, 0.50);
-    r.p90_ms = Quantile(all, 0.90);
-    r.p99_ms = Quantile(all, 0.99);
-    r.max_ms = all.empty() ? 0 : all.back();
-    r.mean_ms = all.empty() ? 0 : sum / static_cast<double>(all.size());
+    Summary l = Summarize(std::move(all));
+    r.p50_ms = l.p50;
+    r.p90_ms = l.p90;
+    r.p99_ms = l.p99;
+    r.max_ms = l.max;
+    r.mean_ms = l.mean;
     return r;
   }
 
@@ -171,6 +193,175 @@ pb::JobTemplate SubmitTemplate(const LoadOptions& options) {
   return t;
 }
 
+// The channels of a run: each its own connection.
+absl::StatusOr<std::vector<std::shared_ptr<grpc::Channel>>> Connect(const LoadOptions& options) {
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (int i = 0; i < options.channels; ++i) {
+    grpc::ChannelArguments args;
+    // Without it channels to one target share a subchannel, hence one connection.
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    auto channel =
+        grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+    if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                   std::chrono::milliseconds(options.connect_timeout_ms))) {
+      return absl::UnavailableError(absl::StrCat("can't connect to ", options.target));
+    }
+    channels.push_back(std::move(channel));
+  }
+  return channels;
+}
+
+int64_t RealtimeNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The send time a message carries, if it carries one.
+std::optional<int64_t> SentNs(std::string_view text) {
+  size_t at = text.find(kSentMarker);
+  if (at == std::string_view::npos) return std::nullopt;
+  text.remove_prefix(at + sizeof(kSentMarker) - 1);
+  int64_t ns = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), ns);
+  if (ec != std::errc() || ptr == text.data()) return std::nullopt;
+  return ns;
+}
+
+// What every stream of a watch run reports to; the streams' reactions run on gRPC's threads.
+class WatchRun {
+ public:
+  explicit WatchRun(int64_t streams) : streams_(streams) {}
+
+  void Opened() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++opened_;
+    cv_.notify_all();
+  }
+
+  void Received(bool timed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++messages_;
+    if (timed) ++timed_;
+    last_message_ = Clock::now();
+    cv_.notify_all();
+  }
+
+  // `by_client`: the client had cancelled the streams, so CANCELLED is its own doing.
+  void Ended(bool opened, const grpc::Status& status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++done_;
+    if (!opened) ++unopened_done_;
+    if (!cancelling_ || status.error_code() != grpc::StatusCode::CANCELLED) {
+      ++ended_[std::string(GrpcCodeNameOf(static_cast<int>(status.error_code())))];
+    }
+    cv_.notify_all();
+  }
+
+  // Until every stream has had a first message or ended.
+  void WaitOpen() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return opened_ + unopened_done_ >= streams_; });
+  }
+
+  // Until `expect` timed messages arrived, or `settle` passed without a message, or every
+  // stream ended.
+  void WaitSettled(int64_t expect, Clock::duration settle) {
+    std::unique_lock<std::mutex> lock(mu_);
+    last_message_ = std::max(last_message_, Clock::now());
+    for (;;) {
+      if ((expect > 0 && timed_ >= expect) || done_ >= streams_) return;
+      Clock::time_point quiet_until = last_message_ + settle;
+      if (Clock::now() >= quiet_until) return;
+      cv_.wait_until(lock, quiet_until);
+    }
+  }
+
+  void Cancelling() {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancelling_ = true;
+  }
+
+  void WaitDone() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return done_ >= streams_; });
+  }
+
+  // The counts so far (latencies are the streams' own, gathered at the end).
+  WatchResult Counts() {
+    std::lock_guard<std::mutex> lock(mu_);
+    WatchResult r;
+    r.streams = streams_;
+    r.opened = opened_;
+    r.messages = messages_;
+    r.timed = timed_;
+    r.ended = ended_;
+    return r;
+  }
+
+ private:
+  const int64_t streams_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t opened_ = 0;
+  int64_t unopened_done_ = 0;
+  int64_t done_ = 0;
+  int64_t messages_ = 0;
+  int64_t timed_ = 0;
+  bool cancelling_ = false;
+  Clock::time_point last_message_;
+  std::map<std::string, int64_t> ended_;
+};
+
+// One WatchStatus stream, reading until it ends. Its reactions never overlap, so what it
+// records needs no lock; the run reads it only after OnDone.
+class WatchStream : public grpc::ClientReadReactor<pb::JobInfo> {
+ public:
+  WatchStream(WatchRun* run, pb::JobExecutor::Stub* stub, const std::string& execution_id,
+              int64_t deadline_ms)
+      : run_(run) {
+    request_.add_execution_ids(execution_id);
+    context_.set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::milliseconds(deadline_ms));
+    stub->async()->WatchStatus(&context_, &request_, this);
+  }
+
+  void Start() {
+    StartRead(&info_);
+    StartCall();
+  }
+
+  void Cancel() { context_.TryCancel(); }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // OnDone follows
+    int64_t now_ns = RealtimeNs();
+    // The first message is the job's current status, whatever time ago it changed: not a
+    // delivery.
+    std::optional<int64_t> sent;
+    if (opened_) sent = SentNs(info_.message());
+    if (sent) latencies_ms_.push_back(static_cast<double>(now_ns - *sent) / 1e6);
+    if (!opened_) {
+      opened_ = true;
+      run_->Opened();
+    }
+    run_->Received(sent.has_value());
+    StartRead(&info_);
+  }
+
+  void OnDone(const grpc::Status& status) override { run_->Ended(opened_, status); }
+
+  const std::vector<double>& latencies_ms() const { return latencies_ms_; }
+
+ private:
+  WatchRun* run_;
+  grpc::ClientContext context_;
+  pb::WatchStatusRequest request_;
+  pb::JobInfo info_;
+  bool opened_ = false;
+  std::vector<double> latencies_ms_;
+};
+
 }  // namespace
 
 double Quantile(const std::vector<double>& sorted, double q) {
@@ -188,16 +379,18 @@ std::string MethodName(Method method) {
       return "status";
     case Method::kSubmit:
       return "submit";
+    case Method::kWatch:
+      return "watch";
   }
   return "?";
 }
 
 absl::StatusOr<Method> ParseMethod(const std::string& name) {
-  for (Method m : {Method::kHealthCheck, Method::kStatus, Method::kSubmit}) {
+  for (Method m : {Method::kHealthCheck, Method::kStatus, Method::kSubmit, Method::kWatch}) {
     if (MethodName(m) == name) return m;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown method \"", name, "\" (health, status or submit)"));
+      absl::StrCat("unknown method \"", name, "\" (health, status, submit or watch)"));
 }
 
 absl::StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
@@ -211,19 +404,15 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
   if (options.method == Method::kStatus && options.execution_ids.empty()) {
     return absl::InvalidArgumentError("status needs execution ids");
   }
+  if (options.method == Method::kWatch) {
+    return absl::InvalidArgumentError("watch streams are held by RunWatch, not RunLoad");
+  }
 
+  auto channels = Connect(options);
+  if (!channels.ok()) return channels.status();
   std::vector<std::unique_ptr<health::Health::Stub>> health_stubs;
   std::vector<std::unique_ptr<pb::JobExecutor::Stub>> executor_stubs;
-  for (int i = 0; i < options.channels; ++i) {
-    grpc::ChannelArguments args;
-    // Without it channels to one target share a subchannel, hence one connection.
-    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    auto channel =
-        grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
-    if (!channel->WaitForConnected(std::chrono::system_clock::now() +
-                                   std::chrono::milliseconds(options.connect_timeout_ms))) {
-      return absl::UnavailableError(absl::StrCat("can't connect to ", options.target));
-    }
+  for (const auto& channel : *channels) {
     health_stubs.push_back(health::Health::NewStub(channel));
     executor_stubs.push_back(pb::JobExecutor::NewStub(channel));
   }
@@ -256,6 +445,8 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
               });
           break;
         }
+        case Method::kWatch:
+          break;  // refused above
         case Method::kSubmit: {
           pb::SubmitRequest req;
           req.set_job_id(absl::StrCat(options.job_prefix, "-", record ? "" : "w", index));
@@ -276,6 +467,76 @@ absl::StatusOr<LoadResult> RunLoad(const LoadOptions& options) {
 
   if (options.warmup_calls > 0) run(options.warmup_calls, 0, false);
   return run(options.calls, options.duration_ms, true);
+}
+
+absl::StatusOr<WatchResult> RunWatch(const LoadOptions& options, const WatchHooks& hooks) {
+  if (options.target.empty()) return absl::InvalidArgumentError("no target");
+  if (options.method != Method::kWatch) return absl::InvalidArgumentError("not a watch");
+  if (options.concurrency < 1 || options.channels < 1) {
+    return absl::InvalidArgumentError("concurrency and channels must be at least 1");
+  }
+  if (options.execution_ids.empty()) return absl::InvalidArgumentError("watch needs execution ids");
+  auto channels = Connect(options);
+  if (!channels.ok()) return channels.status();
+  std::vector<std::unique_ptr<pb::JobExecutor::Stub>> stubs;
+  for (const auto& channel : *channels) stubs.push_back(pb::JobExecutor::NewStub(channel));
+
+  WatchRun run(options.concurrency);
+  std::vector<std::unique_ptr<WatchStream>> streams;
+  streams.reserve(static_cast<size_t>(options.concurrency));
+  Clock::time_point start = Clock::now();
+  for (int i = 0; i < options.concurrency; ++i) {
+    size_t index = static_cast<size_t>(i);
+    streams.push_back(std::make_unique<WatchStream>(
+        &run, stubs[index % stubs.size()].get(),
+        options.execution_ids[index % options.execution_ids.size()], options.deadline_ms));
+    streams.back()->Start();
+  }
+  run.WaitOpen();
+  double open_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (hooks.on_open) {
+    WatchResult so_far = run.Counts();
+    so_far.open_seconds = open_seconds;
+    hooks.on_open(so_far);
+  }
+  if (hooks.wait_for_end) hooks.wait_for_end();
+  run.WaitSettled(options.expect_timed, std::chrono::milliseconds(options.settle_ms));
+  run.Cancelling();
+  for (auto& stream : streams) stream->Cancel();
+  run.WaitDone();
+
+  WatchResult r = run.Counts();
+  r.open_seconds = open_seconds;
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (const auto& stream : streams) {
+    all.insert(all.end(), stream->latencies_ms().begin(), stream->latencies_ms().end());
+  }
+  Summary l = Summarize(std::move(all));
+  r.p50_ms = l.p50;
+  r.p90_ms = l.p90;
+  r.p99_ms = l.p99;
+  r.max_ms = l.max;
+  r.mean_ms = l.mean;
+  return r;
+}
+
+std::string WatchToJson(const LoadOptions& options, const WatchResult& r) {
+  std::ostringstream out;
+  out.precision(6);
+  out << std::fixed;
+  out << "{\"method\":\"watch\",\"streams\":" << r.streams << ",\"channels\":" << options.channels
+      << ",\"opened\":" << r.opened << ",\"open_seconds\":" << r.open_seconds
+      << ",\"messages\":" << r.messages << ",\"timed\":" << r.timed << ",\"ended\":{";
+  bool first = true;
+  for (const auto& [code, n] : r.ended) {
+    out << (first ? "" : ",") << "\"" << code << "\":" << n;
+    first = false;
+  }
+  out << "},\"seconds\":" << r.seconds << ",\"latency_ms\":{\"p50\":" << r.p50_ms
+      << ",\"p90\":" << r.p90_ms << ",\"p99\":" << r.p99_ms << ",\"max\":" << r.max_ms
+      << ",\"mean\":" << r.mean_ms << "}}";
+  return out.str();
 }
 
 std::string ToJson(const LoadOptions& options, const LoadResult& r) {

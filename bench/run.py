@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`make bench`: the figures of issue #7 (P1-P7), each against its own kubesim and server on
+"""`make bench`: the figures of issues #7 and #11 (P1-P9), each against its own kubesim and server on
 loopback. Prints a table and writes <repo>/build/bench/results.json. See bench/README.md for what
 each figure means and how it is measured.
 
@@ -16,6 +16,7 @@ import http.client
 import json
 import math
 import os
+import re
 import socket
 import ssl
 import statistics
@@ -221,7 +222,7 @@ def p1_status_throughput():
     pair_ratios = [b["throughput"] / a["throughput"] for a, b in zip(health, status)]
     ratio = statistics.median(pair_ratios)
     return [
-        row("P1 Status/Health throughput ratio", round(ratio, 3), "ratio", ">= 0.8", ratio >= 0.8,
+        row("P1 Status/Health throughput ratio", round(ratio, 3), "ratio", ">= 0.9", ratio >= 0.9,
             status_rps=round(s), health_rps=round(h), k8s_requests_during=k8s_requests,
             pair_ratios=[round(x, 3) for x in pair_ratios],
             runs={"health": health, "status": status}),
@@ -372,36 +373,53 @@ def quantile(sorted_values, q):
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
+def rss_after_one_status(server, execution_id):
+    """How P4 reads a server's memory, the same for both servers: one Status RPC (answered from
+    the cache, or NOT_FOUND over an empty namespace), a short settle, then VmRSS and VmHWM."""
+    channel = server.channel()
+    try:
+        info = pb_grpc.JobExecutorStub(channel).Status(
+            pb.StatusRequest(execution_id=execution_id), timeout=10)
+    except grpc.RpcError as e:
+        info = e.code().name
+    finally:
+        channel.close()
+    time.sleep(0.5)
+    return (info, proc_status_kib(server.proc.pid, "VmRSS") / 1024,
+            proc_status_kib(server.proc.pid, "VmHWM") / 1024)
+
+
 def p4_memory(apps=100000):
     t0 = time.monotonic()
     cluster = start_kubesim(["%s:%d:Running" % (NS, apps)])
     seeded_s = time.monotonic() - t0
+    # The app the informer listed last answers from the cache (no GET).
+    last = seeded_ids("Running", apps)[-1]
     try:
         t0 = time.monotonic()
         server = start_server(cluster, sync_timeout=600)
         synced_s = time.monotonic() - t0
         try:
-            # The app the informer listed last answers from the cache (no GET).
-            stub = pb_grpc.JobExecutorStub(server.channel())
             reset_stats(cluster)
-            info = stub.Status(pb.StatusRequest(execution_id=seeded_ids("Running", apps)[-1]),
-                               timeout=10)
+            info, rss, hwm = rss_after_one_status(server, last)
             assert info.operator_state == "RunningHealthy", info
             gets = stats(cluster)["total"]
-            rss = proc_status_kib(server.proc.pid, "VmRSS") / 1024
-            hwm = proc_status_kib(server.proc.pid, "VmHWM") / 1024
         finally:
             stop_server(server)
     finally:
         cluster.stop()
-    # Baseline: the same server with an empty namespace.
+    # Baseline: the same server with an empty namespace, read the same way.
     with cluster_and_server() as (_, empty):
-        base = proc_status_kib(empty.proc.pid, "VmRSS") / 1024
+        empty_info, base, base_hwm = rss_after_one_status(empty, last)
+    per_app = (rss - base) * 1024 * 1024 / apps
     return [row("P4 server RSS with 100k apps in the informer", round(rss, 1), "MiB", "< 200",
                 rss < 200, peak_mib=round(hwm, 1), empty_namespace_rss_mib=round(base, 1),
-                per_app_bytes=round((rss - base) * 1024 * 1024 / apps),
-                k8s_requests_for_a_status=gets, kubesim_seed_s=round(seeded_s, 1),
-                list_and_sync_s=round(synced_s, 1))]
+                per_app_bytes=round(per_app), k8s_requests_for_a_status=gets,
+                kubesim_seed_s=round(seeded_s, 1), list_and_sync_s=round(synced_s, 1)),
+            row("P4 bytes per cached app", round(per_app), "bytes", "<= 512", per_app <= 512,
+                rss_mib=round(rss, 1), empty_namespace_rss_mib=round(base, 1),
+                empty_namespace_peak_mib=round(base_hwm, 1), apps=apps,
+                empty_namespace_status=str(empty_info))]
 
 
 def p5_submit_overhead(calls=300):
@@ -535,6 +553,248 @@ def p7_startup(runs=7):
                 help_exit_median_ms=round(statistics.median(help_ms), 1))]
 
 
+def log_time(line):
+    """The wall-clock time (seconds since the epoch, to the millisecond) a server log line
+    carries in its ts field."""
+    m = re.search(r'\bts"?[=:]"?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z', line)
+    if not m:
+        raise AssertionError("no timestamp in %r" % line)
+    import calendar
+    whole, ms = m.group(1).split(".")
+    return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + int(ms) / 1000
+
+
+def reset_peak_rss(pid):
+    """Sets VmHWM back to the current RSS (clear_refs 5), so a later VmHWM is this phase's peak
+    and not an earlier one's; False when the kernel doesn't allow it."""
+    try:
+        with open("/proc/%d/clear_refs" % pid, "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def p8_sync_and_relist(apps=100000, page_size=500):
+    """Process start to `informer synced` over 100k apps, then a relist forced by a 410."""
+    cluster = start_kubesim(["%s:%d:Running" % (NS, apps)])
+    try:
+        config = server_config(cluster)
+        started = time.time()
+        server = kje.Server(["--config", config] + list(EXTRA_SERVER_ARGS),
+                            env={"KJE_MUTEX_DEADLOCK_DETECTION": ""})
+        server.config = config
+        try:
+            pid = server.proc.pid
+            line = kje.wait_until(
+                lambda: next((l for l in server.lines if "informer synced" in l), None), 600,
+                "the informer to sync", interval=0.01)
+            hwm_synced = proc_status_kib(pid, "VmHWM") / 1024
+            rss_synced = proc_status_kib(pid, "VmRSS") / 1024
+            noticed_s = time.time() - started
+            synced_s = log_time(line) - started
+            objects = int(re.search(r'\bobjects"?[=:](\d+)', line).group(1))
+            assert objects == apps, line
+
+            # The relist: kubesim ends the informer's watch with a 410, the informer lists
+            # everything again while it still holds the old snapshot, then watches again.
+            time.sleep(1)
+            api = KubesimHttp(cluster)
+            reset_stats(cluster)
+            rss_before = proc_status_kib(pid, "VmRSS") / 1024
+            hwm_reset = reset_peak_rss(pid)
+            hwm_before = proc_status_kib(pid, "VmHWM") / 1024
+            t0 = time.monotonic()
+            expired = api.request("POST", "/kubesim/watches/expire")["expired"]
+
+            def requests():
+                out = {}
+                for r in api.request("GET", "/kubesim/stats")["requests"]:
+                    if r["resource"] == "sparkapplications":
+                        out[r["verb"]] = out.get(r["verb"], 0) + r["count"]
+                return out
+            def watching_again():
+                r = requests()
+                return r if r.get("watch") else None
+            # The informer watches again once the new snapshot is in (a watch re-opened before
+            # any LIST would not be a relist, and would show in the note below).
+            done = kje.wait_until(watching_again, 600, "the informer to watch again",
+                                  interval=0.01)
+            relist_s = time.monotonic() - t0
+            hwm_after = proc_status_kib(pid, "VmHWM") / 1024
+            rss_after = proc_status_kib(pid, "VmRSS") / 1024
+            lists = done.get("list", 0)
+            api.close()
+            relisted = any("relisting after 410" in l for l in server.lines)
+        finally:
+            stop_server(server)
+    finally:
+        cluster.stop()
+    pages = math.ceil(apps / page_size)
+    growth = hwm_after - rss_before
+    listed_once = "%d LIST pages for %d pages of %d: %s" % (
+        lists, pages, page_size, "each object listed once" if lists == pages else "NOT once")
+    return [row("P8 start to informer synced, 100k apps", round(synced_s, 2), "s", "report only",
+                None, objects=objects, noticed_s=round(noticed_s, 2),
+                note="from just before the process was spawned to the ts of its "
+                     "`informer synced` line"),
+            row("P8 peak RSS at informer synced, 100k apps", round(hwm_synced, 1), "MiB",
+                "report only", None, rss_mib=round(rss_synced, 1)),
+            row("P8 relist of 100k apps after 410 Gone", round(relist_s, 2), "s",
+                "report only (each object parsed once)", None, list_requests=lists,
+                expected_pages=pages, watches_expired=expired, relist_logged=relisted,
+                note=listed_once),
+            row("P8 peak RSS growth during the relist", round(growth, 1), "MiB", "report only",
+                None, rss_before_mib=round(rss_before, 1), peak_after_mib=round(hwm_after, 1),
+                rss_after_mib=round(rss_after, 1), peak_before_mib=round(hwm_before, 1),
+                peak_reset_before=hwm_reset)]
+
+
+# The stalled caller's channel, as tests/e2e/slow_caller_test.py makes it: no window growth and
+# a small stream window, so the server's writes stop once a few messages are in flight.
+STALLED_OPTIONS = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024),
+                   ("grpc.max_receive_message_length", 1 << 20)]
+
+
+class WatchClient:
+    """kje_grpc_load --method watch: `streams` WatchStatus streams, stream i over ids[i]; open
+    when constructed (its first JSON line), ended by finish() (its stdin closes)."""
+
+    def __init__(self, server, ids, streams, channels=4, expect_timed=0):
+        self.ids_file = kje.write_temp("\n".join(ids) + "\n", suffix=".ids")
+        self.proc = subprocess.Popen(
+            [LOAD, "--target", server.address, "--method", "watch", "--concurrency",
+             str(streams), "--channels", str(channels), "--ids-file", self.ids_file,
+             "--deadline-ms", "900000", "--expect-timed", str(expect_timed),
+             "--settle-ms", "3000"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.kill()
+            raise AssertionError("kje_grpc_load watch exited with %s" % self.proc.wait())
+        self.opened = json.loads(line)
+
+    def finish(self):
+        self.proc.stdin.close()
+        out = self.proc.stdout.read()
+        code = self.proc.wait(120)
+        os.unlink(self.ids_file)
+        if code != 0:
+            raise AssertionError("kje_grpc_load watch exited with %s" % code)
+        return json.loads(out.strip().splitlines()[-1])
+
+
+def patch_status(api, name, state, message):
+    path = "/apis/spark.apache.org/v1/namespaces/%s/sparkapplications/%s/status" % (NS, name)
+    api.request("PATCH", path, {"status": {"currentState": {
+        "currentStateSummary": state, "lastTransitionTime": "2026-01-01T00:00:00.000Z",
+        "message": message}}}, content_type="application/merge-patch+json")
+
+
+def send_changes(api, names, changes, extra_names=(), extra_every=0, tag=""):
+    """`changes` timed status changes, change k to names[k % len(names)] (so one job's changes
+    are len(names) changes apart); after every `extra_every`-th one, an untimed change to the
+    next of `extra_names`. Returns (timed, extra) counts and the seconds taken."""
+    t0 = time.monotonic()
+    extra = 0
+    for k in range(changes):
+        state = "DriverReady" if (k // len(names)) % 2 == 0 else "RunningHealthy"
+        # The send time, read last: the PATCH's round trip counts in the latency.
+        patch_status(api, names[k % len(names)], state,
+                     "bench%s change %d sent_ns=%d" % (tag, k, time.time_ns()))
+        if extra_every and k % extra_every == 0:
+            patch_status(api, extra_names[extra % len(extra_names)], state,
+                         "stall change %d" % extra)
+            extra += 1
+    return changes, extra, time.monotonic() - t0
+
+
+def read_to_end(call, timeout=30):
+    """Reads a WatchStatus call to its end: (code name, details, messages read)."""
+    out = {"code": None, "details": "", "messages": 0}
+
+    def run():
+        try:
+            for _ in call:
+                out["messages"] += 1
+            out["code"] = "OK"
+        except grpc.RpcError as e:
+            out["code"] = e.code().name
+            out["details"] = e.details()
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        call.cancel()
+        t.join(10)
+        out["code"] = "still open after %d s" % timeout
+    return out
+
+
+def p9_watch_streams(jobs=1000, changes=5000, stalled_jobs=100, stall_changes=1500):
+    """1000 WatchStatus streams (stream i over job i): RSS per stream, delivery latency of
+    status changes, then the same with one stalled stream among them."""
+    with cluster_and_server(["%s:%d:Running" % (NS, jobs + stalled_jobs)]) as (cluster, server):
+        ids = seeded_ids("Running", jobs + stalled_jobs)
+        names = [i.rsplit("/", 1)[1] for i in ids]
+        pid = server.proc.pid
+        # Warm-up: a few streams opened, changed and closed, so first-use costs (threads, pools,
+        # the first connections) don't count as the streams'.
+        api = KubesimHttp(cluster)
+        warm = WatchClient(server, ids[:50], 50, expect_timed=50)
+        send_changes(api, names[:50], 50, tag=" warm-up")
+        warm.finish()
+        time.sleep(1)
+        rss_before = proc_status_kib(pid, "VmRSS")
+
+        # 1000 streams, each over its own job.
+        client = WatchClient(server, ids[:jobs], jobs, expect_timed=changes)
+        time.sleep(1)
+        rss_open = proc_status_kib(pid, "VmRSS")
+        _, _, send_s = send_changes(api, names[:jobs], changes)
+        plain = client.finish()
+
+        # The same, with one more caller that watches 100 other jobs and never reads past its
+        # first message: its changes pile up until its bounded queue overflows.
+        client = WatchClient(server, ids[:jobs], jobs, expect_timed=changes)
+        stalled_channel = grpc.insecure_channel(server.address, options=STALLED_OPTIONS)
+        stalled = pb_grpc.JobExecutorStub(stalled_channel).WatchStatus(
+            pb.WatchStatusRequest(execution_ids=ids[jobs:jobs + stalled_jobs]), timeout=900)
+        next(stalled)
+        every = max(1, changes // stall_changes)
+        _, extra, stalled_send_s = send_changes(api, names[:jobs], changes,
+                                                extra_names=names[jobs:], extra_every=every,
+                                                tag=" with a stall")
+        with_stall = client.finish()
+        stalled_end = read_to_end(stalled)
+        stalled_channel.close()
+        api.close()
+    for r in (plain, with_stall):
+        assert r["opened"] == jobs, r
+    per_stream_kib = (rss_open - rss_before) / jobs
+    p99, s99 = plain["latency_ms"]["p99"], with_stall["latency_ms"]["p99"]
+    exhausted = stalled_end["code"] == "RESOURCE_EXHAUSTED"
+    return [
+        row("P9 server RSS per WatchStatus stream, 1000 streams", round(per_stream_kib, 2), "KiB",
+            "report only", None, rss_before_mib=round(rss_before / 1024, 1),
+            rss_open_mib=round(rss_open / 1024, 1), open_seconds=plain["open_seconds"]),
+        row("P9 WatchStatus delivery latency, 1000 streams, p99", round(p99, 2), "ms", "<= 50",
+            p99 <= 50, p50_ms=plain["latency_ms"]["p50"], max_ms=plain["latency_ms"]["max"],
+            changes=changes, received=plain["timed"], send_seconds=round(send_s, 2),
+            ended_early=plain["ended"]),
+        row("P9 WatchStatus delivery latency, 1000 streams, p50",
+            round(plain["latency_ms"]["p50"], 2), "ms", "-", None),
+        row("P9 delivery p99, 1000 streams beside one stalled stream", round(s99, 2), "ms",
+            "<= 50", s99 <= 50, p50_ms=with_stall["latency_ms"]["p50"],
+            max_ms=with_stall["latency_ms"]["max"], changes=changes, received=with_stall["timed"],
+            stalled_stream_changes=extra, send_seconds=round(stalled_send_s, 2),
+            ended_early=with_stall["ended"]),
+        row("P9 the stalled stream's final status", stalled_end["code"], "code",
+            "RESOURCE_EXHAUSTED", exhausted, details=stalled_end["details"],
+            messages_read_after_resuming=stalled_end["messages"]),
+    ]
+
+
 BENCHES = {
     "P1": p1_status_throughput,
     "P2": p2_api_load,
@@ -543,6 +803,8 @@ BENCHES = {
     "P5": p5_submit_overhead,
     "P6": p6_output_memory,
     "P7": p7_startup,
+    "P8": p8_sync_and_relist,
+    "P9": p9_watch_streams,
 }
 
 

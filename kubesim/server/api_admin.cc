@@ -1,4 +1,5 @@
-// kubesim's own endpoints behind the admin token: faults, statistics, compaction.
+// kubesim's own endpoints behind the admin token: faults, statistics, compaction, expiring
+// watches.
 
 #include "kubesim/server/api.h"
 #include "kubesim/server/api_request.h"
@@ -52,6 +53,8 @@ HttpResponse Api::HandleKubesim(const HttpRequest& request, const ApiPath& path)
   } else if (rest.size() == 1 && rest[0] == "compact" && m == "POST") {
     store_.Compact();
     return JsonResponse(200, json::object{{"resourceVersion", store_.CurrentResourceVersion()}});
+  } else if (rest.size() == 2 && rest[0] == "watches" && rest[1] == "expire" && m == "POST") {
+    return JsonResponse(200, json::object{{"expired", store_.ExpireWatches()}});
   } else {
     return ErrorResponse(NotFoundPath());
   }

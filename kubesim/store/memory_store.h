@@ -129,6 +129,8 @@ class WatcherImpl : public WatchHandle {
   // Returns true when the watcher wants a notification.
   bool Offer(const HistoryEvent& e);
   bool Push(QueuedEvent e);
+  // Queues a 410 ERROR event after what is queued and stops; false when already stopped.
+  bool Expire();
   void SetInitialCount(size_t n) { max_queue_ = kWatchQueueLimit + n; }
   const std::function<void()>& notify() const { return notify_; }
 
@@ -224,6 +226,7 @@ class MemoryStore : public Store {
                                                  std::function<void()> notify) override;
   std::string CurrentResourceVersion() const override;
   void Compact() override;
+  size_t ExpireWatches() override;
 
  private:
   // A unique lock that runs the queued notifications after unlocking, so watch and log

@@ -90,6 +90,15 @@ bool WatcherImpl::Push(QueuedEvent e) {
   return true;
 }
 
+bool WatcherImpl::Expire() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return false;
+  ApiError gone = Expired("The resourceVersion for the provided watch is too old.");
+  queue_.push_back(QueuedEvent{"ERROR", nullptr, StatusObject(gone), 0});
+  stopped_ = true;
+  return true;
+}
+
 Result<std::shared_ptr<WatchHandle>> MemoryStore::Watch(const ResourceType& type_in,
                                                         std::string_view ns_in,
                                                         const ListOptions& options,
@@ -158,6 +167,21 @@ void MemoryStore::Compact() {
     b->history.clear();
     b->compacted_rv = rv_;
   }
+}
+
+size_t MemoryStore::ExpireWatches() {
+  Locked lock(this);
+  size_t expired = 0;
+  for (auto& [k, b] : buckets_) {
+    for (const auto& weak : b->watchers) {
+      std::shared_ptr<WatcherImpl> w = weak.lock();
+      if (w == nullptr || !w->Expire()) continue;
+      ++expired;
+      if (w->notify()) notifications_.push_back(w->notify());
+    }
+    b->watchers.clear();
+  }
+  return expired;
 }
 
 }  // namespace kubesim::store_internal

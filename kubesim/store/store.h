@@ -197,6 +197,11 @@ class Store {
   // Forget watch history older than the current version, so a watch from an older version gets
   // 410 (for tests of relist behaviour).
   virtual void Compact() = 0;
+
+  // Ends every open watch: what it has queued, then a 410 ERROR event, as the API server ends a
+  // watcher it has cut off; the client must list again (for tests and benchmarks of relists,
+  // whose watches otherwise stay open for as long as they asked). Returns how many ended.
+  virtual size_t ExpireWatches() = 0;
 };
 
 // The in-memory implementation. `now_ms` gives wall-clock milliseconds since the epoch (for

@@ -371,6 +371,28 @@ TEST_CASE("A watch from a compacted resourceVersion gets a 410 ERROR event", "[a
   CHECK(events[0]["object"].as_object()["reason"] == "Expired");
 }
 
+TEST_CASE("Expiring the open watches ends each with a 410 ERROR after its queued events", "[api]") {
+  Fixture f;
+  HttpResponse w = f.Call("GET", "/api/v1/namespaces/default/configmaps?watch=1");
+  REQUIRE(w.stream);
+  REQUIRE(f.Call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"a"}})")
+              .status == 201);
+  HttpResponse expired = f.Call("POST", "/kubesim/watches/expire");
+  REQUIRE(expired.status == 200);
+  CHECK(f.Json(expired)["expired"] == 1);
+  bool done = false;
+  auto events = EventLines(w.stream->Poll(f.now_ms.load(), &done));
+  REQUIRE(events.size() == 2);
+  CHECK(events[0]["type"] == "ADDED");
+  CHECK(events[1]["type"] == "ERROR");
+  CHECK(events[1]["object"].as_object()["code"] == 410);
+  CHECK(events[1]["object"].as_object()["reason"] == "Expired");
+  CHECK(done);
+  // Nothing left open: a second call ends none, and a new watch is served as usual.
+  CHECK(f.Json(f.Call("POST", "/kubesim/watches/expire"))["expired"] == 0);
+  CHECK(f.Call("GET", "/api/v1/namespaces/default/configmaps?watch=1").stream);
+}
+
 TEST_CASE("Injected faults: 429 with Retry-After, count, revoked token, gone, dropped watch",
           "[api]") {
   Fixture f;
