@@ -24,7 +24,11 @@ std::optional<int64_t> ParseHistoryId(std::string_view key) {
     if (c < '0' || c > '9') return std::nullopt;
   }
   // Parse with the sign attached so that int64's minimum is accepted, as Java does.
-  std::string text = negative ? "-" + std::string(digits) : std::string(digits);
+  // Appended in place: at -O3, GCC 12 warns (-Wrestrict, wrongly) on "-" + std::string.
+  std::string text;
+  text.reserve(digits.size() + 1);
+  if (negative) text.push_back('-');
+  text.append(digits);
   int64_t id = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;

@@ -69,10 +69,13 @@ server:
         channel = self.server.channel()
         stub = pb_grpc.JobExecutorStub(channel)
         ids = []
+        # Six seconds of run time each (at kubesim's 50x): however slowly this loaded machine
+        # submits the hundred, every job still has its outcome and more to come once the watch
+        # below has stalled, far more changes than QUEUE_LIMIT.
         for i in range(JOBS):
             ids.append(stub.Submit(pb.SubmitRequest(
                 job_id="slow-%d" % i, metalake="lake",
-                template=spark_template(duration_ms=2000)), timeout=kje.RPC_TIMEOUT).execution_id)
+                template=spark_template(duration_ms=300000)), timeout=kje.RPC_TIMEOUT).execution_id)
 
         stalled_channel = grpc.insecure_channel(self.server.address, options=STALLED_OPTIONS)
         stalled = pb_grpc.JobExecutorStub(stalled_channel).WatchStatus(

@@ -1,7 +1,10 @@
 #include "kubesim/schema/crd_overlay.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
-#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -22,7 +25,11 @@ std::vector<Crd> Load10() {
 }
 
 std::string WriteOverlay(const std::string& text) {
-  std::string path = std::string(std::tmpnam(nullptr)) + ".yaml";
+  // mkstemps: a name of our own, created at once (no window for another process to take it).
+  std::string path = (std::filesystem::temp_directory_path() / "crd-overlay-XXXXXX.yaml").string();
+  int fd = mkstemps(path.data(), 5);
+  REQUIRE(fd >= 0);
+  close(fd);
   std::ofstream(path) << text;
   return path;
 }
