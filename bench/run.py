@@ -235,6 +235,73 @@ def p1_status_throughput():
     ]
 
 
+def callgrind_total(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("summary:"):
+                return int(line.split()[1])
+    raise AssertionError("no summary in %s" % path)
+
+
+def p1_instructions(calls=4000):
+    """P1 in instructions, which a neighbour's load doesn't move: the server under callgrind
+    (counters zeroed before and dumped after each method's runs) and the load client under
+    callgrind (two runs of N and 2N calls, so its start-up cancels out)."""
+    out_dir = kje.tempfile.mkdtemp(prefix="kje-p1i-")
+    wrapper = os.path.join(out_dir, "server.sh")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nexec valgrind --tool=callgrind --compress-strings=no "
+                "--callgrind-out-file=%s/server.%%p.out %s \"$@\"\n" % (out_dir, kje.BINARY))
+    os.chmod(wrapper, 0o755)
+    binary, kje.BINARY = kje.BINARY, wrapper
+    server_cost, client_cost = {}, {}
+    cluster = start_kubesim(["%s:1000:Running" % NS])
+    try:
+        server = start_server(cluster)
+        kje.BINARY = binary
+        try:
+            ids = seeded_ids("Running", 1000)
+            ids_file = kje.write_temp("\n".join(ids) + "\n", suffix=".ids")
+            flags = ["--target", server.address, "--concurrency", "8", "--channels", "2",
+                     "--deadline-ms", "60000"]
+            for dump, method in enumerate(("health", "status"), start=1):
+                extra = ["--ids-file", ids_file] if method == "status" else []
+                subprocess.run([LOAD, "--method", method, "--calls", "1000"] + flags + extra,
+                               check=True, capture_output=True, timeout=600)
+                subprocess.run(["callgrind_control", "-z", str(server.proc.pid)], check=True,
+                               capture_output=True)
+                client = {}
+                for n in (calls, 2 * calls):
+                    path = os.path.join(out_dir, "client.%s.%d.out" % (method, n))
+                    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + path,
+                                    LOAD, "--method", method, "--calls", str(n)] + flags + extra,
+                                   check=True, capture_output=True, timeout=1200)
+                    client[n] = callgrind_total(path)
+                client_cost[method] = (client[2 * calls] - client[calls]) / calls
+                subprocess.run(["callgrind_control", "-d", method, str(server.proc.pid)],
+                               check=True, capture_output=True)
+                path = os.path.join(out_dir, "server.%d.out.%d" % (server.proc.pid, dump))
+                # Both client runs (3N calls) went to the server between the zero and the dump.
+                server_cost[method] = callgrind_total(path) / (3 * calls)
+            os.unlink(ids_file)
+        finally:
+            stop_server(server)
+    finally:
+        kje.BINARY = binary
+        cluster.stop()
+        shutil.rmtree(out_dir, ignore_errors=True)
+    total = {m: server_cost[m] + client_cost[m] for m in server_cost}
+    ratio = total["health"] / total["status"]
+    return [
+        row("P1 instructions per call, Health/Status (server + client, user space)",
+            round(ratio, 3), "ratio", ">= 0.9", ratio >= 0.9,
+            server_per_call={m: round(v) for m, v in server_cost.items()},
+            client_per_call={m: round(v) for m, v in client_cost.items()}),
+        row("P1 server instructions per call, Health / Status",
+            "%d / %d" % (server_cost["health"], server_cost["status"]), "instructions", "-", None),
+    ]
+
+
 def note(text):
     print("bench:   %s" % text, file=sys.stderr, flush=True)
 
@@ -797,6 +864,7 @@ def p9_watch_streams(jobs=1000, changes=5000, stalled_jobs=100, stall_changes=15
 
 BENCHES = {
     "P1": p1_status_throughput,
+    "P1I": p1_instructions,
     "P2": p2_api_load,
     "P3": p3_freshness,
     "P4": p4_memory,

@@ -8,37 +8,48 @@
 
 namespace kje::server {
 
-std::string SanitizeOrMakeRequestId(std::string_view from_caller) {
+bool UsableRequestId(std::string_view from_caller) {
   bool usable = !from_caller.empty() && from_caller.size() <= 64;
   for (char c : from_caller) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '-' || c == '_' || c == '.';
     usable &= ok;
   }
-  if (usable) return std::string(from_caller);
+  return usable;
+}
+
+std::string SanitizeOrMakeRequestId(std::string_view from_caller) {
+  if (UsableRequestId(from_caller)) return std::string(from_caller);
   thread_local std::mt19937_64 rng(std::random_device{}());
   return absl::StrFormat("%016x", rng());
 }
 
 RpcContext::RpcContext(grpc::CallbackServerContext* ctx, std::string_view method)
-    : method_(method), ctx_(ctx), start_(absl::Now()) {
+    : method_(method),
+      read_(method == "Status" || method == "Output" || method == "ListJobs"),
+      ctx_(ctx),
+      start_(absl::Now()) {
   std::string_view from_caller;
   const auto& md = ctx->client_metadata();
   if (auto it = md.find("x-request-id"); it != md.end()) {
     from_caller = std::string_view(it->second.data(), it->second.size());
   }
+  if (read_ && !UsableRequestId(from_caller)) return;  // made in LogFinish if logged
   request_id_ = SanitizeOrMakeRequestId(from_caller);
   ctx->AddInitialMetadata("x-request-id", request_id_);
 }
 
-void RpcContext::LogFinish(const grpc::Status& status) const {
+void RpcContext::LogFinish(const grpc::Status& status) {
   // Answered reads are what callers poll, thousands a second: a line each would cost more than
   // the answer (and flood the log), so they are debug; changes and failures stay visible.
-  bool read = method_ == "Status" || method_ == "Output" || method_ == "ListJobs";
   log::Level level = !status.ok() ? log::Level::kWarn
-                     : read       ? log::Level::kDebug
+                     : read_      ? log::Level::kDebug
                                   : log::Level::kInfo;
   if (!log::Enabled(level)) return;
+  if (request_id_.empty()) {
+    request_id_ = SanitizeOrMakeRequestId("");
+    ctx_->AddInitialMetadata("x-request-id", request_id_);
+  }
   double ms = absl::ToDoubleMilliseconds(absl::Now() - start_);
   log::Event e(level, "rpc finished");
   e.Kv("rpc", method_)

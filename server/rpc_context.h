@@ -3,6 +3,10 @@
 // Per-RPC bookkeeping shared by every handler: a request id (the caller's x-request-id when it
 // sends a usable one, else a fresh one), echoed in the initial metadata and put on every log line
 // of the RPC, and one log line when the RPC finishes, with its code and duration.
+//
+// A unary read that the caller sent no usable id for gets one only if its line is logged (a
+// failure, or debug logging): an id that no log line carries correlates nothing, and a cached
+// Status is cheap enough that making, sending and parsing one was a tenth of its cost.
 
 #include <grpcpp/grpcpp.h>
 
@@ -20,11 +24,13 @@ class RpcContext {
   const std::string& request_id() const { return request_id_; }
   const std::string& method() const { return method_; }
 
-  // Logs the outcome; call exactly once, right before the reactor's Finish.
-  void LogFinish(const grpc::Status& status) const;
+  // Logs the outcome; call exactly once, right before the reactor's Finish (a unary read's id,
+  // when one is made here, goes out with the answer).
+  void LogFinish(const grpc::Status& status);
 
  private:
   std::string method_;
+  bool read_;  // Status, Output, ListJobs: unary, polled, logged at debug when answered
   std::string request_id_;
   // Valid until the reactor finishes, so the peer is only formatted when a line is logged.
   grpc::CallbackServerContext* ctx_;
@@ -34,5 +40,7 @@ class RpcContext {
 // A request id from the caller is kept only if it is short and plain, so it can't inject into
 // log lines; otherwise a random 16-hex-digit id is made.
 std::string SanitizeOrMakeRequestId(std::string_view from_caller);
+// Whether the caller's id is kept as it is.
+bool UsableRequestId(std::string_view from_caller);
 
 }  // namespace kje::server

@@ -239,6 +239,24 @@ spark:
 
     # --- Status from memory ---------------------------------------------------------------------
 
+    def test_a_read_carries_a_request_id_when_the_caller_sent_one_or_it_is_logged(self):
+        eid = self.submit("3050", spark_template(duration_ms=500))
+        req = pb.StatusRequest(execution_id=eid)
+
+        def request_id(metadata):
+            return dict(metadata).get("x-request-id")
+        _, call = self.stub.Status.with_call(req, timeout=kje.RPC_TIMEOUT,
+                                             metadata=[("x-request-id", "poll-7")])
+        self.assertEqual(request_id(call.initial_metadata()), "poll-7")
+        # Answered reads are logged at debug only: no line, hence no id to correlate with.
+        _, call = self.stub.Status.with_call(req, timeout=kje.RPC_TIMEOUT)
+        self.assertIsNone(request_id(call.initial_metadata()))
+        # A failure is logged, with an id made for it and returned.
+        with self.assertRaises(grpc.RpcError) as err:
+            self.stub.Status(pb.StatusRequest(execution_id="no/such/id"), timeout=kje.RPC_TIMEOUT)
+        made = request_id(err.exception.initial_metadata())
+        self.assertRegex(made or "", r"^[0-9a-f]{16}$")
+
     def test_status_of_a_finished_job_costs_no_kubernetes_request(self):
         eid = self.submit("3040", spark_template(duration_ms=500))
         self.watch([eid])
