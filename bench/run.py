@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import shutil
 import socket
 import ssl
 import statistics
