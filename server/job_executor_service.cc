@@ -290,8 +290,9 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
   auto* reactor = new CallReactor(ctx, "Status");
   reactor->Attach(executor_->Status(request->execution_id(), reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
-                                      if (r.ok()) ToJobInfo(*std::move(r), response);
-                                      reactor->Complete(r.status());
+                                      if (!r.ok()) return reactor->Complete(r.status());
+                                      ToJobInfo(*std::move(r), response);
+                                      reactor->Complete(absl::OkStatus());
                                     }));
   return reactor;
 }
@@ -354,7 +355,7 @@ grpc::ServerWriteReactor<pb::JobInfo>* JobExecutorService::WatchStatus(
     return reactor;
   }
   std::vector<std::string> ids(request->execution_ids().begin(), request->execution_ids().end());
-  reactor->Attach(executor_->WatchStatus(std::move(ids), reactor->Deadline(), reactor,
+  reactor->Attach(executor_->WatchStatus(ids, reactor->Deadline(), reactor,
                                          [reactor](const absl::Status& s) { reactor->End(s); }));
   return reactor;
 }
