@@ -494,11 +494,18 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
       std::move(done));
 }
 
+std::optional<absl::StatusOr<JobResult>> Executor::StatusNow(std::string_view execution_id) const {
+  auto id = ParseId(execution_id);
+  if (!id.ok()) return id.status();
+  // A cache hit that needs no request answers at once, from the immutable snapshot.
+  if (auto result = StatusFromSnapshot(*id)) return *std::move(result);
+  return std::nullopt;
+}
+
 std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl::Time deadline,
                                             Done<JobResult> done) {
   auto id = ParseId(execution_id);
   if (!id.ok()) return Answer<JobResult>(done, id.status());
-  // A cache hit that needs no request answers at once, from the immutable snapshot.
   if (auto result = StatusFromSnapshot(*id)) return Answer<JobResult>(done, *std::move(result));
   return Spawn<JobResult>(
       io_,

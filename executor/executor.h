@@ -121,6 +121,9 @@ class Executor {
                                     Done<SubmitResult> done);
   std::shared_ptr<RpcHandle> Status(std::string_view execution_id, absl::Time deadline,
                                     Done<JobResult> done);
+  // Status, when it can be answered at once without a request: a malformed or refused id, or a
+  // cache hit (from the immutable snapshot; never blocks). nullopt: it needs Status.
+  std::optional<absl::StatusOr<JobResult>> StatusNow(std::string_view execution_id) const;
   // true: cancellation was requested; false: the job had already stopped.
   std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
                                     Done<bool> done);

@@ -312,6 +312,19 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   REQUIRE(result.ok());
   CHECK(result->info.status == spark::JobStatus::kStarted);
   CHECK_FALSE(f.client->HasPendingCall());
+
+  // StatusNow, the gRPC edge's way in: the same answer, a malformed id refused, and nothing for
+  // an app the snapshot doesn't hold (that takes a request, which StatusNow never makes).
+  auto now = f.executor->StatusNow(IdOf("a"));
+  REQUIRE(now.has_value());
+  REQUIRE(now->ok());
+  CHECK((*now)->execution_id == result->execution_id);
+  CHECK((*now)->info.operator_state == "RunningHealthy");
+  auto malformed = f.executor->StatusNow("not-an-id");
+  REQUIRE(malformed.has_value());
+  CHECK(absl::IsNotFound(malformed->status()));
+  CHECK_FALSE(f.executor->StatusNow(IdOf("unknown")).has_value());
+  CHECK_FALSE(f.client->HasPendingCall());
 }
 
 // A caller that never finishes reading: writes stay out.
