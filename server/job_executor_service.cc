@@ -169,10 +169,7 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* ctx, std::strin
 }
 
 grpc::ServerUnaryReactor* NotConfigured(grpc::CallbackServerContext* ctx, const char* method) {
-  auto* reactor = new CallReactor(ctx, method);
-  reactor->Complete(NotConfiguredStatus(method));
-  reactor->Attach(nullptr);
-  return reactor;
+  return FinishNow(ctx, method, NotConfiguredStatus(method));
 }
 
 google::protobuf::Timestamp ToTimestamp(absl::Time t) {
@@ -221,10 +218,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Unauthenticated(grpc::CallbackServ
                                                               const char* method) {
   absl::Status status = Authenticate(ctx);
   if (status.ok()) return nullptr;
-  auto* reactor = new CallReactor(ctx, method);
-  reactor->Complete(status);
-  reactor->Attach(nullptr);
-  return reactor;
+  return FinishNow(ctx, method, status);
 }
 
 spark::SparkTemplate ToSparkTemplate(const pb::JobTemplate& t) {
@@ -267,18 +261,16 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
                                                      pb::SubmitResponse* response) {
   if (auto* denied = Unauthenticated(ctx, "Submit")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Submit");
-  auto* reactor = new CallReactor(ctx, "Submit");
   if (!request->has_template_()) {
-    reactor->Complete(absl::InvalidArgumentError("template is required"));
-    reactor->Attach(nullptr);
-    return reactor;
+    return FinishNow(ctx, "Submit", absl::InvalidArgumentError("template is required"));
   }
   if (!request->template_().has_spark() && !request->template_().has_shell()) {
-    reactor->Complete(absl::InvalidArgumentError(
-        "template must be a Spark job (template.spark) or a shell job (template.shell)"));
-    reactor->Attach(nullptr);
-    return reactor;
+    return FinishNow(
+        ctx, "Submit",
+        absl::InvalidArgumentError(
+            "template must be a Spark job (template.spark) or a shell job (template.shell)"));
   }
+  auto* reactor = new CallReactor(ctx, "Submit");
   reactor->Attach(executor_->Submit(
       request->job_id(), request->metalake(), ToSparkTemplate(request->template_()),
       reactor->Deadline(), [this, reactor, response](absl::StatusOr<SubmitResult> r) {
