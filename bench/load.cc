@@ -536,21 +536,39 @@ absl::StatusOr<WatchResult> RunWatch(const LoadOptions& options, const WatchHook
   return r;
 }
 
+namespace {
+
+// {"CODE":n,...}
+void WriteCounts(std::ostream& out, const std::map<std::string, int64_t>& counts) {
+  out << "{";
+  bool first = true;
+  for (const auto& [code, n] : counts) {
+    out << (first ? "" : ",") << "\"" << code << "\":" << n;
+    first = false;
+  }
+  out << "}";
+}
+
+// {"p50":...,"p90":...,"p99":...,"max":...,"mean":...} of a LoadResult or a WatchResult.
+template <class Result>
+void WriteLatency(std::ostream& out, const Result& r) {
+  out << "{\"p50\":" << r.p50_ms << ",\"p90\":" << r.p90_ms << ",\"p99\":" << r.p99_ms
+      << ",\"max\":" << r.max_ms << ",\"mean\":" << r.mean_ms << "}";
+}
+
+}  // namespace
+
 std::string WatchToJson(const LoadOptions& options, const WatchResult& r) {
   std::ostringstream out;
   out.precision(6);
   out << std::fixed;
   out << "{\"method\":\"watch\",\"streams\":" << r.streams << ",\"channels\":" << options.channels
       << ",\"opened\":" << r.opened << ",\"open_seconds\":" << r.open_seconds
-      << ",\"messages\":" << r.messages << ",\"timed\":" << r.timed << ",\"ended\":{";
-  bool first = true;
-  for (const auto& [code, n] : r.ended) {
-    out << (first ? "" : ",") << "\"" << code << "\":" << n;
-    first = false;
-  }
-  out << "},\"seconds\":" << r.seconds << ",\"latency_ms\":{\"p50\":" << r.p50_ms
-      << ",\"p90\":" << r.p90_ms << ",\"p99\":" << r.p99_ms << ",\"max\":" << r.max_ms
-      << ",\"mean\":" << r.mean_ms << "}}";
+      << ",\"messages\":" << r.messages << ",\"timed\":" << r.timed << ",\"ended\":";
+  WriteCounts(out, r.ended);
+  out << ",\"seconds\":" << r.seconds << ",\"latency_ms\":";
+  WriteLatency(out, r);
+  out << "}";
   return out.str();
 }
 
@@ -560,15 +578,11 @@ std::string ToJson(const LoadOptions& options, const LoadResult& r) {
   out << std::fixed;
   out << "{\"method\":\"" << MethodName(options.method)
       << "\",\"concurrency\":" << options.concurrency << ",\"channels\":" << options.channels
-      << ",\"calls\":" << r.calls << ",\"ok\":" << r.ok << ",\"errors\":{";
-  bool first = true;
-  for (const auto& [code, n] : r.errors) {
-    out << (first ? "" : ",") << "\"" << code << "\":" << n;
-    first = false;
-  }
-  out << "},\"seconds\":" << r.seconds << ",\"throughput\":" << r.throughput
-      << ",\"latency_ms\":{\"p50\":" << r.p50_ms << ",\"p90\":" << r.p90_ms
-      << ",\"p99\":" << r.p99_ms << ",\"max\":" << r.max_ms << ",\"mean\":" << r.mean_ms << "}}";
+      << ",\"calls\":" << r.calls << ",\"ok\":" << r.ok << ",\"errors\":";
+  WriteCounts(out, r.errors);
+  out << ",\"seconds\":" << r.seconds << ",\"throughput\":" << r.throughput << ",\"latency_ms\":";
+  WriteLatency(out, r);
+  out << "}";
   return out.str();
 }
 
