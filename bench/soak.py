@@ -199,8 +199,8 @@ class Jobs:
     def add(self, job):
         with self.lock:
             self.recent.append(job)
-            # Jobs past the TTL are only worth a NOT_FOUND now and then: keep a few.
-            while self.recent and self.recent[0].age() > 1.5 * TTL_SECONDS:
+            # Jobs past the TTL are only worth a NOT_FOUND now and then: keep a few seconds'.
+            while self.recent and self.recent[0].age() > TTL_SECONDS + 10:
                 self.recent.popleft()
 
     def pick(self, rng, pred=lambda j: True, count=1):
@@ -541,7 +541,7 @@ def row(metric, value, unit, goal, passed, **details):
     return r
 
 
-def figures_rows(name, first, last, samples, seconds, load_t0):
+def figures_rows(name, first, last, samples, seconds, load_t0, judge_rss=True):
     """The rows of one process: RSS growth over the second half of the load, and fds and
     threads from the quiet start to the quiet end."""
     load = [s for s in samples if s["phase"] == "load"]
@@ -551,7 +551,8 @@ def figures_rows(name, first, last, samples, seconds, load_t0):
     rss = [s[name]["rss_kib"] / 1024 for s in samples]
     mib = lambda kib: round(kib / 1024, 1)  # noqa: E731
     rows = [row("Soak %s RSS growth, second half (fit)" % name, round(growth, 2), "MiB",
-                "<= %g" % RSS_GROWTH_MIB, growth <= RSS_GROWTH_MIB,
+                "<= %g" % RSS_GROWTH_MIB if judge_rss else "-",
+                growth <= RSS_GROWTH_MIB if judge_rss else None,
                 start_mib=mib(first[name]["rss_kib"]), end_mib=mib(last[name]["rss_kib"]),
                 max_mib=round(max(rss), 1),
                 end_minus_start_mib=round((last[name]["rss_kib"] - first[name]["rss_kib"])
@@ -634,8 +635,12 @@ def soak(seconds, seed):
         row("Soak server exit code after SIGTERM", code, "code", "0", code == 0,
             server_warnings_logged=len(warnings), server_warning_examples=warnings[:10]),
     ]
-    for name in ("server", "kubesim"):
-        rows += figures_rows(name, first, last, sampler.samples, seconds, load_t0)
+    rows += figures_rows("server", first, last, sampler.samples, seconds, load_t0)
+    # kubesim keeps the last 50,000 versions of every resource type for watches (as etcd keeps
+    # its history until compaction): its RSS grows by design until that fills, tens of minutes
+    # at this load, so it is reported, not judged. Its fds and streams are judged.
+    rows += figures_rows("kubesim", first, last, sampler.samples, seconds, load_t0,
+                         judge_rss=False)
     rows.append(row("Soak kubesim streams open, quiet end - quiet start",
                     streams_end - streams_start, "streams", "0", streams_end == streams_start,
                     start=streams_start, end=streams_end, before_load=baseline_streams))
