@@ -10,8 +10,10 @@ TSAN_BUILD_DIR ?= build-tsan
 FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
+# `make bench`'s soak: seconds of steady load after its warm-up (3600 for the hour; 0 skips it).
+SOAK_SECONDS ?= 120
 
-.PHONY: all deps configure build test demo bench format lint clean test-asan test-tsan fuzz
+.PHONY: all deps configure build test demo bench soak format lint clean test-asan test-tsan fuzz
 
 all: build
 
@@ -62,7 +64,13 @@ demo: build
 bench: deps
 	cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 	cmake --build build-release -j $(JOBS) --target k8s-job-executor kubesim kje_grpc_load kje_python_stubs
-	scripts/bench.sh build-release
+	SOAK_SECONDS=$(SOAK_SECONDS) scripts/bench.sh build-release
+
+# The soak alone (bench/soak.py), SOAK_SECONDS long.
+soak: deps
+	cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build build-release -j $(JOBS) --target k8s-job-executor kubesim kje_python_stubs
+	bench/soak.py build-release --seconds $(SOAK_SECONDS)
 
 format:
 	git ls-files '*.h' '*.cc' | xargs -r clang-format -i
