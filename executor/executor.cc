@@ -4,6 +4,7 @@
 #include "executor/executor.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -395,7 +396,8 @@ Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> cli
       policy_(std::move(policy)),
       options_(std::move(options)),
       clock_(clock),
-      backend_(backend != nullptr ? std::move(backend) : NewApacheSparkBackend()) {}
+      backend_(backend != nullptr ? std::move(backend) : NewApacheSparkBackend()),
+      next_driver_sweep_(options_.known_drivers_first_sweep) {}
 
 Executor::~Executor() = default;
 
@@ -466,9 +468,39 @@ void Executor::RememberDriver(const spark::AppProjection& app,
                               const std::optional<spark::DriverPod>& driver) {
   // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
   if (app.uid.empty() || (driver && driver->IsAlive(app.driver_container))) return;
+  {
+    absl::MutexLock lock(&drivers_mu_);
+    known_drivers_.insert_or_assign(
+        app.uid, KnownDriver{app.resource_version, driver, app.namespace_, app.name});
+    if (known_drivers_.size() < next_driver_sweep_) return;
+    next_driver_sweep_ = std::numeric_limits<size_t>::max();  // this caller sweeps
+  }
+  SweepKnownDrivers();
+}
+
+void Executor::SweepKnownDrivers() {
+  struct Held {
+    std::string uid;
+    std::string namespace_;
+    std::string name;
+  };
+  std::vector<Held> held;
+  {
+    absl::MutexLock lock(&drivers_mu_);
+    held.reserve(known_drivers_.size());
+    for (const auto& [uid, known] : known_drivers_) {
+      held.push_back(Held{uid, known.namespace_, known.name});
+    }
+  }
+  std::vector<std::string> gone;
+  for (const Held& h : held) {
+    cache::AppPtr app = cache_.Find(h.namespace_, h.name);
+    if (app == nullptr || app->uid != h.uid) gone.push_back(h.uid);
+  }
   absl::MutexLock lock(&drivers_mu_);
+  for (const std::string& uid : gone) known_drivers_.erase(uid);
   if (known_drivers_.size() >= kMaxKnownDrivers) known_drivers_.clear();
-  known_drivers_.insert_or_assign(app.uid, KnownDriver{app.resource_version, driver});
+  next_driver_sweep_ = std::max(options_.known_drivers_first_sweep, 2 * known_drivers_.size());
 }
 
 std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::string& metalake,

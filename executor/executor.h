@@ -56,6 +56,9 @@ struct ExecutorOptions {
   // Bytes of a followed log held for a slow FollowOutput caller; beyond it, lines are dropped and
   // counted in the next chunk.
   size_t max_follow_buffer_bytes = 4 << 20;
+  // The stopped apps' drivers remembered for Status are swept of apps the cache no longer holds
+  // when they first reach this many, then whenever they have doubled since the last sweep.
+  size_t known_drivers_first_sweep = 1024;
 };
 
 struct SubmitResult {
@@ -188,13 +191,21 @@ class Executor {
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
   // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the
   // pod's removal moves it to ResourceReleased), so Status of a finished job needs no pod LIST.
+  // An entry outlives its app only until the next sweep: when the map has doubled since the
+  // last one, the entries of apps the cache no longer holds (deleted, or not followed) go, so it
+  // stays within twice the stopped apps the cache holds (and small when the cache is off).
   struct KnownDriver {
     std::string resource_version;
     std::optional<spark::DriverPod> driver;
+    std::string namespace_;
+    std::string name;
   };
   static constexpr size_t kMaxKnownDrivers = 200000;
+  // Drops the entries whose app the cache no longer holds; asks the cache without the lock.
+  void SweepKnownDrivers();
   mutable absl::Mutex drivers_mu_;
   absl::flat_hash_map<std::string, KnownDriver> known_drivers_ ABSL_GUARDED_BY(drivers_mu_);
+  size_t next_driver_sweep_ ABSL_GUARDED_BY(drivers_mu_);
 };
 
 }  // namespace kje::executor

@@ -55,7 +55,8 @@ struct Fixture {
   std::unique_ptr<cache::AppCache> cache;
   std::unique_ptr<Executor> executor;
 
-  explicit Fixture(bool cache_on = false, std::vector<std::string> allowed = {}) {
+  explicit Fixture(bool cache_on = false, std::vector<std::string> allowed = {},
+                   size_t known_drivers_first_sweep = 1024) {
     client->set_complete_on_cancel(true);
     cache::InformerOptions informer;
     informer.collection = {"spark.apache.org", "v1", "sparkapplications", "", "", ""};
@@ -69,6 +70,7 @@ struct Fixture {
     options.request_timeout = absl::Seconds(30);
     options.max_queued_changes = 4;
     options.max_follow_buffer_bytes = 64;
+    options.known_drivers_first_sweep = known_drivers_first_sweep;
     executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(kNs, allowed),
                                           options, clock);
   }
@@ -325,6 +327,48 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   CHECK(absl::IsNotFound(malformed->status()));
   CHECK_FALSE(f.executor->StatusNow(IdOf("unknown")).has_value());
   CHECK_FALSE(f.client->HasPendingCall());
+}
+
+TEST_CASE("executor: a stopped app's remembered driver goes once the cache no longer holds it",
+          "[executor]") {
+  Fixture f(/*cache_on=*/true, {}, /*known_drivers_first_sweep=*/2);
+  f.cache->Pin(kNs);
+  k8s::ListPage page;
+  page.items = testing::Items({AppJson("a", "3", "Succeeded"), AppJson("b", "4", "Succeeded")});
+  page.resource_version = "5";
+  f.client->CompleteList(f.Next("list"), page);
+  auto watch = f.Next("watch");
+  auto status = [&](const std::string& name) {
+    auto done = std::make_shared<absl::Notification>();
+    f.executor->Status(IdOf(name), absl::Now() + absl::Seconds(5),
+                       [done](const absl::StatusOr<JobResult>&) { done->Notify(); });
+    return [done] { REQUIRE(done->WaitForNotificationWithTimeout(absl::Seconds(10))); };
+  };
+  auto no_driver = [] { return testing::Items({}); };
+
+  // a's driver is looked up once, then remembered: the next Status needs no request.
+  auto wait_a = status("a");
+  k8s::ListPage pods;
+  pods.items = no_driver();
+  f.client->CompleteList(f.Next("list"), pods);
+  wait_a();
+  CHECK(f.executor->StatusNow(IdOf("a")).has_value());
+
+  // a is deleted; b's lookup makes two remembered drivers, the sweep's size: a's goes.
+  f.client->SendEvent(watch, k8s::WatchEvent{k8s::WatchEvent::Type::kDeleted, "6",
+                                             testing::Json(AppJson("a", "6", "Succeeded"))});
+  for (int i = 0; i < 3; ++i) f.client->Barrier();
+  auto wait_b = status("b");
+  f.client->CompleteList(f.Next("list"), pods);
+  wait_b();
+  CHECK(f.executor->StatusNow(IdOf("b")).has_value());
+
+  // a comes back as the same object: its driver has to be looked up again.
+  f.client->SendEvent(watch, k8s::WatchEvent{k8s::WatchEvent::Type::kAdded, "3",
+                                             testing::Json(AppJson("a", "3", "Succeeded"))});
+  for (int i = 0; i < 3; ++i) f.client->Barrier();
+  CHECK_FALSE(f.executor->StatusNow(IdOf("a")).has_value());
+  CHECK(f.executor->StatusNow(IdOf("b")).has_value());
 }
 
 // A caller that never finishes reading: writes stay out.
