@@ -262,7 +262,12 @@ class Server : public HttpServer {
         tcp_layer.expires_after(milliseconds(options_.write_timeout_ms));
         co_await asio::async_write(c->stream, http::make_chunk_last(), token);
       }
-      break;
+      // The peer watcher still has a read pending, and a TLS shutdown would read beside it (two
+      // reads on one TLS stream): it then never ended, and the connection stayed open in
+      // CLOSE-WAIT after the client had gone. Closing ends that read, and with it the last
+      // reference to the connection.
+      tcp_layer.close();
+      co_return;
     }
     tcp_layer.expires_after(milliseconds(2000));
     co_await c->stream.async_shutdown(token);
