@@ -36,20 +36,21 @@ test: build
 # (tests/sanitizers/lsan.supp says which and why).
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKJE_SANITIZE=ON $(CMAKE_FLAGS)
-	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	scripts/timed.sh "test-asan: build" cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 	cd $(ASAN_BUILD_DIR) && \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(CURDIR)/scripts/timed.sh "test-asan: tests" \
 	  ctest -j $(JOBS) --output-on-failure --timeout 1200
 
 # ThreadSanitizer over the tests labelled tsan, against Debian's Abseil rebuilt with it
 # (scripts/build-tsan-abseil.sh; the first run fetches and builds it, about 10 minutes).
 test-tsan: deps
-	scripts/build-tsan-abseil.sh $(TSAN_BUILD_DIR)/absl-tsan
+	scripts/timed.sh "test-tsan: Abseil" scripts/build-tsan-abseil.sh $(TSAN_BUILD_DIR)/absl-tsan
 	cmake -S . -B $(TSAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DKJE_TSAN=ON \
 	  -Dabsl_DIR=$(abspath $(TSAN_BUILD_DIR))/absl-tsan/install/lib/cmake/absl $(CMAKE_FLAGS)
-	cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
-	scripts/test-tsan.sh $(TSAN_BUILD_DIR) -j $(JOBS)
+	scripts/timed.sh "test-tsan: build" cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
+	scripts/timed.sh "test-tsan: tests" scripts/test-tsan.sh $(TSAN_BUILD_DIR) -j $(JOBS)
 
 # libFuzzer (clang 14) over every parser of outside input, FUZZ_SECONDS per target.
 fuzz: deps

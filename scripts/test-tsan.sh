@@ -24,12 +24,10 @@ for bin in "$build"/bin/*; do
   fi
 done
 export TSAN_OPTIONS="suppressions=$src/tests/sanitizers/tsan.supp:log_path=$reports/tsan:second_deadlock_stack=1:halt_on_error=0"
-start=$(date +%s)
 # Left out: the 100k-object LIST, a scale test whose own 5-minute bound TSan's slowdown (5-15x)
 # exceeds; the other kubesim tests run the same client paths concurrently.
 (cd "$build" && ctest -L tsan -E '100k objects' --output-on-failure --timeout 1200 "$@")
 rc=$?
-minutes=$(( ($(date +%s) - start + 59) / 60 ))
 
 shopt -s nullglob
 found=("$reports"/tsan.*)
@@ -41,5 +39,4 @@ if ((${#found[@]} > 0)); then
   done
   rc=1
 fi
-echo "test-tsan: ctest took ${minutes} min" >&2
 exit $rc

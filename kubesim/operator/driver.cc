@@ -586,8 +586,9 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
       into.push_back(std::move(sc));
     }
   };
+  // Unsigned: the attempt id comes from a status any client may write (INT64_MAX included).
   const std::string container_id =
-      "containerd://" + Hex(conf.seed ^ static_cast<uint64_t>(attempt * 31 + 7), 64);
+      "containerd://" + Hex(conf.seed ^ (static_cast<uint64_t>(attempt) * 31 + 7), 64);
   const std::string message_unready =
       std::string("containers with unready status: [") + conf.driver_container + "]";
   json::object cs;

@@ -30,6 +30,10 @@ using internal::PodStage;
 using internal::Timeline;
 using namespace internal;  // NOLINT: the operator's own vocabulary
 
+// The operator counts attempts, restarts and history keys in Java longs, which wrap. Ours come
+// from a status any client may write (INT64_MAX included), and a signed overflow is undefined.
+int64_t Increment(int64_t n) { return static_cast<int64_t>(static_cast<uint64_t>(n) + 1); }
+
 class Reconciler {
  public:
   Reconciler(const AppView& view, const Options& options)
@@ -129,7 +133,7 @@ class Reconciler {
     const json::object* prev =
         ObjectAt(ObjectAt(&status_, "previousAttemptSummary"), "stateTransitionHistory");
     for (const auto& [k, e] : Entries(prev)) max_key = std::max(max_key, k);
-    return max_key + 1;
+    return Increment(max_key);
   }
 
   void Transition(const std::string& state, const char* message,
@@ -327,11 +331,11 @@ class Reconciler {
                    state_time_ - attempt_start >=
                        internal::ScaledMs(tol_.restart_counter_reset_ms, options_.time_scale);
       if (reset) restarts = failures = scheduling = 0;
-      restarts += 1;
+      restarts = Increment(restarts);
       bool scheduling_failure = stopped == "SchedulingFailure";
       bool failure = IsFailure(stopped) && !scheduling_failure;
-      failures = failure ? failures + 1 : 0;
-      scheduling = scheduling_failure ? scheduling + 1 : 0;
+      failures = failure ? Increment(failures) : 0;
+      scheduling = scheduling_failure ? Increment(scheduling) : 0;
       if (restarts > tol_.max_restart_attempts) {
         exceeded = "The maximum number of restart attempts (" +
                    std::to_string(tol_.max_restart_attempts) + ") has been exceeded.";
@@ -355,7 +359,7 @@ class Reconciler {
         status_["previousAttemptSummary"] = std::move(previous);
         status_["stateTransitionHistory"] = json::object();
         status_["currentAttemptSummary"] = json::object{
-            {"attemptInfo", AttemptInfo(attempt_ + 1, restarts, failures, scheduling)}};
+            {"attemptInfo", AttemptInfo(Increment(attempt_), restarts, failures, scheduling)}};
         json::object entry;
         entry["currentStateSummary"] = "ScheduledToRestart";
         entry["lastTransitionTime"] = internal::FormatStatusTime(now_);

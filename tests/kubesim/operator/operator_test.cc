@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
@@ -653,6 +655,33 @@ TEST_CASE("Odd but schema-valid statuses never throw", "[operator]") {
     CHECK(w.exists());
     CHECK_FALSE(w.CurrentState().empty());
   }
+}
+
+TEST_CASE("Counters written at INT64_MAX wrap on a restart, as the operator's Java longs do",
+          "[operator]") {
+  // UBSan: each of these was a signed overflow (the next attempt id, the restart counters, the
+  // next history key, the container id hashed from the attempt).
+  json::object app = PlainPi();
+  Tolerations(app)["restartConfig"] =
+      json::object{{"restartPolicy", "Always"}, {"maxRestartAttempts", 3}};
+  World w(std::move(app));
+  w.mutable_app()["status"] = json::parse(R"({
+      "currentState": {"currentStateSummary": "Failed",
+                       "lastTransitionTime": "2026-05-12T10:00:00Z"},
+      "stateTransitionHistory": {"9223372036854775807": {"currentStateSummary": "Failed",
+                                 "lastTransitionTime": "2026-05-12T10:00:00Z"}},
+      "currentAttemptSummary": {"attemptInfo": {"id": 9223372036854775807,
+                                                "restartCounter": 9223372036854775807,
+                                                "failureRestartCounter": 9223372036854775807}}})");
+  w.mutable_app()["metadata"].as_object()["finalizers"] = json::array{testing::kFinalizer};
+  w.SetNow(*op::internal::ParseTime("2026-05-12T10:10:00Z"));
+  w.RunUntilState("ScheduledToRestart", 60 * 1000);
+  const auto& info = w.Status().at("currentAttemptSummary").at("attemptInfo");
+  CHECK(info.at("id").as_int64() == std::numeric_limits<int64_t>::min());
+  CHECK(info.at("restartCounter").as_int64() == std::numeric_limits<int64_t>::min());
+  w.Run(600 * 1000);
+  CHECK(w.exists());
+  CHECK_FALSE(w.created_pods().empty());
 }
 
 }  // namespace
