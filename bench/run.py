@@ -885,17 +885,22 @@ def fmt(v):
     return str(v)
 
 
-def print_table(rows):
-    header = ("metric", "value", "unit", "goal", "pass")
-    lines = [header] + [(r["metric"], fmt(r["value"]), r["unit"], r["goal"],
-                         {True: "PASS", False: "FAIL", None: "-"}[r["pass"]]) for r in rows]
-    widths = [max(len(str(l[i])) for l in lines) for i in range(5)]
+def print_markdown(header, lines):
+    """A Markdown table of `lines` (tuples as long as `header`), its columns padded."""
+    lines = [header] + list(lines)
+    widths = [max(len(str(l[i])) for l in lines) for i in range(len(header))]
     out = []
     for n, l in enumerate(lines):
         out.append("| " + " | ".join(str(c).ljust(widths[i]) for i, c in enumerate(l)) + " |")
         if n == 0:
             out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     print("\n".join(out))
+
+
+def print_table(rows):
+    print_markdown(("metric", "value", "unit", "goal", "pass"),
+                   [(r["metric"], fmt(r["value"]), r["unit"], r["goal"],
+                     {True: "PASS", False: "FAIL", None: "-"}[r["pass"]]) for r in rows])
 
 
 def main():

@@ -20,6 +20,9 @@ import threading
 import time
 import traceback
 
+# The row, value and table formats of run.py's figures (this file lives beside it).
+from run import print_markdown, print_table, row  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "build", "bench", "soak.json")
 NS = "soak"
@@ -535,12 +538,6 @@ def slope_per_second(points):
     return sum((t - mt) * (y - my) for t, y in points) / var if var else 0.0
 
 
-def row(metric, value, unit, goal, passed, **details):
-    r = {"metric": metric, "value": value, "unit": unit, "goal": goal, "pass": passed}
-    r.update(details)
-    return r
-
-
 def figures_rows(name, first, last, samples, seconds, load_t0, judge_rss=True):
     """The rows of one process: RSS growth over the second half of the load, and fds and
     threads from the quiet start to the quiet end."""
@@ -647,25 +644,6 @@ def soak(seconds, seed):
     return rows, calls, sampler.samples
 
 
-def fmt(v):
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return "%.3g" % v if abs(v) < 100 else "%.0f" % v
-    return str(v)
-
-
-def print_table(header, lines):
-    lines = [header] + lines
-    widths = [max(len(str(l[i])) for l in lines) for i in range(len(header))]
-    out = []
-    for n, l in enumerate(lines):
-        out.append("| " + " | ".join(str(c).ljust(widths[i]) for i, c in enumerate(l)) + " |")
-        if n == 0:
-            out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    print("\n".join(out))
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build_dir")
@@ -694,14 +672,12 @@ def main():
         traceback.print_exc()
         rows, calls, samples = [row("Soak (did not run)", None, "-", "-", False,
                                     error=repr(e))], None, []
-    print_table(("metric", "value", "unit", "goal", "pass"),
-                [(r["metric"], fmt(r["value"]), r["unit"], r["goal"],
-                  {True: "PASS", False: "FAIL", None: "-"}[r["pass"]]) for r in rows])
+    print_table(rows)
     if calls is not None:
         print()
-        print_table(("rpc", "code", "calls", "unexpected"),
-                    [(rpc, code, n, calls.unexpected.get((rpc, code), 0))
-                     for (rpc, code), n in sorted(calls.by_code.items())])
+        print_markdown(("rpc", "code", "calls", "unexpected"),
+                       [(rpc, code, n, calls.unexpected.get((rpc, code), 0))
+                        for (rpc, code), n in sorted(calls.by_code.items())])
         for example in calls.examples:
             print("unexpected: %s" % example)
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
