@@ -27,25 +27,17 @@ using Clock = std::chrono::steady_clock;
 namespace health = grpc::health::v1;
 namespace pb = jobexecutor::v1;
 
-struct Summary {
-  double p50 = 0;
-  double p90 = 0;
-  double p99 = 0;
-  double max = 0;
-  double mean = 0;
-};
-
-Summary Summarize(std::vector<double> all) {
+// The latency figures of `all` (milliseconds) into a LoadResult or a WatchResult.
+template <class Result>
+void Summarize(std::vector<double> all, Result* r) {
   std::sort(all.begin(), all.end());
   double sum = 0;
   for (double v : all) sum += v;
-  Summary s;
-  s.p50 = Quantile(all, 0.50);
-  s.p90 = Quantile(all, 0.90);
-  s.p99 = Quantile(all, 0.99);
-  s.max = all.empty() ? 0 : all.back();
-  s.mean = all.empty() ? 0 : sum / static_cast<double>(all.size());
-  return s;
+  r->p50_ms = Quantile(all, 0.50);
+  r->p90_ms = Quantile(all, 0.90);
+  r->p99_ms = Quantile(all, 0.99);
+  r->max_ms = all.empty() ? 0 : all.back();
+  r->mean_ms = all.empty() ? 0 : sum / static_cast<double>(all.size());
 }
 
 // What one in-flight slot has seen. Only its own calls touch it, one after the other.
@@ -109,12 +101,7 @@ class Phase {
     r.calls = static_cast<int64_t>(all.size());
     r.seconds = std::chrono::duration<double>(finish_ - start_).count();
     r.throughput = r.seconds > 0 ? static_cast<double>(r.calls) / r.seconds : 0;
-    Summary l = Summarize(std::move(all));
-    r.p50_ms = l.p50;
-    r.p90_ms = l.p90;
-    r.p99_ms = l.p99;
-    r.max_ms = l.max;
-    r.mean_ms = l.mean;
+    Summarize(std::move(all), &r);
     return r;
   }
 
@@ -527,12 +514,7 @@ absl::StatusOr<WatchResult> RunWatch(const LoadOptions& options, const WatchHook
   for (const auto& stream : streams) {
     all.insert(all.end(), stream->latencies_ms().begin(), stream->latencies_ms().end());
   }
-  Summary l = Summarize(std::move(all));
-  r.p50_ms = l.p50;
-  r.p90_ms = l.p90;
-  r.p99_ms = l.p99;
-  r.max_ms = l.max;
-  r.mean_ms = l.mean;
+  Summarize(std::move(all), &r);
   return r;
 }
 
