@@ -248,22 +248,11 @@ class AppInformerImpl final : public AppInformer,
   // resourceVersion), else null. A relist keeps what didn't change instead of projecting it
   // again, so its peak is the changed objects, not a second copy of the snapshot.
   AppPtr Unchanged(const rapidjson::Value& object) const {
-    if (!object.IsObject()) return nullptr;
-    auto metadata = object.FindMember("metadata");
-    if (metadata == object.MemberEnd() || !metadata->value.IsObject()) return nullptr;
-    auto name = metadata->value.FindMember("name");
-    auto rv = metadata->value.FindMember("resourceVersion");
-    if (name == metadata->value.MemberEnd() || !name->value.IsString() ||
-        rv == metadata->value.MemberEnd() || !rv->value.IsString()) {
-      return nullptr;
-    }
-    AppPtr held = Find(std::string_view(name->value.GetString(), name->value.GetStringLength()));
-    if (held == nullptr ||
-        held->resource_version !=
-            std::string_view(rv->value.GetString(), rv->value.GetStringLength())) {
-      return nullptr;
-    }
-    return held;
+    std::string_view name = k8s::MetadataField(object, "name");
+    std::string_view rv = k8s::MetadataField(object, "resourceVersion");
+    if (name.empty() || rv.empty()) return nullptr;
+    AppPtr held = Find(name);
+    return held != nullptr && held->resource_version == rv ? held : nullptr;
   }
 
   // The whole collection, page by page. A page that timed out waiting for its answer is asked

@@ -40,10 +40,7 @@ template <class T>
 std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& done,
                                   absl::StatusOr<T> result) {
   done(std::move(result));
-  // One handle serves every call answered inline: there is nothing to cancel.
-  static const auto* const kFinished =
-      new std::shared_ptr<RpcHandle>(std::make_shared<internal::Finished>());
-  return *kFinished;
+  return internal::FinishedHandle();
 }
 
 }  // namespace

@@ -114,6 +114,12 @@ class Finished final : public RpcHandle {
   void Cancel() override {}
 };
 
+// One handle serves every call answered inline: there is nothing to cancel.
+inline std::shared_ptr<RpcHandle> FinishedHandle() {
+  static const auto* const kFinished = new std::shared_ptr<RpcHandle>(std::make_shared<Finished>());
+  return *kFinished;
+}
+
 // A one-shot wake-up: Waker() gives a function any thread may call (once or many times) to
 // resume the coroutine awaiting Wait(), on the coroutine's executor. A cancellation of the
 // coroutine also resumes it; the caller then checks Cancelled().

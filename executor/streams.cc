@@ -197,7 +197,7 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
                                                  std::function<void(absl::Status)> done) {
   auto fail = [&](absl::Status status) -> std::shared_ptr<RpcHandle> {
     done(std::move(status));
-    return std::make_shared<internal::Finished>();
+    return internal::FinishedHandle();
   };
   if (execution_ids.empty()) return fail(absl::InvalidArgumentError("no execution ids to watch"));
   if (execution_ids.size() > kMaxWatchedJobs) {
@@ -235,11 +235,11 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
   auto id = ParseId(execution_id);
   if (!id.ok()) {
     done(id.status());
-    return std::make_shared<internal::Finished>();
+    return internal::FinishedHandle();
   }
   if (tail_lines < 0) {
     done(absl::InvalidArgumentError("tail_lines must not be negative"));
-    return std::make_shared<internal::Finished>();
+    return internal::FinishedHandle();
   }
   if (tail_lines == 0) tail_lines = kDefaultFollowTailLines;
   deadline = std::min(deadline, absl::Now() + kMaxFollow);

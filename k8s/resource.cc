@@ -46,11 +46,17 @@ std::string StringMember(const rapidjson::Value& object, const char* name) {
 }
 
 std::string MetadataResourceVersion(const rapidjson::Value& object) {
-  const rapidjson::Value* metadata = Member(object, "metadata");
-  return metadata ? StringMember(*metadata, "resourceVersion") : std::string();
+  return std::string(MetadataField(object, "resourceVersion"));
 }
 
 }  // namespace
+
+std::string_view MetadataField(const rapidjson::Value& object, const char* field) {
+  const rapidjson::Value* metadata = Member(object, "metadata");
+  const rapidjson::Value* v = metadata ? Member(*metadata, field) : nullptr;
+  return v && v->IsString() ? std::string_view(v->GetString(), v->GetStringLength())
+                            : std::string_view();
+}
 
 absl::StatusOr<std::string> ResourcePath(const ResourceRef& ref) {
   if (ref.version.empty()) return absl::InvalidArgumentError("resource reference without version");

@@ -129,6 +129,9 @@ absl::StatusOr<ListPage> ParseListPage(std::string_view body);
 // stays recognizable with IsK8sGone()).
 absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line);
 
+// metadata.<field> of a parsed object (name, resourceVersion, ...); "" when absent or not a string.
+std::string_view MetadataField(const rapidjson::Value& object, const char* field);
+
 // metadata.resourceVersion of an object's JSON, or "" when absent.
 std::string ResourceVersionOf(std::string_view object_json);
 
