@@ -1,4 +1,4 @@
-// Submit, Status, Cancel, Output and ListJobs (the Java executor's §3.5–§3.9 behaviour), each a
+// Submit, Status, Cancel, Output and ListJobs (the Java k8s executor's behaviour), each a
 // straight-line coroutine over the awaitable Kubernetes client.
 
 #include "executor/executor.h"
@@ -134,7 +134,7 @@ struct Executor::Coroutines {
     co_return *found;
   }
 
-  // Status (§3.6, §3.7) of an app looked up: the driver's times for a stopped one, and the two
+  // Status of an app looked up: the driver's times for a stopped one, and the two
   // fail-safe deletions.
   static asio::awaitable<absl::StatusOr<JobResult>> Resolve(Executor& ex, spark::ExecutionId id,
                                                             cache::AppPtr app,

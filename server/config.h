@@ -1,7 +1,7 @@
 #pragma once
 
 // The service's configuration: the Java k8s job executor's keys (same names, defaults and
-// validation; reference/gravitino-k8s-executor.md §3.1) plus the server's own keys under
+// validation) plus the server's own keys under
 // `server.`. Sources, later ones winning: defaults, the YAML file, K8S_JOB_EXECUTOR_* environment
 // variables, command-line flags.
 

@@ -39,12 +39,35 @@ RpcContext::RpcContext(grpc::CallbackServerContext* ctx, std::string_view method
   ctx->AddInitialMetadata("x-request-id", request_id_);
 }
 
+log::Level RpcLogLevel(grpc::StatusCode code, bool read) {
+  switch (code) {
+    // Answers: what the caller asked for was done, or refused because of what it asked. Reads
+    // are what callers poll, thousands a second (a job deleted under a poller answers NOT_FOUND
+    // each time): a line each would cost more than the answer and flood the log, so they are
+    // debug; a change is worth a line.
+    case grpc::StatusCode::OK:
+    case grpc::StatusCode::CANCELLED:
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::ALREADY_EXISTS:
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return read ? log::Level::kDebug : log::Level::kInfo;
+    // The service or the cluster could not answer now: an operator may have to act.
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::ABORTED:
+    case grpc::StatusCode::OUT_OF_RANGE:
+    case grpc::StatusCode::UNAVAILABLE:
+      return log::Level::kWarn;
+    default:  // UNKNOWN, UNIMPLEMENTED, INTERNAL, DATA_LOSS: a fault of ours
+      return log::Level::kError;
+  }
+}
+
 void RpcContext::LogFinish(const grpc::Status& status) {
-  // Answered reads are what callers poll, thousands a second: a line each would cost more than
-  // the answer (and flood the log), so they are debug; changes and failures stay visible.
-  log::Level level = !status.ok() ? log::Level::kWarn
-                     : read_      ? log::Level::kDebug
-                                  : log::Level::kInfo;
+  log::Level level = RpcLogLevel(status.error_code(), read_);
   if (!log::Enabled(level)) return;
   if (request_id_.empty()) {
     request_id_ = SanitizeOrMakeRequestId("");

@@ -5,8 +5,9 @@
 // of the RPC, and one log line when the RPC finishes, with its code and duration.
 //
 // A unary read that the caller sent no usable id for gets one only if its line is logged (a
-// failure, or debug logging): an id that no log line carries correlates nothing, and a cached
-// Status is cheap enough that making, sending and parsing one was a tenth of its cost.
+// failure the caller did not cause, or debug logging): an id that no log line carries correlates
+// nothing, and a cached Status is cheap enough that making, sending and parsing one was a tenth of
+// its cost.
 
 #include <grpcpp/grpcpp.h>
 
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "absl/time/time.h"
+#include "base/log.h"
 
 namespace kje::server {
 
@@ -42,5 +44,9 @@ class RpcContext {
 std::string SanitizeOrMakeRequestId(std::string_view from_caller);
 // Whether the caller's id is kept as it is.
 bool UsableRequestId(std::string_view from_caller);
+// The level of an RPC's `rpc finished` line: debug for a read answered (found or not), info for a
+// change answered or refused for its input, warn when the service or cluster could not answer,
+// error for a fault of the service.
+log::Level RpcLogLevel(grpc::StatusCode code, bool read);
 
 }  // namespace kje::server

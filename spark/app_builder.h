@@ -1,7 +1,7 @@
 #pragma once
 
-// Builds the SparkApplication of a job exactly as the Java k8s executor does (reference §3.4,
-// PR #13700), so that both executors create the same resource from the same template.
+// Builds the SparkApplication of a job exactly as the Java k8s executor does (as merged
+// upstream), so that both executors create the same resource from the same template.
 
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 
 // Names, labels, annotations and CRD coordinates shared with the Java k8s job executor of
-// Apache Gravitino (PR #13700), so that both executors see the same jobs on a shared cluster.
+// Apache Gravitino, so that both executors see the same jobs on a shared cluster.
 
 #include <string>
 #include <string_view>

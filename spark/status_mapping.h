@@ -1,7 +1,7 @@
 #pragma once
 
 // The mapping from a SparkApplication (and its driver pod) to a job status with times, rule for
-// rule as the Java k8s executor's SparkApplicationStatusUtils (reference §3.7), plus CANCELLING.
+// rule as the Java k8s executor's SparkApplicationStatusUtils, plus CANCELLING.
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// The status mapping over the operator samples of shared/reference/apache-operator-samples
+// The status mapping over the operator samples in testdata/
 // (synthetic full objects built from the 0.9.0 code paths, and the verbatim unit-test status).
 
 #include <catch2/catch.hpp>
