@@ -71,6 +71,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     return absl::UnavailableError(absl::StrCat("server.listen: can't listen on ", config.listen,
                                                " (address in use or not local?)"));
   }
+  s->keeper_ = std::make_unique<PollKeeper>(s->server_->InProcessChannel(grpc::ChannelArguments()),
+                                            PollKeeper::kMethod);
   auto* health = s->server_->GetHealthCheckService();
   for (const char* name : kHealthServices) health->SetServingStatus(name, true);
   return s;
@@ -86,6 +88,7 @@ void GrpcServer::SetReady(bool ready) {
 void GrpcServer::Shutdown(absl::Duration drain) {
   if (server_ == nullptr || shut_down_) return;
   shut_down_ = true;
+  keeper_.reset();
   server_->GetHealthCheckService()->SetServingStatus("readiness", false);
   server_->Shutdown(absl::ToChronoTime(absl::Now() + drain));
   server_->Wait();

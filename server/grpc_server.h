@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/config.h"
+#include "server/poll_keeper.h"
 
 namespace kje::server {
 
@@ -44,6 +45,7 @@ class GrpcServer {
   GrpcServer() = default;
 
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<PollKeeper> keeper_;  // stopped before the server
   int port_ = 0;
   bool shut_down_ = false;
 };

@@ -1,0 +1,47 @@
+#include "server/poll_keeper.h"
+
+#include <utility>
+
+namespace kje::server {
+namespace {
+
+// Bounds a call that doesn't complete (a channel stuck connecting), so stopping never hangs.
+constexpr absl::Duration kCallDeadline = absl::Seconds(1);
+
+}  // namespace
+
+PollKeeper::PollKeeper(std::shared_ptr<grpc::Channel> channel, std::string method,
+                       absl::Duration period, std::function<void(const grpc::Status&)> on_call)
+    : channel_(std::move(channel)),
+      stub_(channel_),
+      method_(std::move(method)),
+      period_(period),
+      on_call_(std::move(on_call)),
+      thread_([this] { Run(); }) {}
+
+PollKeeper::~PollKeeper() {
+  stop_.Notify();
+  thread_.join();
+}
+
+void PollKeeper::Run() {
+  while (!stop_.WaitForNotificationWithTimeout(period_)) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
+    grpc::Slice empty;  // an empty message: a ByteBuffer without a slice is no message at all
+    grpc::ByteBuffer request(&empty, 1);
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    absl::Notification done;
+    // A callback call: its completion is what runs on the threads this keeps awake.
+    stub_.UnaryCall(&context, method_, grpc::StubOptions(), &request, &response,
+                    [&](grpc::Status s) {
+                      status = std::move(s);
+                      done.Notify();
+                    });
+    done.WaitForNotification();
+    if (on_call_) on_call_(status);
+  }
+}
+
+}  // namespace kje::server
