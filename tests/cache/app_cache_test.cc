@@ -15,10 +15,12 @@ struct Loop {
   boost::asio::io_context io;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
   std::thread thread{[this] { io.run(); }};
+  std::shared_ptr<testing::FakeKubeClient> client = std::make_shared<testing::FakeKubeClient>(io);
   ~Loop() {
     work.reset();
     io.stop();
     thread.join();
+    client->DropPending();
   }
 };
 
@@ -38,7 +40,7 @@ CacheOptions Options(bool enabled, size_t max_on_demand = 2) {
 
 TEST_CASE("app cache: disabled, it never lists and always misses", "[cache]") {
   Loop loop;
-  auto client = std::make_shared<testing::FakeKubeClient>(loop.io);
+  auto& client = loop.client;
   FakeClock clock;
   AppCache cache(loop.io, client, Prototype(), Options(false), clock);
   cache.Pin("jobs");
@@ -52,7 +54,7 @@ TEST_CASE("app cache: disabled, it never lists and always misses", "[cache]") {
 
 TEST_CASE("app cache: pinned namespaces are followed; reads of others start nothing", "[cache]") {
   Loop loop;
-  auto client = std::make_shared<testing::FakeKubeClient>(loop.io);
+  auto& client = loop.client;
   FakeClock clock;
   AppCache cache(loop.io, client, Prototype(), Options(true), clock);
   cache.Pin("jobs");
@@ -82,7 +84,7 @@ TEST_CASE("app cache: pinned namespaces are followed; reads of others start noth
 TEST_CASE("app cache: on-demand informers are bounded and stop when their last subscriber leaves",
           "[cache]") {
   Loop loop;
-  auto client = std::make_shared<testing::FakeKubeClient>(loop.io);
+  auto& client = loop.client;
   FakeClock clock;
   AppCache cache(loop.io, client, Prototype(), Options(true, /*max_on_demand=*/2), clock);
   auto mailbox = [] { return std::make_shared<Mailbox<AppEvent>>(4); };

@@ -82,6 +82,7 @@ struct Fixture {
     work.reset();
     io.stop();
     thread.join();
+    client->DropPending();
   }
 
   // Lets everything already posted run: the fake client's event deliveries and completions, each

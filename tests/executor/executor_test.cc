@@ -79,6 +79,7 @@ struct Fixture {
     work.reset();
     io.stop();
     thread.join();
+    client->DropPending();
   }
 
   std::shared_ptr<FakeKubeClient::Call> Next(const std::string& verb) {

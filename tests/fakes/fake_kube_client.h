@@ -88,6 +88,31 @@ class FakeKubeClient final : public k8s::Client,
 
   void set_complete_on_cancel(bool on) { complete_on_cancel_ = on; }
 
+  // Destroys the completion handlers of every call never completed, as destroying an io_context
+  // destroys the handlers of the real client's pending operations. A coroutine suspended on a
+  // call holds the call's handle, and the call holds the coroutine's handler: without this, a
+  // test that ends with a call pending leaks both. Call after the io_context's threads have
+  // stopped (a handler's destruction runs the coroutine's destructors).
+  void DropPending() {
+    std::vector<std::shared_ptr<Call>> calls;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& weak : made_) {
+        if (auto call = weak.lock()) calls.push_back(std::move(call));
+      }
+      made_.clear();
+      pending_.clear();
+    }
+    for (const auto& call : calls) {
+      if (call->finished.exchange(true)) continue;
+      call->list_done = nullptr;
+      call->on_event = nullptr;
+      call->watch_done = nullptr;
+      call->string_done = nullptr;
+      call->on_chunk = nullptr;
+    }
+  }
+
   // Completes a get/create/patch/delete.
   void Complete(const std::shared_ptr<Call>& call, absl::StatusOr<std::string> result) {
     boost::asio::post(io_, [call, result = std::move(result)]() mutable {
@@ -219,6 +244,7 @@ class FakeKubeClient final : public k8s::Client,
   std::shared_ptr<k8s::CallHandle> Record(std::shared_ptr<Call> call) {
     absl::MutexLock lock(&mu_);
     pending_.push_back(call);
+    made_.push_back(call);
     return std::make_shared<Handle>(std::move(call), &io_, complete_on_cancel_.load());
   }
 
@@ -242,6 +268,7 @@ class FakeKubeClient final : public k8s::Client,
   k8s::ConnectionConfig config_;
   absl::Mutex mu_;
   std::deque<std::shared_ptr<Call>> pending_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::weak_ptr<Call>> made_ ABSL_GUARDED_BY(mu_);  // for DropPending
 };
 
 }  // namespace kje::testing
