@@ -251,9 +251,24 @@ spark:
         # Answered reads are logged at debug only: no line, hence no id to correlate with.
         _, call = self.stub.Status.with_call(req, timeout=kje.RPC_TIMEOUT)
         self.assertIsNone(request_id(call.initial_metadata()))
-        # A failure is logged, with an id made for it and returned.
+        # A read answered NOT_FOUND is an answer too: debug, no id.
         with self.assertRaises(grpc.RpcError) as err:
             self.stub.Status(pb.StatusRequest(execution_id="no/such/id"), timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(err.exception.code(), grpc.StatusCode.NOT_FOUND)
+        self.assertIsNone(request_id(err.exception.initial_metadata()))
+        # A read the cluster could not answer is logged (warn), with an id made for it and
+        # returned. The uncached server reads the app from the API server, which fails every GET.
+        fault = kje.add_fault(self.cluster, {"verb": "get", "resource": "sparkapplications",
+                                             "status": 503, "count": 1000})
+        try:
+            with self.assertRaises(grpc.RpcError) as err:
+                self.uncached_stub.Status(req, timeout=kje.RPC_TIMEOUT)
+        finally:
+            if any(f["id"] == fault for f in
+                   kje._kubesim_request(self.cluster, "GET", "/kubesim/faults")["items"]):
+                kje.remove_fault(self.cluster, fault)
+        self.assertIn(err.exception.code(), (grpc.StatusCode.UNAVAILABLE,
+                                             grpc.StatusCode.DEADLINE_EXCEEDED))
         made = request_id(err.exception.initial_metadata())
         self.assertRegex(made or "", r"^[0-9a-f]{16}$")
 

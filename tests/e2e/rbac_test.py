@@ -12,6 +12,7 @@ helm comes from scripts/fetch-tools.sh, as for tests/deploy/helm_test.py.
 """
 
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -144,6 +145,14 @@ server:
   allowedNamespaces: [%s]
 """ % (self.kubeconfig, ", ".join(JOB_NAMESPACES)))
         self.server = kje.Server(["--config", self.config])
+        # The scenario starts once each namespace's informer has made its first list (synced, or
+        # denied): a list made after the jobs ran would hold their ends, and a Role without
+        # `watch` would then look enough. Without `watch`, the snapshot stays as first listed.
+        def first_lists_made():
+            return all(any(re.search(r'msg="informer (synced|list failed)" namespace=%s( |$)'
+                                     % re.escape(ns), line) for line in list(self.server.lines))
+                       for ns in JOB_NAMESPACES)
+        kje.wait_until(first_lists_made, 60, "the informers' first list")
         self.channel = self.server.channel()
         self.stub = pb_grpc.JobExecutorStub(self.channel)
 
