@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/synchronization/mutex.h"
+
 namespace kje::server {
 namespace {
 
@@ -25,21 +27,40 @@ PollKeeper::~PollKeeper() {
 }
 
 void PollKeeper::Run() {
+  // One call's outcome, handed from gRPC's thread to this one under a lock of its own, so the
+  // hand-off is ordered for every reader of the code (and for ThreadSanitizer, which can't see
+  // inside gRPC's library).
+  struct Outcome {
+    absl::Mutex mu;
+    grpc::Status status ABSL_GUARDED_BY(mu);
+    absl::Notification done;  // made known to the callback by its first lock of mu
+  };
   while (!stop_.WaitForNotificationWithTimeout(period_)) {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + kCallDeadline));
     grpc::Slice empty;  // an empty message: a ByteBuffer without a slice is no message at all
     grpc::ByteBuffer request(&empty, 1);
     grpc::ByteBuffer response;
-    grpc::Status status;
-    absl::Notification done;
+    Outcome outcome;
+    {
+      absl::MutexLock lock(&outcome.mu);  // publishes the new outcome to the callback's thread
+      outcome.status = grpc::Status();
+    }
     // A callback call: its completion is what runs on the threads this keeps awake.
     stub_.UnaryCall(&context, method_, grpc::StubOptions(), &request, &response,
-                    [&](grpc::Status s) {
-                      status = std::move(s);
-                      done.Notify();
+                    [&outcome](grpc::Status s) {
+                      {
+                        absl::MutexLock lock(&outcome.mu);
+                        outcome.status = std::move(s);
+                      }
+                      outcome.done.Notify();
                     });
-    done.WaitForNotification();
+    outcome.done.WaitForNotification();
+    grpc::Status status;
+    {
+      absl::MutexLock lock(&outcome.mu);
+      status = outcome.status;
+    }
     if (on_call_) on_call_(status);
   }
 }

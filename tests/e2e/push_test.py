@@ -89,12 +89,13 @@ spark:
         recorded = [h["currentStateSummary"] for _, h in history]
         streamed = [i.operator_state for i in infos if i.operator_state]
         self.assertTrue(streamed, infos)
-        # From the first state the stream saw to the outcome, each one and in order: none skipped
-        # (the watch may begin after the first state or two).
-        start = recorded.index(streamed[0])
-        end = recorded.index(streamed[-1])
-        self.assertEqual(streamed, recorded[start:end + 1])
-        self.assertEqual(streamed[-1], "Succeeded")
+        # In the order the cluster recorded them, none invented, ending at the outcome. Each one,
+        # unless two came while the previous message was still on its way (then the newer is
+        # sent): on a loaded machine, or under a sanitizer, Succeeded and the retained state after
+        # it can arrive together.
+        positions = [recorded.index(s) for s in streamed]
+        self.assertEqual(positions, sorted(set(positions)), (streamed, recorded))
+        self.assertIn(streamed[-1], ("Succeeded", "TerminatedWithoutReleaseResources"))
         # No two consecutive messages alike; the statuses move forward only.
         for a, b in zip(infos, infos[1:]):
             self.assertNotEqual(a, b)
