@@ -212,7 +212,8 @@ def run_scenario(cluster, variant):
         return check
 
     # Jobs, all submitted at once: A succeeds; C hangs (to be cancelled); D lands where no
-    # operator runs; E's driver can't be scheduled (the operator times it out and keeps it).
+    # operator runs; E's driver can't be scheduled (the operator times it out and keeps it); F
+    # hangs while another client changes its application.
     eids = {}
 
     def behaviour(name, needs, fn):
@@ -231,7 +232,8 @@ def run_scenario(cluster, variant):
     jobs = {"A": spark_template(duration_ms=2000),
             "C": spark_template(outcome="hang"),
             "D": spark_template(extra_configs={"spark.kubernetes.namespace": "unwatched"}),
-            "E": spark_template(outcome="unschedulable")}
+            "E": spark_template(outcome="unschedulable"),
+            "F": spark_template(outcome="hang")}
     submit_errors = {}
     for job, template in jobs.items():
         try:
@@ -307,8 +309,20 @@ def run_scenario(cluster, variant):
                        pod.metadata.deletion_timestamp for pod in pods)
         until(no_live_driver, "the failed job's live driver to be deleted")
 
+    def outside_change():
+        # A change the service didn't make reaches Status: the cache follows the cluster, not
+        # only the service's own writes and reads. Another client asks for F's cancellation the
+        # way the Java executor does (the annotation); F runs on, so only that change can show.
+        until(reached(eids["F"], S.STARTED), "STARTED before another client's change")
+        cluster.custom.patch_namespaced_custom_object(
+            "spark.apache.org", "v1", "spark-jobs", "sparkapplications",
+            "gravitino-job-%s-f" % p,
+            {"metadata": {"annotations": {"gravitino.apache.org/cancel-requested": "true"}}})
+        until(reached(eids["F"], S.CANCELLING), "CANCELLING after another client's change")
+
     threads = [
         behaviour("Submit of the same job again adopts the application", ["A"], adopt),
+        behaviour("Status shows a change another client made", ["F"], outside_change),
         behaviour("Status follows the job to SUCCEEDED", ["A"], status_to_end),
         behaviour("Output returns the driver log", ["A"], output),
         behaviour("FollowOutput streams the driver log", ["A"], follow),
