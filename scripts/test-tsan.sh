@@ -23,7 +23,9 @@ for bin in "$build"/bin/*; do
     exit 1
   fi
 done
-export TSAN_OPTIONS="suppressions=$src/tests/sanitizers/tsan.supp:log_path=$reports/tsan:second_deadlock_stack=1:halt_on_error=0"
+# history_size=7: the most access history TSan keeps, so the earlier access of a report has its
+# stack (the suppressions match on it) even in the long e2e processes.
+export TSAN_OPTIONS="suppressions=$src/tests/sanitizers/tsan.supp:log_path=$reports/tsan:second_deadlock_stack=1:halt_on_error=0:history_size=7"
 # Left out: the 100k-object LIST, a scale test whose own 5-minute bound TSan's slowdown (5-15x)
 # exceeds; the other kubesim tests run the same client paths concurrently.
 (cd "$build" && ctest -L tsan -E '100k objects' --output-on-failure --timeout 1200 "$@")

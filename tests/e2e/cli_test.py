@@ -173,15 +173,14 @@ server:
         self.assertEqual(code, EXIT_OK, out + err)
         states = self.transitions(out)
         # In order, each once, ending at the outcome. The first is wherever the job was when the
-        # watch began (QUEUED unless the machine was slow to start the CLI); at least one
-        # change must have followed it.
+        # watch began: QUEUED unless the CLI was slow to start (a sanitizer build can take
+        # seconds, and then the watch may see the outcome alone).
         order = ["QUEUED", "STARTED", "SUCCEEDED"]
         seen = [s for i, s in enumerate(states) if i == 0 or s != states[i - 1]]
         self.assertTrue(all(s in order for s in seen), out)
         self.assertEqual(seen, sorted(set(seen), key=order.index), out)
         self.assertEqual(seen[-1], "SUCCEEDED", out)
         self.assertEqual(states.count("SUCCEEDED"), 1, out)
-        self.assertGreaterEqual(len(seen), 2, out)
 
         code, out, err = self.cli("status", execution_id, "-o", "json")
         self.assertEqual(code, EXIT_OK, err)

@@ -335,13 +335,31 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
   auto client = *NewClient(io.io(), *config, FastRetries(&metrics));
   constexpr int kWorkers = 4;
   constexpr int kPerWorker = 300;
-  std::atomic<int> finished{0};
+  // Rotations are paced by the requests, not by the clock: one after every kEvery completed
+  // requests, so a request's retry with the reloaded token (one round trip) always has a
+  // rotation's worth of other requests to finish in, however slow the build (TSan is 10x).
+  struct Progress {
+    absl::Mutex mu;
+    int completed ABSL_GUARDED_BY(mu) = 0;
+    int finished ABSL_GUARDED_BY(mu) = 0;
+    int due ABSL_GUARDED_BY(mu) = 0;
+    bool RotationDue() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      return completed >= due || finished == kWorkers;
+    }
+  } progress;
+  constexpr int kEvery = 25;
   std::atomic<int> failures{0};
   std::atomic<int> rotations{0};
   std::thread rotator([&] {
-    for (int round = 0; finished.load() < kWorkers; ++round, ++rotations) {
+    for (int round = 0;; ++round) {
+      {
+        absl::MutexLock lock(&progress.mu);
+        progress.due = (round + 1) * kEvery;
+        progress.mu.Await(absl::Condition(&progress, &Progress::RotationDue));
+        if (progress.finished == kWorkers) return;
+      }
       sim.RotateToken(absl::StrCat("rotated-", round));
-      absl::SleepFor(absl::Milliseconds(15));  // rotation pace, not synchronisation
+      ++rotations;
     }
   });
   std::vector<std::thread> workers;
@@ -358,8 +376,11 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
           absl::MutexLock lock(&mu);
           if (first_error.empty()) first_error = r.status().ToString();
         }
+        absl::MutexLock lock(&progress.mu);
+        ++progress.completed;
       }
-      ++finished;
+      absl::MutexLock lock(&progress.mu);
+      ++progress.finished;
     });
   }
   for (auto& t : workers) t.join();
