@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "base/tsan.h"
 #include "server/metrics.h"
 #include "server/rpc_context.h"
 #include "server/status_mapping.h"
@@ -22,8 +23,12 @@ namespace pb = jobexecutor::v1;
 // the work may finish, and gRPC call OnDone, before Attach runs.
 class CallReactor final : public grpc::ServerUnaryReactor {
  public:
+  // gRPC runs the reactions on its own threads, ordered after this constructor by its library,
+  // which ThreadSanitizer can't see: the release here and the acquire in each reaction tell it.
   CallReactor(grpc::CallbackServerContext* ctx, std::string_view method)
-      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())) {}
+      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())) {
+    KJE_TSAN_RELEASE(this);
+  }
 
   absl::Time Deadline() const { return deadline_; }
 
@@ -46,6 +51,7 @@ class CallReactor final : public grpc::ServerUnaryReactor {
   }
 
   void OnCancel() override {
+    KJE_TSAN_ACQUIRE(this);
     std::shared_ptr<executor::RpcHandle> handle;
     {
       absl::MutexLock lock(&mu_);
@@ -55,7 +61,10 @@ class CallReactor final : public grpc::ServerUnaryReactor {
     if (handle) handle->Cancel();
   }
 
-  void OnDone() override { Release(); }
+  void OnDone() override {
+    KJE_TSAN_ACQUIRE(this);
+    Release();
+  }
 
  private:
   void Release() {
@@ -80,8 +89,11 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
  public:
   using Convert = void (*)(const In&, Msg*);
 
+  // As CallReactor's: the reactions acquire what this constructor released.
   StreamReactor(grpc::CallbackServerContext* ctx, std::string_view method, Convert convert)
-      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())), convert_(convert) {}
+      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())), convert_(convert) {
+    KJE_TSAN_RELEASE(this);
+  }
 
   absl::Time Deadline() const { return deadline_; }
 
@@ -114,6 +126,7 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
   }
 
   void OnWriteDone(bool ok) override {
+    KJE_TSAN_ACQUIRE(this);
     std::function<void(bool)> written;
     {
       absl::MutexLock lock(&mu_);
@@ -123,6 +136,7 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
   }
 
   void OnCancel() override {
+    KJE_TSAN_ACQUIRE(this);
     std::shared_ptr<executor::RpcHandle> handle;
     {
       absl::MutexLock lock(&mu_);
@@ -132,7 +146,10 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
     if (handle) handle->Cancel();
   }
 
-  void OnDone() override { Release(); }
+  void OnDone() override {
+    KJE_TSAN_ACQUIRE(this);
+    Release();
+  }
 
  private:
   void Release() {
