@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "base/tsan.h"
 
 namespace kje::server {
@@ -28,12 +28,11 @@ PollKeeper::~PollKeeper() {
 }
 
 void PollKeeper::Run() {
-  // One call's outcome, handed from gRPC's thread to this one under a lock of its own. The
-  // outcome itself reaches gRPC's thread through gRPC's library, whose ordering ThreadSanitizer
+  // One call's outcome, written on gRPC's thread before `done` is notified and read here after.
+  // The outcome reaches gRPC's thread through gRPC's library, whose ordering ThreadSanitizer
   // can't see: the release and acquire tell it.
   struct Outcome {
-    absl::Mutex mu;
-    grpc::Status status ABSL_GUARDED_BY(mu);
+    grpc::Status status;
     absl::Notification done;
   };
   while (!stop_.WaitForNotificationWithTimeout(period_)) {
@@ -48,19 +47,11 @@ void PollKeeper::Run() {
     stub_.UnaryCall(&context, method_, grpc::StubOptions(), &request, &response,
                     [&outcome](grpc::Status s) {
                       KJE_TSAN_ACQUIRE(&outcome);
-                      {
-                        absl::MutexLock lock(&outcome.mu);
-                        outcome.status = std::move(s);
-                      }
+                      outcome.status = std::move(s);
                       outcome.done.Notify();
                     });
     outcome.done.WaitForNotification();
-    grpc::Status status;
-    {
-      absl::MutexLock lock(&outcome.mu);
-      status = outcome.status;
-    }
-    if (on_call_) on_call_(status);
+    if (on_call_) on_call_(outcome.status);
   }
 }
 
