@@ -93,9 +93,11 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   const rapidjson::Value* metadata = json::Member(app, "metadata");
   std::optional<std::string_view> name = json::String(metadata, "name");
   std::optional<std::string_view> namespace_ = json::String(metadata, "namespace");
-  if (!name || !namespace_) {
+  // An API server never serves a namespaced object with an empty name or namespace; one that
+  // says so is not an object this cache can key or answer for.
+  if (!name || !namespace_ || name->empty() || namespace_->empty()) {
     return absl::InvalidArgumentError(
-        "A SparkApplication without metadata.name and metadata.namespace");
+        "A SparkApplication without a non-empty metadata.name and metadata.namespace");
   }
   AppProjection projection;
   projection.name = std::string(*name);
