@@ -13,7 +13,8 @@ FUZZ_TARGETS ?=
 # `make bench`'s soak: seconds of steady load after its warm-up (3600 for the hour; 0 skips it).
 SOAK_SECONDS ?= 120
 
-.PHONY: all deps configure build test demo bench soak format lint clean test-asan test-tsan fuzz
+.PHONY: all deps configure build test demo bench soak format lint clean test-asan test-tsan fuzz \
+  fresh-check
 
 all: build
 
@@ -58,6 +59,11 @@ fuzz: deps
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKJE_FUZZ=ON -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target fuzz_targets
 	scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# A new user's machine: a minimal Debian 12 chroot, a clone of HEAD, then `make demo` and
+# `make test` inside with CI=true (root; scripts/fresh-check.sh). Not part of `make test`.
+fresh-check:
+	scripts/fresh-check.sh $(FRESH_DIR)
 
 demo: build
 	scripts/demo.sh $(BUILD_DIR)

@@ -1,13 +1,42 @@
 #!/usr/bin/env bash
-# End-to-end: the machine's kubectl against kubesim with the real apache Spark operator CRDs.
-# Usage: kubectl_test.sh <kubesim binary> <CRD dir> <examples dir>
-# Exit 77 (skipped) when no kubectl is installed.
+# End-to-end: kubectl against kubesim with the real apache Spark operator CRDs.
+# Usage: kubectl_test.sh <kubesim binary> <CRD dir> <examples dir> [pinned|machine]
+#   pinned (default): the kubectl that scripts/fetch-tools.sh pins, so the result never depends on
+#                     the machine's kubectl; exit 77 (skipped) when it can't be fetched.
+#   machine:          whatever kubectl is on PATH (Debian 12's kubernetes-client is 1.20): users
+#                     have it, so its essential checks run too; a check that needs a newer kubectl
+#                     says so and is skipped. Exit 77 when no kubectl is installed.
 
 KUBESIM_BIN="$1"
 CRD_DIR="$2"
 EXAMPLES="$3"
-command -v kubectl >/dev/null || { echo "kubectl not installed: skipped"; exit 77; }
+WHICH_KUBECTL="${4:-pinned}"
+case "$WHICH_KUBECTL" in
+  pinned)
+    if ! KUBECTL="$("$(dirname "$0")/../../../scripts/fetch-tools.sh" --print-path kubectl)"; then
+      echo "the pinned kubectl could not be fetched (scripts/fetch-tools.sh): skipped"
+      exit 77
+    fi
+    ;;
+  machine)
+    KUBECTL="$(command -v kubectl)" || { echo "kubectl not installed: skipped"; exit 77; }
+    ;;
+  *) echo "usage: kubectl_test.sh KUBESIM CRD_DIR EXAMPLES [pinned|machine]" >&2; exit 2 ;;
+esac
 source "$(dirname "$0")/lib.sh"
+# Every kubectl below, in subshells too, is the chosen one.
+mkdir -p "$WORK/bin"
+ln -s "$KUBECTL" "$WORK/bin/kubectl"
+export PATH="$WORK/bin:$PATH"
+kubectl_minor="$(kubectl version --client -o json 2>/dev/null | /usr/bin/python3 -c \
+  'import json,re,sys; print(re.sub(r"\D", "", json.load(sys.stdin)["clientVersion"]["minor"]))')"
+echo "kubectl: $KUBECTL (1.${kubectl_minor})"
+# needs MINOR FEATURE: true when this kubectl has FEATURE; otherwise prints the skip and is false.
+needs() {
+  if ((kubectl_minor >= $1)); then return 0; fi
+  echo "skip: $2 needs kubectl >= 1.$1 (this one is 1.${kubectl_minor})"
+  return 1
+}
 
 start_kubesim "$KUBESIM_BIN" --crd-dir "$CRD_DIR" --namespaces spark-jobs,unwatched \
   --operator-namespaces default,spark-jobs --time-scale 20
@@ -101,12 +130,7 @@ k patch sparkapp pi -n unwatched --type=merge -p '{"metadata":{"labels":{"team":
   fail "patch --type=merge"
 k get sparkapp -n unwatched -l team=blue -o name | grep_q sparkapplication.spark.apache.org/pi ||
   fail "label from merge patch not selectable"
-# --subresource arrived in kubectl 1.24; Debian 12's kubernetes-client is 1.20. The status
-# subresource is still exercised through kubesim's own tests and the python client.
-kubectl_minor="$(kubectl version --client -o json 2>/dev/null | /usr/bin/python3 -c \
-  'import json,sys,re; print(int(re.sub(r"[^0-9].*", "", json.load(sys.stdin)["clientVersion"]["minor"])))' \
-  2>/dev/null || echo 0)"
-if ((kubectl_minor >= 24)); then
+if needs 24 "patch --subresource=status"; then
   k patch sparkapp pi -n unwatched --subresource=status --type=merge \
     -p '{"status":{"currentState":{"currentStateSummary":"Submitted"}},"spec":{"mainClass":"ignored"}}' \
     >/dev/null || fail "patch --subresource=status"
@@ -114,8 +138,6 @@ if ((kubectl_minor >= 24)); then
     fail "status patch not stored"
   [[ "$(k get sparkapp pi -n unwatched -o jsonpath='{.spec.mainClass}')" == org.apache.spark.examples.SparkPi ]] ||
     fail "a status patch changed the spec"
-else
-  echo "skip: patch --subresource=status needs kubectl >= 1.24 (this one is 1.${kubectl_minor})"
 fi
 pass "kubectl annotate, patch --type=merge (and --subresource=status unless skipped above)"
 
@@ -198,7 +220,15 @@ grep_q "role.rbac.authorization.k8s.io/app-viewer created" "$WORK/out" ||
   fail "role: $(cat "$WORK/out")"
 k get rolebinding app-viewer -n spark-jobs -o jsonpath='{.roleRef.name}' | grep_q '^app-viewer$' ||
   fail "get rolebinding"
-token="$(k create token viewer -n spark-jobs 2>"$WORK/err")" || fail "create token: $(cat "$WORK/err")"
+if needs 24 "create token (the TokenRequest API)"; then
+  token="$(k create token viewer -n spark-jobs 2>"$WORK/err")" || fail "create token: $(cat "$WORK/err")"
+else
+  # The same TokenRequest, made the way kubectl 1.20 can: create --raw on the subresource.
+  token="$(echo '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}}' |
+    k create --raw /api/v1/namespaces/spark-jobs/serviceaccounts/viewer/token -f - 2>"$WORK/err" |
+    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["token"])')" ||
+    fail "TokenRequest through create --raw: $(cat "$WORK/err")"
+fi
 sa() { kubectl --kubeconfig "$KC" --token "$token" --request-timeout=20s "$@"; }
 sa get sparkapp -n spark-jobs -o name >/dev/null || fail "the viewer can't list sparkapplications"
 if sa get pods -n spark-jobs 2>"$WORK/err"; then fail "the viewer listed pods"; fi
