@@ -1,5 +1,6 @@
 // Execution ids arrive from callers (Status, Cancel, Output): any text.
 
+#include "base/names.h"
 #include "fuzz/fuzz_check.h"
 #include "spark/execution_id.h"
 
@@ -15,6 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         ExecutionId::Of(id->cluster, id->kind, id->namespace_, id->name);
     FUZZ_CHECK(made.ok() && *made == *id);
     FUZZ_CHECK(kje::spark::ParseForCluster(text, id->cluster).ok());
+    // Only names Kubernetes can hold get as far as a lookup.
+    FUZZ_CHECK(kje::IsDns1123Label(id->namespace_) && kje::IsDns1123Subdomain(id->name));
   } else {
     // A malformed id names no job.
     FUZZ_CHECK(absl::IsNotFound(id.status()));
@@ -22,5 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   absl::StatusOr<ExecutionId> other = kje::spark::ParseForCluster(text, "default");
   FUZZ_CHECK(other.ok() || absl::IsNotFound(other.status()));
+  // Every quote is bounded and escaped: no message is long or holds a control byte.
+  for (const absl::Status& status : {id.status(), other.status()}) {
+    FUZZ_CHECK(status.message().size() < 1024);
+    for (char c : status.message()) FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20);
+  }
   return 0;
 }

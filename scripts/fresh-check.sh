@@ -73,6 +73,17 @@ done
 mkdir -p "$dir/dev/shm"
 mount -t tmpfs tmpfs "$dir/dev/shm" && mounted+=("$dir/dev/shm")
 cp -L /etc/resolv.conf "$dir/etc/resolv.conf"
+# The network's own trust, not the machine's packages: where egress passes a TLS-inspecting proxy,
+# a new machine on that network has its CA (here in /usr/local/share/ca-certificates, with
+# NODE_EXTRA_CA_CERTS for npm), so the chroot gets the same.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$dir/usr/local/share/ca-certificates"
+  cp -L /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+  chroot "$dir" update-ca-certificates >/dev/null 2>&1
+fi
+extra_env=()
+[[ -n "${NODE_EXTRA_CA_CERTS:-}" ]] &&
+  extra_env+=("NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt")
 
 # The clone is of the commit, not of the working tree; shared/ is copied beside it as CI has it.
 git clone -q "$src" "$dir/work/main"
@@ -81,7 +92,7 @@ cp -a "$shared" "$dir/work/shared"
 
 run_inside() {
   chroot "$dir" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 CI=true TERM=dumb /bin/bash -c "cd /work/main && $1"
+    LANG=C.UTF-8 CI=true TERM=dumb "${extra_env[@]}" /bin/bash -c "cd /work/main && $1"
 }
 rc=0
 timed "make demo" run_inside "make demo" >"$dir.demo.log" 2>&1 || rc=1

@@ -3,13 +3,12 @@
 #include <array>
 
 #include "absl/strings/str_cat.h"
+#include "base/names.h"
+#include "base/quote.h"
 #include "base/strings.h"
 
 namespace kje::spark {
 namespace {
-
-// Ids longer than Gravitino's column are quoted only in part: error texts stay small.
-constexpr size_t kMaxQuoted = 256;
 
 bool IsBlank(std::string_view s) {
   for (char c : s) {
@@ -18,10 +17,7 @@ bool IsBlank(std::string_view s) {
   return true;
 }
 
-std::string Quote(std::string_view text) {
-  if (text.size() <= kMaxQuoted) return absl::StrCat("\"", ToAbsl(text), "\"");
-  return absl::StrCat("\"", ToAbsl(text.substr(0, kMaxQuoted)), "...\"");
-}
+std::string Quote(std::string_view text) { return QuoteBounded(text); }
 
 }  // namespace
 
@@ -67,6 +63,18 @@ absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
   if (parts[1] != kKindSparkApp) {
     return absl::NotFoundError(absl::StrCat("Invalid job execution id ", Quote(text),
                                             ": unknown kind of a job: ", Quote(parts[1])));
+  }
+  // No object can have a name Kubernetes refuses: such an id is refused here, before any cache
+  // read or request.
+  if (!IsDns1123Label(parts[2])) {
+    return absl::NotFoundError(absl::StrCat(
+        "Invalid job execution id ", Quote(text), ": the namespace ", Quote(parts[2]),
+        " is not a Kubernetes namespace name (a DNS-1123 label of at most 63 characters)"));
+  }
+  if (!IsDns1123Subdomain(parts[3])) {
+    return absl::NotFoundError(absl::StrCat(
+        "Invalid job execution id ", Quote(text), ": the name ", Quote(parts[3]),
+        " is not a Kubernetes object name (a DNS-1123 subdomain of at most 253 characters)"));
   }
   return ExecutionId{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]),
                      std::string(parts[3])};

@@ -49,6 +49,28 @@ TEST_CASE("ExecutionId::Parse quotes only the start of a huge id") {
   CHECK(id.status().message().size() < 1000);
 }
 
+TEST_CASE("A well-formed id with a name Kubernetes can't hold is NOT_FOUND, quoted in part") {
+  // 9,000 characters: quoted whole, the message would pass gRPC's 8 KiB metadata limit.
+  std::string long_name = "default/sparkapp/default/" + std::string(9000, 'a');
+  absl::StatusOr<ExecutionId> id = ExecutionId::Parse(long_name);
+  REQUIRE(id.status().code() == absl::StatusCode::kNotFound);
+  CHECK(id.status().message().size() < 1024);
+  CHECK(std::string(id.status().message()).find("(9025 bytes)") != std::string::npos);
+  for (const char* bad : {"c/sparkapp/Default/app", "c/sparkapp/ns_1/app", "c/sparkapp/ns/App",
+                          "c/sparkapp/ns/a..b", "c/sparkapp/ns/-a", "c/sparkapp/ns/a.",
+                          "c/sparkapp/ns/a\nb"}) {
+    INFO(bad);
+    CHECK(ExecutionId::Parse(bad).status().code() == absl::StatusCode::kNotFound);
+  }
+  std::string ns64 = "c/sparkapp/" + std::string(64, 'n') + "/app";
+  CHECK(ExecutionId::Parse(ns64).status().code() == absl::StatusCode::kNotFound);
+  std::string name253 = "c/sparkapp/ns/" + std::string(253, 'a');
+  CHECK(ExecutionId::Parse(name253).ok());
+  CHECK(ExecutionId::Parse("c/sparkapp/ns/" + std::string(254, 'a')).status().code() ==
+        absl::StatusCode::kNotFound);
+  CHECK(ExecutionId::Parse("c/sparkapp/ns-1/gravitino-job.v2-1").ok());
+}
+
 TEST_CASE("ExecutionId::Of rejects blank parts - slashes and unknown kinds") {
   CHECK(ExecutionId::Of("", "sparkapp", "ns", "n").status().code() ==
         absl::StatusCode::kInvalidArgument);
