@@ -145,7 +145,28 @@ class MetricsHttpServer::Impl {
   struct Conn {
     beast::tcp_stream* stream;
     bool idle;  // waiting for a request: closed at once by Stop()
+    // When its current wait for a request began, in accept order (smaller waited longer).
+    uint64_t waiting_since = 0;
+    bool evicted = false;  // closed to make room, ending on its own
   };
+
+  // Closes the connection that has waited longest for a request, so that a full listener still
+  // answers a new scraper: a slow or half-sent client costs its own connection, never the next
+  // scrape. False when every connection is busy answering (then the new one is refused).
+  bool EvictLongestWaiting() {
+    Conn* oldest = nullptr;
+    for (auto& [id, conn] : conns_) {
+      if (!conn.idle || conn.evicted) continue;
+      if (oldest == nullptr || conn.waiting_since < oldest->waiting_since) oldest = &conn;
+    }
+    if (oldest == nullptr) return false;
+    oldest->evicted = true;
+    oldest->stream->cancel();
+    ++evicted_;
+    return true;
+  }
+
+  size_t LiveConnections() const { return conns_.size() - evicted_; }
 
   net::awaitable<void> Accept() {
     net::steady_timer backoff(ioc_);
@@ -162,7 +183,7 @@ class MetricsHttpServer::Impl {
         co_await backoff.async_wait(net::redirect_error(net::use_awaitable, ec));
         continue;
       }
-      if (conns_.size() >= options_.max_connections) {
+      if (LiveConnections() >= options_.max_connections && !EvictLongestWaiting()) {
         socket.close(ec);
         continue;
       }
@@ -205,10 +226,12 @@ class MetricsHttpServer::Impl {
       parser.header_limit(static_cast<uint32_t>(options_.max_header_bytes));
       parser.body_limit(options_.max_body_bytes);
       conns_[id].idle = true;
+      conns_[id].waiting_since = next_wait_++;
       stream.expires_after(ToChrono(options_.read_timeout));
       co_await http::async_read(stream, buffer, parser,
                                 net::redirect_error(net::use_awaitable, ec));
       conns_[id].idle = false;
+      if (conns_[id].evicted) break;  // its place is taken, whatever arrived meanwhile
       http::response<http::string_body> res;
       bool close = false;
       if (ec == http::error::header_limit) {
@@ -234,6 +257,7 @@ class MetricsHttpServer::Impl {
       co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, ec));
       if (ec || close) break;
     }
+    if (conns_[id].evicted) --evicted_;
     conns_.erase(id);
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
     if (linger && stream.socket().is_open()) {
@@ -261,6 +285,8 @@ class MetricsHttpServer::Impl {
   // Touched on the io thread only.
   bool stopping_ = false;
   uint64_t next_id_ = 0;
+  uint64_t next_wait_ = 0;
+  size_t evicted_ = 0;  // in conns_, closed to make room, not yet ended
   std::map<uint64_t, Conn> conns_;
 };
 

@@ -3,7 +3,8 @@
 // The /metrics endpoint: a small HTTP/1.1 server on its own port and its own thread, so a slow or
 // misbehaving scraper can never hold up a gRPC call. GET /metrics answers the rendered text
 // (Prometheus text format 0.0.4); other paths 404, other methods 405. Keep-alive, a request
-// header size limit, a read deadline per request, a bounded number of connections.
+// header size limit, a read deadline per request, a bounded number of connections (the longest-waiting one
+// makes room for a new one).
 
 #include <cstddef>
 #include <functional>
@@ -19,11 +20,14 @@ struct MetricsHttpOptions {
   std::string listen;  // host:port; port 0 lets the OS choose
   // A request (its header, and the body of a misdirected non-GET) must arrive within this long;
   // a keep-alive connection idle for this long is closed.
-  absl::Duration read_timeout = absl::Seconds(10);
+  absl::Duration read_timeout = absl::Seconds(5);
   absl::Duration write_timeout = absl::Seconds(10);
   size_t max_header_bytes = 8 * 1024;  // larger: 431, and the connection is closed
   size_t max_body_bytes = 4 * 1024;    // larger: 413, and the connection is closed
-  size_t max_connections = 32;         // more are closed on accept
+  // When this many are open, a new connection closes the one that has waited longest for its
+  // request (so half-sent requests can't keep a scrape out); only when every one is busy
+  // answering is the new one closed on accept.
+  size_t max_connections = 32;
 };
 
 class MetricsHttpServer {

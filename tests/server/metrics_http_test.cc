@@ -9,7 +9,9 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -241,19 +243,45 @@ TEST_CASE("metrics http: a silent client is dropped at the read deadline", "[met
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
-TEST_CASE("metrics http: connections beyond the limit are closed", "[metrics_http]") {
+TEST_CASE("metrics http: a full listener closes the connection that waited longest",
+          "[metrics_http]") {
   MetricsHttpOptions options;
-  options.max_connections = 1;
+  options.max_connections = 2;
   Running r(options);
-  Client first(r.server->Port());
-  REQUIRE(first.Send(Get("/metrics")));
-  REQUIRE(first.Read().status == 200);  // the first connection is surely registered now
-  Client second(r.server->Port());
-  second.Send(Get("/metrics"));
-  CHECK(second.Read().status == 0);
-  CHECK(second.Closed());
-  REQUIRE(first.Send(Get("/metrics")));
-  CHECK(first.Read().status == 200);
+  Client oldest(r.server->Port());
+  REQUIRE(oldest.Send(Get("/metrics")));
+  REQUIRE(oldest.Read().status == 200);  // registered, and waiting for its next request now
+  Client newer(r.server->Port());
+  REQUIRE(newer.Send(Get("/metrics")));
+  REQUIRE(newer.Read().status == 200);
+  Client third(r.server->Port());
+  REQUIRE(third.Send(Get("/metrics")));
+  CHECK(third.Read().status == 200);
+  CHECK(oldest.Closed());  // its wait began first
+  REQUIRE(newer.Send(Get("/metrics")));
+  CHECK(newer.Read().status == 200);
+}
+
+TEST_CASE("metrics http: hundreds of half-sent requests can't keep a scrape out",
+          "[metrics_http]") {
+  Running r;  // the default limit of connections
+  std::vector<std::unique_ptr<Client>> attackers;
+  for (int i = 0; i < 300; ++i) {
+    attackers.push_back(std::make_unique<Client>(r.server->Port()));
+    REQUIRE(attackers.back()->Send("GET /metrics HTTP/1.1\r\nHost: a\r\n"));  // never ends
+  }
+  for (int scrape = 0; scrape < 3; ++scrape) {
+    INFO("scrape " << scrape);
+    Client scraper(r.server->Port());
+    REQUIRE(scraper.Send(Get("/metrics")));
+    Client::Response res = scraper.Read();
+    CHECK(res.status == 200);
+    CHECK(res.body.find("test_scrapes_total") != std::string::npos);
+    // The attacker renews: a new half-sent request after every scrape.
+    attackers.push_back(std::make_unique<Client>(r.server->Port()));
+    REQUIRE(attackers.back()->Send("GET /metrics HTTP/1.1\r\n"));
+  }
+  CHECK(r.renders.load() == 3);
 }
 
 TEST_CASE("metrics http: Stop closes idle connections and refuses new ones", "[metrics_http]") {
