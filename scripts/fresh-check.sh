@@ -73,6 +73,10 @@ done
 mkdir -p "$dir/dev/shm"
 mount -t tmpfs tmpfs "$dir/dev/shm" && mounted+=("$dir/dev/shm")
 cp -L /etc/resolv.conf "$dir/etc/resolv.conf"
+# What every real machine has and a minbase tree lacks: the installer (or a container runtime)
+# writes /etc/hosts, so "localhost" resolves; the tests' TLS checks name the server "localhost".
+[[ -e "$dir/etc/hosts" ]] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+  >"$dir/etc/hosts"
 # The network's own trust, not the machine's packages: where egress passes a TLS-inspecting proxy,
 # a new machine on that network has its CA (here in /usr/local/share/ca-certificates, with
 # NODE_EXTRA_CA_CERTS for npm), so the chroot gets the same.
