@@ -3,8 +3,8 @@
 // The /metrics endpoint: a small HTTP/1.1 server on its own port and its own thread, so a slow or
 // misbehaving scraper can never hold up a gRPC call. GET /metrics answers the rendered text
 // (Prometheus text format 0.0.4); other paths 404, other methods 405. Keep-alive, a request
-// header size limit, a read deadline per request, a bounded number of connections (the longest-waiting one
-// makes room for a new one).
+// header size limit, a read deadline per request, a bounded number of connections (the
+// longest-waiting one makes room for a new one).
 
 #include <cstddef>
 #include <functional>

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
 #include "base/quote.h"
-#include "base/strings.h"
 
 namespace kje::spark {
 namespace {
@@ -17,8 +16,6 @@ bool IsBlank(std::string_view s) {
   return true;
 }
 
-std::string Quote(std::string_view text) { return QuoteBounded(text); }
-
 }  // namespace
 
 absl::StatusOr<ExecutionId> ExecutionId::Of(std::string_view cluster, std::string_view kind,
@@ -26,11 +23,11 @@ absl::StatusOr<ExecutionId> ExecutionId::Of(std::string_view cluster, std::strin
   for (std::string_view part : {cluster, kind, namespace_, name}) {
     if (IsBlank(part) || part.find('/') != std::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "A part of a job execution id must be non-blank and free of '/': ", Quote(part)));
+          "A part of a job execution id must be non-blank and free of '/': ", QuoteBounded(part)));
     }
   }
   if (kind != kKindSparkApp) {
-    return absl::InvalidArgumentError(absl::StrCat("Unknown kind of a job: ", Quote(kind)));
+    return absl::InvalidArgumentError(absl::StrCat("Unknown kind of a job: ", QuoteBounded(kind)));
   }
   return ExecutionId{std::string(cluster), std::string(kind), std::string(namespace_),
                      std::string(name)};
@@ -51,29 +48,29 @@ absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
     start = slash + 1;
   }
   if (text.empty() || count != parts.size()) {
-    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", Quote(text),
+    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", QuoteBounded(text),
                                             ": expected <cluster>/<kind>/<namespace>/<name>"));
   }
   for (std::string_view part : parts) {
     if (IsBlank(part)) {
       return absl::NotFoundError(
-          absl::StrCat("Invalid job execution id ", Quote(text), ": a part is blank"));
+          absl::StrCat("Invalid job execution id ", QuoteBounded(text), ": a part is blank"));
     }
   }
   if (parts[1] != kKindSparkApp) {
-    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", Quote(text),
-                                            ": unknown kind of a job: ", Quote(parts[1])));
+    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", QuoteBounded(text),
+                                            ": unknown kind of a job: ", QuoteBounded(parts[1])));
   }
   // No object can have a name Kubernetes refuses: such an id is refused here, before any cache
   // read or request.
   if (!IsDns1123Label(parts[2])) {
     return absl::NotFoundError(absl::StrCat(
-        "Invalid job execution id ", Quote(text), ": the namespace ", Quote(parts[2]),
+        "Invalid job execution id ", QuoteBounded(text), ": the namespace ", QuoteBounded(parts[2]),
         " is not a Kubernetes namespace name (a DNS-1123 label of at most 63 characters)"));
   }
   if (!IsDns1123Subdomain(parts[3])) {
     return absl::NotFoundError(absl::StrCat(
-        "Invalid job execution id ", Quote(text), ": the name ", Quote(parts[3]),
+        "Invalid job execution id ", QuoteBounded(text), ": the name ", QuoteBounded(parts[3]),
         " is not a Kubernetes object name (a DNS-1123 subdomain of at most 253 characters)"));
   }
   return ExecutionId{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]),
@@ -86,9 +83,9 @@ std::string ExecutionId::ToString() const {
 
 absl::Status CheckCluster(const ExecutionId& id, std::string_view cluster) {
   if (id.cluster == cluster) return absl::OkStatus();
-  return absl::NotFoundError(
-      absl::StrCat("Job ", Quote(id.ToString()), " runs in cluster ", Quote(id.cluster),
-                   ", but the k8s job executor is connected to cluster ", Quote(cluster)));
+  return absl::NotFoundError(absl::StrCat(
+      "Job ", QuoteBounded(id.ToString()), " runs in cluster ", QuoteBounded(id.cluster),
+      ", but the k8s job executor is connected to cluster ", QuoteBounded(cluster)));
 }
 
 absl::StatusOr<ExecutionId> ParseForCluster(std::string_view text, std::string_view cluster) {

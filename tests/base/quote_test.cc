@@ -1,8 +1,7 @@
 #include "base/quote.h"
 
-#include <string>
-
 #include <catch2/catch.hpp>
+#include <string>
 
 namespace kje {
 namespace {
@@ -26,7 +25,7 @@ TEST_CASE("Control, quote, backslash and non-UTF-8 bytes are escaped") {
   CHECK(QuoteBounded(std::string("\0\x7F", 2)) == "\"\\x00\\x7F\"");
   CHECK(QuoteBounded("\xFF\xC3") == "\"\\xFF\\xC3\"");  // invalid, and a truncated sequence
   CHECK(QuoteBounded("\xED\xA0\x80") == "\"\\xED\\xA0\\x80\"");  // a surrogate
-  CHECK(QuoteBounded("\xC0\xAF") == "\"\\xC0\\xAF\"");  // an overlong '/'
+  CHECK(QuoteBounded("\xC0\xAF") == "\"\\xC0\\xAF\"");           // an overlong '/'
 }
 
 TEST_CASE("A character that would pass the cap is left out whole") {

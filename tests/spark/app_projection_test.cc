@@ -202,8 +202,8 @@ TEST_CASE("Long messages are capped on a UTF-8 boundary") {
 TEST_CASE("Objects without metadata.name or namespace are INVALID_ARGUMENT") {
   for (const char* json :
        {"{}", "[]", "7", R"({"metadata":{"name":"a"}})", R"({"metadata":{"namespace":"a"}})",
-        R"({"metadata":{"name":1,"namespace":"a"}})",
-        R"({"metadata":{"name":"a","namespace":""}})", R"({"metadata":{"name":"","namespace":"a"}})"}) {
+        R"({"metadata":{"name":1,"namespace":"a"}})", R"({"metadata":{"name":"a","namespace":""}})",
+        R"({"metadata":{"name":"","namespace":"a"}})"}) {
     INFO(json);
     CHECK(ProjectAppJson(json).status().code() == absl::StatusCode::kInvalidArgument);
   }

@@ -56,9 +56,9 @@ TEST_CASE("A well-formed id with a name Kubernetes can't hold is NOT_FOUND, quot
   REQUIRE(id.status().code() == absl::StatusCode::kNotFound);
   CHECK(id.status().message().size() < 1024);
   CHECK(std::string(id.status().message()).find("(9025 bytes)") != std::string::npos);
-  for (const char* bad : {"c/sparkapp/Default/app", "c/sparkapp/ns_1/app", "c/sparkapp/ns/App",
-                          "c/sparkapp/ns/a..b", "c/sparkapp/ns/-a", "c/sparkapp/ns/a.",
-                          "c/sparkapp/ns/a\nb"}) {
+  for (const char* bad :
+       {"c/sparkapp/Default/app", "c/sparkapp/ns_1/app", "c/sparkapp/ns/App", "c/sparkapp/ns/a..b",
+        "c/sparkapp/ns/-a", "c/sparkapp/ns/a.", "c/sparkapp/ns/a\nb"}) {
     INFO(bad);
     CHECK(ExecutionId::Parse(bad).status().code() == absl::StatusCode::kNotFound);
   }
