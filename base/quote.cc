@@ -35,4 +35,20 @@ std::string QuoteBounded(std::string_view text, size_t max_bytes) {
   return out;
 }
 
+std::string BoundMessage(std::string_view message, size_t max_bytes) {
+  if (message.size() <= max_bytes) return std::string(message);
+  std::string note = absl::StrFormat("... (%d bytes)", message.size());
+  size_t room = max_bytes > note.size() ? max_bytes - note.size() : 0;
+  size_t end = 0;
+  while (end < room) {
+    int n = Utf8SequenceLength(message.substr(end));
+    size_t step = n > 0 ? static_cast<size_t>(n) : static_cast<size_t>(-n);
+    if (end + step > room) break;  // a character that would pass the cap is left out whole
+    end += step;
+  }
+  std::string out(message.substr(0, end));
+  out += note;
+  return out;
+}
+
 }  // namespace kje

@@ -19,4 +19,14 @@ inline constexpr size_t kMaxQuotedBytes = 128;
 // 4 * max_bytes + 32 bytes (every byte escaped as \xNN, plus the length note).
 std::string QuoteBounded(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
 
+// The most bytes of an answer's message a caller ever receives.
+inline constexpr size_t kMaxMessageBytes = 1024;
+
+// The edge's backstop behind QuoteBounded: `message` as it is when it fits in max_bytes,
+// else cut at a character boundary and ended with "... (N bytes)" so that the whole stays within
+// max_bytes. A message is our own text around bounded quotes, so a cut means a quote was missed
+// somewhere; the caller still gets its code and a useful prefix instead of an answer every gRPC
+// client refuses.
+std::string BoundMessage(std::string_view message, size_t max_bytes = kMaxMessageBytes);
+
 }  // namespace kje

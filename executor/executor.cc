@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/names.h"
+#include "base/quote.h"
 #include "base/strings.h"
 #include "executor/internal.h"
 #include "executor/kubernetes_errors.h"
@@ -35,6 +36,42 @@ constexpr int64_t kMaxPageSize = 1000;
 // server (its continue token).
 constexpr absl::string_view kMemoryToken = "m:";
 constexpr absl::string_view kApiToken = "k:";
+// An API server's continue token is base64 of a small JSON object (a resource version and the
+// next key, a name of at most 253 characters): a few hundred bytes. Anything longer, or with
+// bytes base64 never has, was not handed out by a server and is refused before any request.
+constexpr size_t kMaxPageTokenBytes = 2048;
+// Kubernetes sets no length on a selector, only on its keys (317 bytes) and values (63 bytes);
+// this bound leaves room for dozens of requirements while keeping a hostile one out of the parser.
+constexpr size_t kMaxLabelSelectorBytes = 4096;
+
+bool IsBase64UrlToken(std::string_view s) {
+  for (char c : s) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '=';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Refuses a page token this service could not have handed out: the memory kind carries the last
+// application name served, the API kind a continue token.
+absl::Status CheckPageToken(const std::string& token) {
+  constexpr absl::string_view kNotOurs = "page_token is not one this service handed out";
+  if (token.empty()) return absl::OkStatus();
+  if (token.size() > kMaxPageTokenBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kNotOurs, ": ", token.size(), " bytes, at most ", kMaxPageTokenBytes));
+  }
+  if (absl::StartsWith(token, kMemoryToken)) {
+    if (IsDns1123Subdomain(std::string_view(token).substr(kMemoryToken.size()))) {
+      return absl::OkStatus();
+    }
+  } else if (absl::StartsWith(token, kApiToken)) {
+    std::string_view rest = std::string_view(token).substr(kApiToken.size());
+    if (!rest.empty() && IsBase64UrlToken(rest)) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(kNotOurs, ": ", QuoteBounded(token)));
+}
 
 template <class T>
 std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& done,
@@ -585,10 +622,17 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   std::string ns = namespace_arg.empty() ? options_.builder.namespace_ : namespace_arg;
   if (!IsDns1123Label(ns)) {
     return Answer<JobPage>(
-        done, absl::InvalidArgumentError(absl::StrCat("\"", ns, "\" is not a valid namespace")));
+        done, absl::InvalidArgumentError(absl::StrCat(QuoteBounded(ns),
+                                                      " is not a valid namespace: a DNS-1123 "
+                                                      "label of at most 63 characters")));
   }
   if (absl::Status allowed = policy_.Check(ns); !allowed.ok()) {
     return Answer<JobPage>(done, allowed);
+  }
+  if (label_selector.size() > kMaxLabelSelectorBytes) {
+    return Answer<JobPage>(
+        done, absl::InvalidArgumentError(absl::StrCat("label_selector is ", label_selector.size(),
+                                                      " bytes, at most ", kMaxLabelSelectorBytes)));
   }
   auto selector = k8s::LabelSelector::Parse(label_selector);
   if (!selector.ok()) return Answer<JobPage>(done, selector.status());
@@ -598,11 +642,10 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
         done, absl::InvalidArgumentError(absl::StrCat("page_size must be between 0 and ",
                                                       kMaxPageSize, ", got ", page_size)));
   }
-  bool from_memory = page_token.empty() || absl::StartsWith(page_token, kMemoryToken);
-  if (!from_memory && !absl::StartsWith(page_token, kApiToken)) {
-    return Answer<JobPage>(
-        done, absl::InvalidArgumentError("page_token is not one this service handed out"));
+  if (absl::Status token = CheckPageToken(page_token); !token.ok()) {
+    return Answer<JobPage>(done, token);
   }
+  bool from_memory = page_token.empty() || absl::StartsWith(page_token, kMemoryToken);
   if (from_memory) {
     std::string after = page_token.empty() ? "" : page_token.substr(kMemoryToken.size());
     auto apps = cache_.ListAfter(

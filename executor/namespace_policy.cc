@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "base/strings.h"
+#include "base/quote.h"
 
 namespace kje::executor {
 
@@ -16,9 +16,9 @@ absl::Status NamespacePolicy::Check(std::string_view ns) const {
   if (allowed_.empty() || std::find(allowed_.begin(), allowed_.end(), ns) != allowed_.end()) {
     return absl::OkStatus();
   }
-  return absl::PermissionDeniedError(
-      absl::StrCat("namespace \"", ToAbsl(ns), "\" is not allowed: server.allowedNamespaces is [",
-                   absl::StrJoin(allowed_, ", "), "]"));
+  return absl::PermissionDeniedError(absl::StrCat("namespace ", QuoteBounded(ns),
+                                                  " is not allowed: server.allowedNamespaces is [",
+                                                  absl::StrJoin(allowed_, ", "), "]"));
 }
 
 std::vector<std::string> NamespacePolicy::Configured() const {

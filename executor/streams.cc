@@ -10,6 +10,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/quote.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
 #include "executor/kubernetes_errors.h"
@@ -210,8 +211,8 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
     if (!id.ok()) return fail(id.status());
     for (const auto& seen : ids) {
       if (seen.namespace_ == id->namespace_ && seen.name == id->name) {
-        return fail(
-            absl::InvalidArgumentError(absl::StrCat("execution id ", raw, " is given twice")));
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("execution id ", QuoteBounded(raw), " is given twice")));
       }
     }
     ids.push_back(*std::move(id));

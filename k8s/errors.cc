@@ -4,15 +4,19 @@
 
 #include <charconv>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "base/quote.h"
 #include "base/strings.h"
 
 namespace kje::k8s {
 namespace {
 
 constexpr char kPayloadUrl[] = "type.kje.dev/k8s.ApiError";
-constexpr size_t kMaxPlainMessage = 512;
+// The most of an API server's own message (a Status's, or a plain body) an error carries: its
+// 422s list every invalid field and can run to kilobytes, and a proxy may answer with a page.
+constexpr size_t kMaxApiMessage = 512;
 
 }  // namespace
 
@@ -67,10 +71,15 @@ absl::Status StatusFromResponse(int http_code, std::string_view body) {
       error.reason = doc["reason"].GetString();
     }
     if (doc.HasMember("message") && doc["message"].IsString()) {
-      error.message = doc["message"].GetString();
+      error.message = BoundMessage(doc["message"].GetString(), kMaxApiMessage);
     }
+    // A reason is one CamelCase word (AlreadyExists); anything else is no reason we know, and
+    // must not reach the payload, whose lines it would break.
+    bool word = error.reason.size() <= 64;
+    for (char c : error.reason) word = word && absl::ascii_isalnum(static_cast<unsigned char>(c));
+    if (!word) error.reason.clear();
   } else {
-    error.message = std::string(body.substr(0, kMaxPlainMessage));
+    error.message = BoundMessage(body, kMaxApiMessage);
   }
   return MakeApiStatus(error);
 }

@@ -69,7 +69,8 @@ Result<json::object> MemoryStore::List(const ResourceType& type_in, std::string_
       return BadRequest("specifying resource version is not allowed when using continue");
     }
     token = DecodeContinue(options.continue_token);
-    if (!token) return BadRequest("continue key is not valid: " + options.continue_token);
+    // As the real API server, name what is wrong, never echo the token.
+    if (!token) return BadRequest("continue key is not valid: not a continue token of this server");
     snapshot = token->rv;
     start_after = token->start;
     if (snapshot < b.compacted_rv) {

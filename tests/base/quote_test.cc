@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "absl/strings/match.h"
+
 namespace kje {
 namespace {
 
@@ -39,6 +41,27 @@ TEST_CASE("The quote stays under its stated bound whatever the bytes") {
   std::string quoted = QuoteBounded(worst);
   CHECK(quoted.size() <= 4 * kMaxQuotedBytes + 32);
   CHECK(quoted.find('\n') == std::string::npos);
+}
+
+TEST_CASE("A message that fits is kept as it is") {
+  CHECK(BoundMessage("job not found") == "job not found");
+  std::string exact(kMaxMessageBytes, 'm');
+  CHECK(BoundMessage(exact) == exact);
+}
+
+TEST_CASE("A message over the cap is cut within it, at a character, with its length named") {
+  std::string message(5000, 'm');
+  std::string bounded = BoundMessage(message);
+  CHECK(bounded.size() <= kMaxMessageBytes);
+  CHECK(absl::EndsWith(bounded, "... (5000 bytes)"));
+  CHECK(absl::StartsWith(bounded, std::string(900, 'm')));
+  // "aé" + 18 more bytes: with room for 2 before the note, the 2-byte é is left out whole.
+  std::string accented = "a\xC3\xA9" + std::string(18, 'z');
+  std::string note = "... (21 bytes)";
+  CHECK(BoundMessage(accented, note.size() + 2) == "a" + note);
+  CHECK(BoundMessage(accented, note.size() + 3) == "a\xC3\xA9" + note);
+  // A cap smaller than the note still answers the note alone.
+  CHECK(BoundMessage(accented, 4) == note);
 }
 
 }  // namespace

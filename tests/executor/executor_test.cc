@@ -296,6 +296,40 @@ TEST_CASE("executor: a namespace outside the allow-list is refused before any re
   CHECK_FALSE(f.client->HasPendingCall());
 }
 
+TEST_CASE("executor: a hostile ListJobs is refused before any request, with a bounded message",
+          "[executor]") {
+  Fixture f;
+  std::string huge(9000, 'a');
+  struct Case {
+    std::string ns, selector, token;
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {huge, "", "", "(9000 bytes)"},
+      {"Bad_NS\n", "", "", "Bad_NS\\x0A"},
+      {"", std::string(5000, 'k') + "=v", "", "5002 bytes, at most 4096"},
+      {"", "a in b", "", "label selector"},
+      {"", "", "k:" + huge, "9002 bytes, at most 2048"},
+      {"", "", "k:not base64!", "page_token is not one this service handed out"},
+      {"", "", "k:", "page_token is not one"},
+      {"", "", "m:Not_A_Name", "page_token is not one"},
+      {"", "", "m:", "page_token is not one"},
+      {"", "", "forged", "\"forged\""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.says);
+    Result<JobPage> list;
+    f.executor->ListJobs(c.ns, c.selector, 0, c.token, absl::Now() + absl::Seconds(5),
+                         list.Callback());
+    const absl::Status& status = list.Get().status();
+    CHECK(absl::IsInvalidArgument(status));
+    CHECK(status.message().size() < 1024);
+    CHECK(status.message().find(c.says) != std::string::npos);
+  }
+  f.client->Barrier();
+  CHECK_FALSE(f.client->HasPendingCall());
+}
+
 TEST_CASE("executor: a cached status answers inline, without a request", "[executor]") {
   Fixture f(/*cache_on=*/true);
   f.cache->Pin(kNs);

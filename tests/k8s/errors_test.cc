@@ -56,6 +56,19 @@ TEST_CASE("A body that is not a Status becomes a bounded message") {
   CHECK(error->message.rfind("<html>", 0) == 0);
 }
 
+TEST_CASE("A Status's own message is bounded, and a reason that is no word is dropped") {
+  std::string body =
+      R"({"kind":"Status","reason":"Invalid\nX","message":")" + std::string(10000, 'f') + R"("})";
+  absl::Status s = StatusFromResponse(422, body);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(s.message().size() < 600);
+  auto error = GetApiError(s);
+  REQUIRE(error.has_value());
+  CHECK(error->reason.empty());
+  CHECK(error->message.size() <= 512);
+  CHECK(error->message.find("(10000 bytes)") != std::string::npos);
+}
+
 TEST_CASE("A message with newlines survives the payload round trip") {
   absl::Status s = MakeApiStatus(ApiError{422, "Invalid", "line one\nline two"});
   auto error = GetApiError(s);
