@@ -3,11 +3,11 @@
 #include <optional>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/names.h"
+#include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "rapidjson/document.h"
@@ -46,12 +46,6 @@ bool HasControlCharacter(std::string_view s) {
   return false;
 }
 
-// A key as it can be quoted in an error: controls escaped, long ones cut.
-std::string QuoteKey(std::string_view key) {
-  return absl::StrCat("\"", absl::CHexEscape(ToAbsl(key.substr(0, 200))),
-                      key.size() > 200 ? "...\"" : "\"");
-}
-
 // One Spark conf value and where it came from, for errors that name the source.
 struct ConfValue {
   std::string value;
@@ -63,8 +57,8 @@ absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& fro
                        const std::string& source) {
   for (const auto& [key, value] : from) {
     if (HasControlCharacter(key)) {
-      return absl::InvalidArgumentError(absl::StrCat("The Spark configuration key ", QuoteKey(key),
-                                                     " of ", source,
+      return absl::InvalidArgumentError(absl::StrCat("The Spark configuration key ",
+                                                     QuoteBounded(key), " of ", source,
                                                      " contains a control character"));
     }
     if (IsBlank(value)) continue;  // Blank means unset: it doesn't override a default.
@@ -84,7 +78,7 @@ absl::Status CheckDeployModeAndMaster(Conf& conf) {
     if (mode != "cluster") {
       return absl::InvalidArgumentError(
           absl::StrCat(ToAbsl(kConfDeployMode), " of ", it->second.source,
-                       " must be cluster or unset, not \"", absl::CHexEscape(ToAbsl(mode)), "\""));
+                       " must be cluster or unset, not ", QuoteBounded(mode)));
     }
     conf.erase(it);  // The operator builds the driver in cluster mode itself.
   }
@@ -92,9 +86,8 @@ absl::Status CheckDeployModeAndMaster(Conf& conf) {
     std::string_view master = Trimmed(it->second.value);
     if (!absl::StartsWith(ToAbsl(master), ToAbsl(kK8sMasterPrefix))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          ToAbsl(kConfMaster), " of ", it->second.source, " is \"",
-          absl::CHexEscape(ToAbsl(master.substr(0, 200))),
-          "\", which isn't a k8s:// master: the job runs on the Kubernetes cluster of the "
+          ToAbsl(kConfMaster), " of ", it->second.source, " is ", QuoteBounded(master),
+          ", which isn't a k8s:// master: the job runs on the Kubernetes cluster of the "
           "executor"));
     }
     conf.erase(it);  // The operator sets the cluster's own master.
@@ -144,11 +137,11 @@ std::optional<std::string> UriPath(std::string_view uri) {
 
 absl::Status CheckReachable(std::string_view uri) {
   if (!IsValidUri(uri)) {
-    return absl::InvalidArgumentError(absl::StrCat("Invalid resource URI: ", ToAbsl(uri)));
+    return absl::InvalidArgumentError(absl::StrCat("Invalid resource URI: ", QuoteBounded(uri)));
   }
   if (IsClusterReachable(uri)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "Resource ", ToAbsl(uri),
+      "Resource ", QuoteBounded(uri),
       " of the job is a path on the Gravitino server, which the Spark job on Kubernetes can't "
       "reach. Use a URI reachable from the cluster instead, such as local:// for a file in the "
       "image, https://, s3a:// or hdfs://"));
@@ -224,7 +217,7 @@ absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
         conf[key] = "";
       } else {
         return absl::InvalidArgumentError(
-            absl::StrCat("The value of ", QuoteKey(key),
+            absl::StrCat("The value of ", QuoteBounded(key),
                          " in the --spark-conf argument is an object or an array: Spark "
                          "configurations are strings, numbers or booleans"));
       }
@@ -280,13 +273,14 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        std::string_view metalake,
                                                        const SparkTemplate& spark_template,
                                                        const BuilderOptions& options) {
-  const std::string& template_name = spark_template.name;
+  // Quoted once, bounded: every message below names the template.
+  const std::string template_name = QuoteBounded(spark_template.name);
   if (spark_template.is_shell) {
     return absl::InvalidArgumentError(
         absl::StrCat("The k8s job executor only supports Spark jobs, but job template ",
                      template_name, " is a SHELL job"));
   }
-  if (IsBlank(template_name)) {
+  if (IsBlank(spark_template.name)) {
     return absl::InvalidArgumentError("The job template has no name");
   }
   if (IsBlank(spark_template.executable)) {
@@ -300,8 +294,17 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   }
   RETURN_IF_ERROR(ValidateJobId(options.name_prefix, job_id));
   if (!spark_template.environments.empty()) {
+    // A few names are enough to act on; a template may set thousands.
+    constexpr size_t kNamesShown = 5;
     std::vector<std::string> names;
-    for (const auto& [name, value] : spark_template.environments) names.push_back(name);
+    for (const auto& [name, value] : spark_template.environments) {
+      if (names.size() == kNamesShown) {
+        names.push_back(
+            absl::StrCat("and ", spark_template.environments.size() - kNamesShown, " more"));
+        break;
+      }
+      names.push_back(QuoteBounded(name, 48));
+    }
     // Values may be secrets: only the names are ever quoted.
     return absl::InvalidArgumentError(absl::StrCat(
         "Job template ", template_name, " sets environment variables [", absl::StrJoin(names, ", "),
@@ -314,7 +317,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                    ToAbsl(kAnnotationMetalake),
                                                    ") contains a control character"));
   }
-  const bool builtin = absl::StartsWith(template_name, ToAbsl(kBuiltinPrefix));
+  const bool builtin = absl::StartsWith(spark_template.name, ToAbsl(kBuiltinPrefix));
   std::string executable = spark_template.executable;
   if (builtin && !IsClusterReachable(executable)) {
     // Built-in jobs name the jobs jar on the server; the Spark image carries its own copy.
@@ -378,12 +381,13 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     if (!IsDns1123Label(namespace_)) {
       return absl::InvalidArgumentError(
           absl::StrCat(ToAbsl(kConfNamespace), " of job template ", template_name,
-                       " isn't a valid namespace name: ", namespace_));
+                       " isn't a valid namespace name: ", QuoteBounded(namespace_)));
     }
   }
   if (!IsDns1123Label(namespace_)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "The executor's default namespace isn't a valid namespace name: ", namespace_));
+    return absl::FailedPreconditionError(
+        absl::StrCat("The executor's default namespace isn't a valid namespace name: ",
+                     QuoteBounded(namespace_)));
   }
   conf[std::string(kConfNamespace)] = namespace_;
 

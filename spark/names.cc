@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
+#include "base/quote.h"
 #include "base/strings.h"
 
 namespace kje::spark {
@@ -26,13 +27,13 @@ absl::Status ValidateNamePrefix(std::string_view name_prefix) {
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("namePrefix must match [a-z]([-a-z0-9]*[a-z0-9])? and be at most ",
-                   kMaxNamePrefixLength, " characters: \"", ToAbsl(name_prefix), "\""));
+                   kMaxNamePrefixLength, " characters: ", QuoteBounded(name_prefix)));
 }
 
 absl::Status ValidateClusterName(std::string_view cluster) {
   if (IsBlank(cluster) || cluster.find('/') != std::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cluster must be non-blank and must not contain '/': \"", ToAbsl(cluster), "\""));
+        "cluster must be non-blank and must not contain '/': ", QuoteBounded(cluster)));
   }
   return absl::OkStatus();
 }
@@ -41,13 +42,14 @@ absl::Status ValidateJobId(std::string_view name_prefix, std::string_view job_id
   if (!IsDns1123Label(job_id)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "job id must be lower-case letters, digits and '-', starting and ending with a letter "
-        "or digit, at most 63 characters: \"",
-        ToAbsl(job_id.substr(0, 80)), "\""));
+        "or digit, at most 63 characters: ",
+        QuoteBounded(job_id)));
   }
   if (name_prefix.size() + 1 + job_id.size() > kMaxResourceNameLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job id \"", ToAbsl(job_id), "\" is too long: the resource name \"", ToAbsl(name_prefix),
-        "-", ToAbsl(job_id), "\" would exceed ", kMaxResourceNameLength, " characters"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job id ", QuoteBounded(job_id), " is too long: the resource name ",
+                     QuoteBounded(ResourceName(name_prefix, job_id)), " would exceed ",
+                     kMaxResourceNameLength, " characters"));
   }
   return absl::OkStatus();
 }

@@ -219,7 +219,7 @@ TEST_CASE("Client deploy mode is refused - naming the key and its source") {
   absl::StatusOr<BuiltApplication> built = Build(t);
   REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK_THAT(ErrorOf(built), Catch::Contains("spark.submit.deployMode=client"));
-  CHECK_THAT(ErrorOf(built), Catch::Contains("job template spark-pi"));
+  CHECK_THAT(ErrorOf(built), Catch::Contains("job template \"spark-pi\""));
   CHECK_THAT(ErrorOf(built), Catch::Contains("cluster mode only"));
 
   BuilderOptions o = Options();
@@ -242,7 +242,7 @@ TEST_CASE("A master that isn't k8s:// is refused - from the template or the defa
     t.configs = {{"spark.master", master}};
     absl::StatusOr<BuiltApplication> built = Build(t);
     REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
-    CHECK_THAT(ErrorOf(built), Catch::Contains("spark.master of job template spark-pi"));
+    CHECK_THAT(ErrorOf(built), Catch::Contains("spark.master of job template \"spark-pi\""));
     CHECK_THAT(ErrorOf(built), Catch::Contains("isn't a k8s:// master"));
   }
   BuilderOptions o = Options();
@@ -428,11 +428,50 @@ TEST_CASE("Environments are rejected listing names - never values") {
   absl::StatusOr<BuiltApplication> built = Build(t);
   REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
   std::string message = ErrorOf(built);
-  CHECK(message.find("API_TOKEN, DB_PASSWORD") != std::string::npos);
+  CHECK(message.find("\"API_TOKEN\", \"DB_PASSWORD\"") != std::string::npos);
   CHECK(message.find("hunter2") == std::string::npos);
   CHECK(message.find("s3cr3t") == std::string::npos);
   CHECK(message.find("tok-abcdef") == std::string::npos);
   CHECK(message.find("Spark configurations") != std::string::npos);
+}
+
+TEST_CASE("Every refusal's message is bounded whatever the template holds") {
+  const std::string huge(9000, 'x');
+  std::vector<SparkTemplate> hostile;
+  SparkTemplate t = PiTemplate();
+  t.name = huge + "\x1b[31m";
+  t.executable = "";
+  hostile.push_back(t);
+  t = PiTemplate();
+  t.executable = "::" + huge;
+  hostile.push_back(t);
+  t = PiTemplate();
+  t.executable = "/opt/" + huge;
+  hostile.push_back(t);
+  t = PiTemplate();
+  for (int i = 0; i < 500; ++i) t.environments[absl::StrCat("VAR_", i, "_", huge.substr(0, 200))];
+  hostile.push_back(t);
+  t = PiTemplate();
+  t.configs["spark." + huge + "\n"] = "1";
+  hostile.push_back(t);
+  t = PiTemplate();
+  t.configs["spark.master"] = "yarn://" + huge;
+  hostile.push_back(t);
+  t = PiTemplate();
+  t.configs["spark.submit.deployMode"] = "client-" + huge;
+  hostile.push_back(t);
+  t = PiTemplate();
+  t.configs["spark.kubernetes.namespace"] = "No\x01" + huge;
+  hostile.push_back(t);
+  for (const SparkTemplate& h : hostile) {
+    absl::StatusOr<BuiltApplication> built = Build(h);
+    REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+    std::string message = ErrorOf(built);
+    INFO(message.substr(0, 200));
+    CHECK(message.size() < 1024);
+    CHECK(message.find("bytes)") != std::string::npos);
+    for (char c : message) CHECK(static_cast<unsigned char>(c) >= 0x20);
+  }
 }
 
 TEST_CASE("SHELL templates are rejected") {
@@ -640,7 +679,7 @@ TEST_CASE("Control characters in config keys or the metalake are refused - namin
   absl::StatusOr<BuiltApplication> built = Build(t);
   REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK_THAT(ErrorOf(built), Catch::Contains("Spark configuration key \"spark.a\\x00"));
-  CHECK_THAT(ErrorOf(built), Catch::Contains("job template spark-pi"));
+  CHECK_THAT(ErrorOf(built), Catch::Contains("job template \"spark-pi\""));
   CHECK(ErrorOf(built).find('\0') == std::string::npos);
 
   BuilderOptions o = Options();
