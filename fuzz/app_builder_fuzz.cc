@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/names.h"
+#include "base/quote.h"
 #include "fuzz/fuzz_check.h"
 #include "rapidjson/document.h"
 #include "spark/app_builder.h"
@@ -89,6 +90,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A template the executor can't run is the caller's mistake, with the reason.
     FUZZ_CHECK(absl::IsInvalidArgument(built.status()));
     FUZZ_CHECK(!built.status().message().empty());
+    // Every value it quotes is bounded and escaped: the message fits an answer as it is.
+    FUZZ_CHECK(built.status().message().size() <= kje::kMaxMessageBytes);
+    for (char c : built.status().message()) FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20);
     // Environment values never reach a message: a marker only an env value holds stays out.
     if (!marker_outside_env) {
       FUZZ_CHECK(std::string(built.status().message()).find(kMarker) == std::string::npos);
