@@ -47,6 +47,9 @@ absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
+  // The whole id is quoted with one part beside it: each part gets a smaller share, so that
+  // however every byte escapes, the message stays under 1 KiB.
+  constexpr size_t kPartQuote = 64;
   if (text.empty() || count != parts.size()) {
     return absl::NotFoundError(absl::StrCat("Invalid job execution id ", QuoteBounded(text),
                                             ": expected <cluster>/<kind>/<namespace>/<name>"));
@@ -58,19 +61,22 @@ absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
     }
   }
   if (parts[1] != kKindSparkApp) {
-    return absl::NotFoundError(absl::StrCat("Invalid job execution id ", QuoteBounded(text),
-                                            ": unknown kind of a job: ", QuoteBounded(parts[1])));
+    return absl::NotFoundError(
+        absl::StrCat("Invalid job execution id ", QuoteBounded(text),
+                     ": unknown kind of a job: ", QuoteBounded(parts[1], kPartQuote)));
   }
   // No object can have a name Kubernetes refuses: such an id is refused here, before any cache
   // read or request.
   if (!IsDns1123Label(parts[2])) {
     return absl::NotFoundError(absl::StrCat(
-        "Invalid job execution id ", QuoteBounded(text), ": the namespace ", QuoteBounded(parts[2]),
+        "Invalid job execution id ", QuoteBounded(text), ": the namespace ",
+        QuoteBounded(parts[2], kPartQuote),
         " is not a Kubernetes namespace name (a DNS-1123 label of at most 63 characters)"));
   }
   if (!IsDns1123Subdomain(parts[3])) {
     return absl::NotFoundError(absl::StrCat(
-        "Invalid job execution id ", QuoteBounded(text), ": the name ", QuoteBounded(parts[3]),
+        "Invalid job execution id ", QuoteBounded(text), ": the name ",
+        QuoteBounded(parts[3], kPartQuote),
         " is not a Kubernetes object name (a DNS-1123 subdomain of at most 253 characters)"));
   }
   return ExecutionId{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]),
@@ -84,8 +90,8 @@ std::string ExecutionId::ToString() const {
 absl::Status CheckCluster(const ExecutionId& id, std::string_view cluster) {
   if (id.cluster == cluster) return absl::OkStatus();
   return absl::NotFoundError(absl::StrCat(
-      "Job ", QuoteBounded(id.ToString()), " runs in cluster ", QuoteBounded(id.cluster),
-      ", but the k8s job executor is connected to cluster ", QuoteBounded(cluster)));
+      "Job ", QuoteBounded(id.ToString()), " runs in cluster ", QuoteBounded(id.cluster, 64),
+      ", but the k8s job executor is connected to cluster ", QuoteBounded(cluster, 64)));
 }
 
 absl::StatusOr<ExecutionId> ParseForCluster(std::string_view text, std::string_view cluster) {
