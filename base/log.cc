@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/quote.h"
 #include "base/strings.h"
 
 namespace kje::log {
@@ -114,15 +115,14 @@ absl::StatusOr<Level> ParseLevel(std::string_view name) {
   if (lower == "warn" || lower == "warning") return Level::kWarn;
   if (lower == "error") return Level::kError;
   return absl::InvalidArgumentError(
-      absl::StrCat("must be one of debug, info, warn, error, got \"", ToAbsl(name), "\""));
+      absl::StrCat("must be one of debug, info, warn, error, got ", QuoteBounded(name)));
 }
 
 absl::StatusOr<Format> ParseFormat(std::string_view name) {
   std::string lower = absl::AsciiStrToLower(ToAbsl(name));
   if (lower == "text" || lower == "logfmt") return Format::kText;
   if (lower == "json") return Format::kJson;
-  return absl::InvalidArgumentError(
-      absl::StrCat("must be text or json, got \"", ToAbsl(name), "\""));
+  return absl::InvalidArgumentError(absl::StrCat("must be text or json, got ", QuoteBounded(name)));
 }
 
 void Configure(Level min_level, Format format) {

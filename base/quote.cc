@@ -51,4 +51,12 @@ std::string BoundMessage(std::string_view message, size_t max_bytes) {
   return out;
 }
 
+bool HasControlByte(std::string_view text) {
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) return true;
+  }
+  return false;
+}
+
 }  // namespace kje

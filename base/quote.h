@@ -29,4 +29,8 @@ inline constexpr size_t kMaxMessageBytes = 1024;
 // client refuses.
 std::string BoundMessage(std::string_view message, size_t max_bytes = kMaxMessageBytes);
 
+// Whether `text` holds an ASCII control byte (below 0x20, or DEL): one that could end a log line
+// early or drive a terminal. A bounded quote never leaves one.
+bool HasControlByte(std::string_view text);
+
 }  // namespace kje

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/quote.h"
 #include "base/strings.h"
 #include "cli/client.h"
 #include "cli/exit_codes.h"
@@ -76,13 +77,22 @@ int UsageError(Io& io, const std::string& command, const std::string& message) {
   return kExitUsage;
 }
 
+// The first few are enough to spot the mistake; a shell glob may pass thousands.
+std::string QuotedList(const std::vector<std::string>& items) {
+  constexpr size_t kShown = 5;
+  std::vector<std::string> quoted;
+  for (size_t i = 0; i < items.size() && i < kShown; ++i) quoted.push_back(QuoteBounded(items[i]));
+  if (items.size() > kShown) quoted.push_back(absl::StrCat("and ", items.size() - kShown, " more"));
+  return absl::StrJoin(quoted, " ");
+}
+
 // "k=v" → (k, v); the key must not be empty.
 absl::StatusOr<std::pair<std::string, std::string>> KeyValue(const std::string& flag,
                                                              const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, " needs KEY=VALUE, got \"", text, "\""));
+        absl::StrCat("--", flag, " needs KEY=VALUE, got ", QuoteBounded(text)));
   }
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
 }
@@ -180,7 +190,7 @@ int Cancel(Context& c) {
     auto ctx = c.conn.NewContext(false);
     grpc::Status status = c.conn.stub().Cancel(ctx.get(), request, &response);
     if (!status.ok()) {
-      int code = RpcError(c.io, absl::StrCat("cancel ", id), status);
+      int code = RpcError(c.io, absl::StrCat("cancel ", QuoteBounded(id)), status);
       if (worst == kExitOk) worst = code;
       continue;
     }
@@ -200,7 +210,8 @@ int Logs(Context& c) {
   int tail = 0;
   if (auto v = c.flags.Get("tail")) {
     if (!absl::SimpleAtoi(*v, &tail) || tail < 0) {
-      return UsageError(c.io, "logs", absl::StrCat("--tail needs a number >= 0, got \"", *v, "\""));
+      return UsageError(c.io, "logs",
+                        absl::StrCat("--tail needs a number >= 0, got ", QuoteBounded(*v)));
     }
   }
   if (!c.flags.Has("follow")) {
@@ -252,7 +263,7 @@ int List(Context& c) {
     int n = 0;
     if (!absl::SimpleAtoi(*v, &n) || n < 1) {
       return UsageError(c.io, "list",
-                        absl::StrCat("--page-size needs a number >= 1, got \"", *v, "\""));
+                        absl::StrCat("--page-size needs a number >= 1, got ", QuoteBounded(*v)));
     }
     request.set_page_size(n);
   }
@@ -484,8 +495,8 @@ absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, 
   if (auto v = flags.Get("timeout")) {
     absl::Duration d;
     if (!absl::ParseDuration(*v, &d) || d <= absl::ZeroDuration()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--timeout needs a positive duration such as 10s or 2m, got \"", *v, "\""));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--timeout needs a positive duration such as 10s or 2m, got ", QuoteBounded(*v)));
     }
     options.timeout = d;
   }
@@ -507,7 +518,8 @@ std::string CommandsHelp() {
 int Run(const std::vector<std::string>& args, Io& io) {
   const Command* command = args.empty() ? nullptr : FindCommand(args[0]);
   if (command == nullptr) {
-    io.err << kProgram << ": not a client command: " << (args.empty() ? "" : args[0]) << "\n";
+    io.err << kProgram << ": not a client command: " << (args.empty() ? "" : QuoteBounded(args[0]))
+           << "\n";
     return kExitUsage;
   }
   std::vector<FlagSpec> specs = command->flags;
@@ -528,7 +540,7 @@ int Run(const std::vector<std::string>& args, Io& io) {
     return UsageError(
         io, command->name,
         absl::StrCat("takes ", want, ", got ", n,
-                     n > 0 ? absl::StrCat(": ", absl::StrJoin(flags->positional(), " ")) : ""));
+                     n > 0 ? absl::StrCat(": ", QuotedList(flags->positional())) : ""));
   }
   OutputFormat format = OutputFormat::kTable;
   if (auto v = flags->Get("output")) {
@@ -536,7 +548,7 @@ int Run(const std::vector<std::string>& args, Io& io) {
       format = OutputFormat::kJson;
     } else if (*v != "table") {
       return UsageError(io, command->name,
-                        absl::StrCat("-o must be table or json, got \"", *v, "\""));
+                        absl::StrCat("-o must be table or json, got ", QuoteBounded(*v)));
     }
   }
   auto options = ConnectionFromFlags(*flags, io);

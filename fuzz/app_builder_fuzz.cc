@@ -10,6 +10,7 @@
 
 #include "base/names.h"
 #include "base/quote.h"
+#include "base/strings.h"
 #include "fuzz/fuzz_check.h"
 #include "rapidjson/document.h"
 #include "spark/app_builder.h"
@@ -92,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(!built.status().message().empty());
     // Every value it quotes is bounded and escaped: the message fits an answer as it is.
     FUZZ_CHECK(built.status().message().size() <= kje::kMaxMessageBytes);
-    for (char c : built.status().message()) FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20);
+    FUZZ_CHECK(!kje::HasControlByte(kje::ToStd(built.status().message())));
     // Environment values never reach a message: a marker only an env value holds stays out.
     if (!marker_outside_env) {
       FUZZ_CHECK(std::string(built.status().message()).find(kMarker) == std::string::npos);

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/quote.h"
+#include "base/strings.h"
 #include "fuzz/fuzz_check.h"
 #include "k8s/connection_config.h"
 
@@ -51,6 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // may quote the caller's own input (the file's text, or the context name it asked for), so
     // an input that spells the marker out in any of its parts is no leak.
     FUZZ_CHECK(!config.status().message().empty());
+    // Every name, URL and value it quotes is bounded and escaped: the message fits a log line.
+    FUZZ_CHECK(config.status().message().size() <= kje::kMaxMessageBytes);
+    FUZZ_CHECK(!kje::HasControlByte(kje::ToStd(config.status().message())));
     bool input_spells_marker = false;
     for (std::string_view part : parts) {
       input_spells_marker = input_spells_marker || part.find(kToken) != std::string_view::npos;

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "base/quote.h"
+#include "base/strings.h"
 #include "fuzz/fuzz_check.h"
 #include "k8s/label_selector.h"
 
@@ -70,6 +72,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!selector.ok()) {
     FUZZ_CHECK(absl::IsInvalidArgument(selector.status()));
+    // A caller's selector is quoted bounded and escaped: the message fits an answer as it is.
+    FUZZ_CHECK(selector.status().message().size() <= kje::kMaxMessageBytes);
+    FUZZ_CHECK(!kje::HasControlByte(kje::ToStd(selector.status().message())));
     return 0;
   }
   (void)selector->Matches(labels);

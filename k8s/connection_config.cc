@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/log.h"
+#include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 
@@ -95,10 +96,10 @@ absl::Status MergeFile(const std::string& path, Merged& merged) {
   std::string kind = Scalar(root, "kind");
   bool has_any = root["clusters"] || root["contexts"] || root["users"] || root["current-context"];
   if ((!kind.empty() && kind != "Config") || (kind.empty() && !has_any)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not a kubeconfig: ",
-                     kind.empty() ? "no clusters, contexts, users or current-context"
-                                  : absl::StrCat("its kind is \"", kind, "\", not \"Config\"")));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is not a kubeconfig: ",
+        kind.empty() ? "no clusters, contexts, users or current-context"
+                     : absl::StrCat("its kind is ", QuoteBounded(kind), ", not \"Config\"")));
   }
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (merged.current_context.empty()) merged.current_context = Scalar(root, "current-context");
@@ -109,13 +110,13 @@ absl::Status MergeFile(const std::string& path, Merged& merged) {
     if (!items || items.IsNull()) continue;
     if (!items.IsSequence()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("kubeconfig ", path, ": \"", list, "\" is not a list"));
+          absl::StrCat("kubeconfig ", path, ": ", QuoteBounded(list), " is not a list"));
     }
     for (const YAML::Node& item : items) {
       std::string name = Scalar(item, "name");
       if (name.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("kubeconfig ", path, ": an entry of \"", list, "\" has no name"));
+        return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", path, ": an entry of ",
+                                                       QuoteBounded(list), " has no name"));
       }
       YAML::Node body = item[key];
       target->emplace(name, Entry{body ? body : YAML::Node(YAML::NodeType::Null), base_dir});
@@ -129,7 +130,7 @@ absl::StatusOr<std::shared_ptr<CredentialProvider>> UserCredentials(const std::s
                                                                     const Entry& user,
                                                                     const Environment& env) {
   const YAML::Node& u = user.node;
-  std::string owner = absl::StrCat("user \"", user_name, "\"");
+  std::string owner = absl::StrCat("user ", QuoteBounded(user_name));
   if (u && !u.IsNull() && !u.IsMap()) {
     return absl::InvalidArgumentError(absl::StrCat(owner, " is not a mapping"));
   }
@@ -155,8 +156,8 @@ absl::StatusOr<std::shared_ptr<CredentialProvider>> UserCredentials(const std::s
     exec.install_hint = Scalar(e, "installHint");
     if (exec.api_version != "client.authentication.k8s.io/v1" &&
         exec.api_version != "client.authentication.k8s.io/v1beta1") {
-      return absl::InvalidArgumentError(
-          absl::StrCat(owner, ": exec apiVersion \"", exec.api_version, "\" is not supported"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          owner, ": exec apiVersion ", QuoteBounded(exec.api_version), " is not supported"));
     }
     if (exec.command.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(owner, ": exec has no command"));
@@ -202,29 +203,29 @@ absl::StatusOr<ConnectionConfig> FromMerged(const Merged& merged, const std::str
   if (context_it == merged.contexts.end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("kubeconfig ", merged.files, ": ", context_arg.empty() ? "current-" : "",
-                     "context \"", context_name, "\" is not defined"));
+                     "context ", QuoteBounded(context_name), " is not defined"));
   }
   const YAML::Node& context = context_it->second.node;
   std::string cluster_name = Scalar(context, "cluster");
   if (cluster_name.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", merged.files, ": context \"",
-                                                   context_name, "\" has no cluster"));
+    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", merged.files, ": context ",
+                                                   QuoteBounded(context_name), " has no cluster"));
   }
   auto cluster_it = merged.clusters.find(cluster_name);
   if (cluster_it == merged.clusters.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", merged.files, ": context \"",
-                                                   context_name, "\" refers to cluster \"",
-                                                   cluster_name, "\", which is not defined"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kubeconfig ", merged.files, ": context ", QuoteBounded(context_name),
+                     " refers to cluster ", QuoteBounded(cluster_name), ", which is not defined"));
   }
   const YAML::Node& cluster = cluster_it->second.node;
   std::string server = std::string(absl::StripAsciiWhitespace(Scalar(cluster, "server")));
   if (server.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", merged.files, ": cluster \"",
-                                                   cluster_name, "\" has no server"));
+    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", merged.files, ": cluster ",
+                                                   QuoteBounded(cluster_name), " has no server"));
   }
   ConnectionConfig config;
   RETURN_IF_ERROR(ParseServerUrl(server, config));
-  std::string owner = absl::StrCat("cluster \"", cluster_name, "\"");
+  std::string owner = absl::StrCat("cluster ", QuoteBounded(cluster_name));
   ASSIGN_OR_RETURN(config.ca_pem,
                    PemFrom(cluster, "certificate-authority", cluster_it->second.base_dir, owner));
   config.insecure_skip_tls_verify = Scalar(cluster, "insecure-skip-tls-verify") == "true";
@@ -245,9 +246,9 @@ absl::StatusOr<ConnectionConfig> FromMerged(const Merged& merged, const std::str
   } else {
     auto user_it = merged.users.find(user_name);
     if (user_it == merged.users.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", merged.files, ": context \"",
-                                                     context_name, "\" refers to user \"",
-                                                     user_name, "\", which is not defined"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("kubeconfig ", merged.files, ": context ", QuoteBounded(context_name),
+                       " refers to user ", QuoteBounded(user_name), ", which is not defined"));
     }
     ASSIGN_OR_RETURN(config.credentials, UserCredentials(user_name, user_it->second, env));
   }
@@ -315,7 +316,7 @@ absl::Status ParseServerUrl(const std::string& url, ConnectionConfig& config) {
     rest.remove_prefix(7);
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("server URL \"", url, "\" must start with https:// or http://"));
+        absl::StrCat("server URL ", QuoteBounded(url), " must start with https:// or http://"));
   }
   size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
@@ -323,23 +324,25 @@ absl::Status ParseServerUrl(const std::string& url, ConnectionConfig& config) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
   if (path.find_first_of("?#") != std::string_view::npos) {
     return absl::InvalidArgumentError(
-        absl::StrCat("server URL \"", url, "\" must not have a query or fragment"));
+        absl::StrCat("server URL ", QuoteBounded(url), " must not have a query or fragment"));
   }
   if (authority.find('@') != std::string_view::npos) {
     return absl::InvalidArgumentError(
-        absl::StrCat("server URL \"", url, "\" must not carry user information"));
+        absl::StrCat("server URL ", QuoteBounded(url), " must not carry user information"));
   }
   std::string_view host, port;
   if (authority.starts_with("[")) {
     size_t close = authority.find(']');
     if (close == std::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat("server URL \"", url, "\" has a bad host"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("server URL ", QuoteBounded(url), " has a bad host"));
     }
     host = authority.substr(1, close - 1);
     std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
       if (after.front() != ':') {
-        return absl::InvalidArgumentError(absl::StrCat("server URL \"", url, "\" has a bad host"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("server URL ", QuoteBounded(url), " has a bad host"));
       }
       port = after.substr(1);
     }
@@ -349,14 +352,16 @@ absl::Status ParseServerUrl(const std::string& url, ConnectionConfig& config) {
     if (colon != std::string_view::npos) port = authority.substr(colon + 1);
   }
   if (host.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("server URL \"", url, "\" has no host"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("server URL ", QuoteBounded(url), " has no host"));
   }
   int port_number = 0;
   if (port.empty()) {
     port = config.tls ? "443" : "80";
   } else if (!absl::SimpleAtoi(ToAbsl(port), &port_number) || port_number <= 0 ||
              port_number > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("server URL \"", url, "\" has a bad port"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("server URL ", QuoteBounded(url), " has a bad port"));
   }
   config.host = std::string(host);
   config.port = std::string(port);
@@ -414,8 +419,8 @@ absl::StatusOr<ConnectionConfig> ResolveConnection(const ConnectionOptions& opti
     } else if (!home_config.empty() && FileExists(home_config)) {
       config = LoadMerged({home_config}, options.context, env);
     } else if (!options.context.empty()) {
-      return absl::NotFoundError(absl::StrCat("context \"", options.context,
-                                              "\" is configured, but no kubeconfig was found "
+      return absl::NotFoundError(absl::StrCat("context ", QuoteBounded(options.context),
+                                              " is configured, but no kubeconfig was found "
                                               "($KUBECONFIG, ~/.kube/config)"));
     } else {
       config = InCluster(env);

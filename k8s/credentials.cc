@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/log.h"
+#include "base/quote.h"
 #include "base/strings.h"
 
 extern char** environ;
@@ -134,9 +135,9 @@ absl::StatusOr<ExecCredentialResult> ParseExecCredential(std::string_view json,
   }
   std::string api_version = JsonString(doc, "apiVersion");
   if (api_version != expected_api_version) {
-    return absl::InvalidArgumentError(absl::StrCat("exec plugin returned apiVersion \"",
-                                                   api_version, "\", expected \"",
-                                                   ToAbsl(expected_api_version), "\""));
+    return absl::InvalidArgumentError(absl::StrCat("exec plugin returned apiVersion ",
+                                                   QuoteBounded(api_version), ", expected ",
+                                                   QuoteBounded(expected_api_version)));
   }
   auto status_it = doc.FindMember("status");
   if (status_it == doc.MemberEnd() || !status_it->value.IsObject()) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/quote.h"
 #include "base/strings.h"
 
 namespace kje::k8s {
@@ -81,7 +82,7 @@ class Lexer {
 
 absl::Status Error(std::string_view text, size_t pos, std::string_view what) {
   return absl::InvalidArgumentError(
-      absl::StrCat("label selector \"", ToAbsl(text), "\": ", ToAbsl(what), " at offset ", pos));
+      absl::StrCat("label selector ", QuoteBounded(text), ": ", ToAbsl(what), " at offset ", pos));
 }
 
 }  // namespace
@@ -98,7 +99,7 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
     if (!ValidKey(key)) {
       return Error(text, key_pos,
                    key.empty() ? "expected a label key"
-                               : absl::StrCat("invalid label key \"", ToAbsl(key), "\""));
+                               : absl::StrCat("invalid label key ", QuoteBounded(key)));
     }
     req.key = std::string(key);
     if (negated) {
@@ -118,7 +119,7 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
       size_t value_pos = lex.Offset();
       std::string_view value = lex.Word();
       if (!ValidValue(value)) {
-        return Error(text, value_pos, absl::StrCat("invalid label value \"", ToAbsl(value), "\""));
+        return Error(text, value_pos, absl::StrCat("invalid label value ", QuoteBounded(value)));
       }
       req.values.emplace_back(value);
     } else if (req.op == Op::kIn || req.op == Op::kNotIn) {
@@ -127,8 +128,7 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
         size_t value_pos = lex.Offset();
         std::string_view value = lex.Word();
         if (!ValidValue(value)) {
-          return Error(text, value_pos,
-                       absl::StrCat("invalid label value \"", ToAbsl(value), "\""));
+          return Error(text, value_pos, absl::StrCat("invalid label value ", QuoteBounded(value)));
         }
         req.values.emplace_back(value);
         if (lex.Consume(")")) break;

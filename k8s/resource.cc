@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/quote.h"
 #include "base/strings.h"
 #include "k8s/errors.h"
 
@@ -16,12 +17,12 @@ namespace {
 absl::Status CheckSegment(std::string_view what, std::string_view value) {
   if (value == "." || value == "..") {
     return absl::InvalidArgumentError(
-        absl::StrCat("invalid ", ToAbsl(what), ": \"", ToAbsl(value), "\""));
+        absl::StrCat("invalid ", ToAbsl(what), ": ", QuoteBounded(value)));
   }
   for (char c : value) {
     if (c == '/' || c == '?' || c == '#' || c == '%' || static_cast<unsigned char>(c) < 0x21) {
       return absl::InvalidArgumentError(
-          absl::StrCat("invalid ", ToAbsl(what), ": \"", ToAbsl(value), "\""));
+          absl::StrCat("invalid ", ToAbsl(what), ": ", QuoteBounded(value)));
     }
   }
   return absl::OkStatus();
@@ -236,7 +237,8 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   std::string type = StringMember(doc, "type");
   const rapidjson::Value* object = Member(doc, "object");
   if (object == nullptr || !object->IsObject()) {
-    return absl::InternalError(absl::StrCat("kubernetes: watch event ", type, " without object"));
+    return absl::InternalError(
+        absl::StrCat("kubernetes: watch event ", QuoteBounded(type), " without object"));
   }
   if (type == "ERROR") {
     ApiError error;
@@ -256,7 +258,8 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   } else if (type == "BOOKMARK") {
     event.type = WatchEvent::Type::kBookmark;
   } else {
-    return absl::InternalError(absl::StrCat("kubernetes: unknown watch event type \"", type, "\""));
+    return absl::InternalError(
+        absl::StrCat("kubernetes: unknown watch event type ", QuoteBounded(type)));
   }
   event.resource_version = MetadataResourceVersion(*object);
   event.object = ParsedJson(std::move(shared), object);

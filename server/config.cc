@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "base/log.h"
 #include "base/names.h"
+#include "base/quote.h"
 #include "base/status_macros.h"
 
 namespace kje::server {
@@ -37,8 +38,6 @@ using RawMap = std::map<std::string, Raw>;
 absl::Status KeyError(const std::string& key, const std::string& rule) {
   return absl::InvalidArgumentError(absl::StrCat(key, ": ", rule));
 }
-
-std::string Quote(const std::string& v) { return absl::StrCat("\"", v, "\""); }
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
@@ -135,7 +134,7 @@ class Reader {
     if (!v) return absl::OkStatus();
     int64_t n;
     if (!absl::SimpleAtoi(*v, &n)) {
-      return KeyError(key, absl::StrCat("must be a number of milliseconds: ", *v));
+      return KeyError(key, absl::StrCat("must be a number of milliseconds: ", QuoteBounded(*v)));
     }
     out = n;
     return absl::OkStatus();
@@ -176,7 +175,7 @@ bool IsNamePrefix(const std::string& s) {
 // HOST:PORT with a numeric port 0-65535; HOST may be a bracketed IPv6 address.
 absl::Status ValidateHostPort(const std::string& key, const std::string& value) {
   std::string rule =
-      absl::StrCat("must be HOST:PORT with a port from 0 to 65535, got ", Quote(value));
+      absl::StrCat("must be HOST:PORT with a port from 0 to 65535, got ", QuoteBounded(value));
   size_t colon = value.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) {
     return KeyError(key, rule);
@@ -216,7 +215,7 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   if (c.cluster.find('/') != std::string::npos) {
     return KeyError("cluster", absl::StrCat("must not contain '/', as it is part of the execution "
                                             "id: ",
-                                            Quote(c.cluster)));
+                                            QuoteBounded(c.cluster)));
   }
 
   r.String("kubeconfig", c.kubeconfig);
@@ -232,7 +231,7 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     std::string scheme = SchemeOf(c.master_url);
     if (scheme != "https" && scheme != "http") {
       return KeyError("masterUrl", absl::StrCat("must be an https:// or http:// URL, got ",
-                                                Quote(c.master_url)));
+                                                QuoteBounded(c.master_url)));
     }
   } else {
     if (!c.ca_cert_file.empty()) return KeyError("caCertFile", "can only be set with masterUrl");
@@ -247,11 +246,11 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     return KeyError("namespace",
                     absl::StrCat("must be a DNS-1123 label ([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?), "
                                  "got ",
-                                 Quote(c.namespace_)));
+                                 QuoteBounded(c.namespace_)));
   }
   r.String("namePrefix", c.name_prefix);
   if (!IsNamePrefix(c.name_prefix)) {
-    return KeyError("namePrefix", absl::StrCat(kNamePrefixRule, ": ", Quote(c.name_prefix)));
+    return KeyError("namePrefix", absl::StrCat(kNamePrefixRule, ": ", QuoteBounded(c.name_prefix)));
   }
   RETURN_IF_ERROR(r.Millis("statusCacheTtlMs", c.status_cache_ttl_ms));
   RETURN_IF_ERROR(r.PositiveMillis("noStatusTimeoutMs", c.no_status_timeout_ms));
@@ -277,7 +276,7 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     return KeyError("spark.builtinJobsJar",
                     absl::StrCat("must be a URI reachable from the cluster (local://, https://, "
                                  "s3a://, hdfs://), not a file on this server: ",
-                                 Quote(s.builtin_jobs_jar)));
+                                 QuoteBounded(s.builtin_jobs_jar)));
   }
   for (const auto& [key, value] : raw) {
     if (!absl::StartsWith(key, kSparkConfPrefix)) continue;
@@ -324,8 +323,9 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
       std::string ns = Trim(std::string(part));
       if (ns.empty()) continue;
       if (!IsDns1123Label(ns)) {
-        return KeyError("server.allowedNamespaces",
-                        absl::StrCat("every entry must be a DNS-1123 label, got ", Quote(ns)));
+        return KeyError(
+            "server.allowedNamespaces",
+            absl::StrCat("every entry must be a DNS-1123 label, got ", QuoteBounded(ns)));
       }
       srv.allowed_namespaces.push_back(ns);
     }
@@ -334,8 +334,8 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
       for (const auto& ns : srv.allowed_namespaces) allowed |= ns == c.namespace_;
       if (!allowed) {
         return KeyError("server.allowedNamespaces",
-                        absl::StrCat("must include the default namespace ", Quote(c.namespace_),
-                                     " (key namespace)"));
+                        absl::StrCat("must include the default namespace ",
+                                     QuoteBounded(c.namespace_), " (key namespace)"));
       }
     }
   }
@@ -343,7 +343,8 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   if (auto v = r.Get("server.ioThreads")) {
     int n;
     if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 64) {
-      return KeyError("server.ioThreads", absl::StrCat("must be a number from 1 to 64, got ", *v));
+      return KeyError("server.ioThreads",
+                      absl::StrCat("must be a number from 1 to 64, got ", QuoteBounded(*v)));
     }
     srv.io_threads = n;
   }
@@ -354,14 +355,14 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
       srv.readiness_requires_sync = false;
     } else {
       return KeyError("server.readinessRequiresSync",
-                      absl::StrCat("must be true or false, got ", Quote(*v)));
+                      absl::StrCat("must be true or false, got ", QuoteBounded(*v)));
     }
   }
   if (auto v = r.Get("server.maxOnDemandInformers")) {
     int n;
     if (!absl::SimpleAtoi(*v, &n) || n < 0 || n > 1000) {
       return KeyError("server.maxOnDemandInformers",
-                      absl::StrCat("must be a number from 0 to 1000, got ", *v));
+                      absl::StrCat("must be a number from 0 to 1000, got ", QuoteBounded(*v)));
     }
     srv.max_on_demand_informers = n;
   }
@@ -369,7 +370,7 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     int n;
     if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 1000000) {
       return KeyError("server.maxQueuedChanges",
-                      absl::StrCat("must be a number from 1 to 1000000, got ", *v));
+                      absl::StrCat("must be a number from 1 to 1000000, got ", QuoteBounded(*v)));
     }
     srv.max_queued_changes = n;
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/quote.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/exit_codes.h"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     }
     return kje::server::RunServe(*parsed);
   }
-  std::cerr << "k8s-job-executor: unknown command \"" << args[0] << "\"\n" << Usage();
+  std::cerr << "k8s-job-executor: unknown command " << kje::QuoteBounded(args[0]) << "\n"
+            << Usage();
   return 2;
 }

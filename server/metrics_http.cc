@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/quote.h"
 
 namespace kje::server {
 namespace {
@@ -83,8 +84,8 @@ class MetricsHttpServer::Impl {
     int port = -1;
     if (colon == std::string::npos || !absl::SimpleAtoi(options_.listen.substr(colon + 1), &port) ||
         port < 0 || port > 65535) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("server.metricsListen must be HOST:PORT, got \"", options_.listen, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("server.metricsListen must be HOST:PORT, got ",
+                                                     QuoteBounded(options_.listen)));
     }
     std::string host = options_.listen.substr(0, colon);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
@@ -95,8 +96,8 @@ class MetricsHttpServer::Impl {
     auto results = resolver.resolve(host, std::to_string(port),
                                     tcp::resolver::passive | tcp::resolver::numeric_service, ec);
     if (ec || results.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("server.metricsListen: can't resolve \"", host, "\": ", ec.message()));
+      return absl::InvalidArgumentError(absl::StrCat("server.metricsListen: can't resolve ",
+                                                     QuoteBounded(host), ": ", ec.message()));
     }
     tcp::endpoint endpoint = results.begin()->endpoint();
     auto fail = [&] {

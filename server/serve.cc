@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "base/log.h"
+#include "base/quote.h"
 #include "cache/app_cache.h"
 #include "executor/executor.h"
 #include "executor/namespace_policy.h"
@@ -66,7 +67,7 @@ absl::StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& args) {
       continue;
     }
     if (!absl::StartsWith(arg, "--")) {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected argument \"", arg, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument ", QuoteBounded(arg)));
     }
     std::string name = arg;
     std::string value;
@@ -99,7 +100,7 @@ absl::StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& args) {
       size_t eq = value.find('=');
       if (eq == std::string::npos || eq == 0) {
         return absl::InvalidArgumentError(
-            absl::StrCat("--set needs KEY=VALUE, got \"", value, "\""));
+            absl::StrCat("--set needs KEY=VALUE, got ", QuoteBounded(value)));
       }
       out.sources.flags.emplace_back(value.substr(0, eq), value.substr(eq + 1));
     }

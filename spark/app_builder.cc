@@ -38,14 +38,6 @@ std::string_view Trimmed(std::string_view s) {
   return ToStd(absl::StripAsciiWhitespace(ToAbsl(s)));
 }
 
-bool HasControlCharacter(std::string_view s) {
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7F) return true;
-  }
-  return false;
-}
-
 // One Spark conf value and where it came from, for errors that name the source.
 struct ConfValue {
   std::string value;
@@ -56,7 +48,7 @@ using Conf = std::map<std::string, ConfValue>;
 absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& from,
                        const std::string& source) {
   for (const auto& [key, value] : from) {
-    if (HasControlCharacter(key)) {
+    if (HasControlByte(key)) {
       return absl::InvalidArgumentError(absl::StrCat("The Spark configuration key ",
                                                      QuoteBounded(key), " of ", source,
                                                      " contains a control character"));
@@ -312,7 +304,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
         "instead, for example spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
   }
 
-  if (HasControlCharacter(metalake)) {
+  if (HasControlByte(metalake)) {
     return absl::InvalidArgumentError(absl::StrCat("The metalake (annotation ",
                                                    ToAbsl(kAnnotationMetalake),
                                                    ") contains a control character"));
@@ -324,7 +316,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     if (!IsValidUri(options.builtin_jobs_jar) || !IsClusterReachable(options.builtin_jobs_jar)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "The executor's spark.builtinJobsJar isn't a URI reachable from the cluster: ",
-          options.builtin_jobs_jar));
+          QuoteBounded(options.builtin_jobs_jar)));
     }
     executable = options.builtin_jobs_jar;
   }
@@ -354,9 +346,9 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     for (auto& [key, value] : *spark_conf) {
       if (key == kConfMaster || key == kConfDeployMode ||
           absl::StartsWith(key, ToAbsl(kConfKubernetesPrefix))) {
-        if (!HasControlCharacter(key)) {
-          warnings.push_back(absl::StrCat("Ignored ", key, " in the spark_conf of job template ",
-                                          template_name,
+        if (!HasControlByte(key)) {
+          warnings.push_back(absl::StrCat("Ignored ", QuoteBounded(key),
+                                          " in the spark_conf of job template ", template_name,
                                           ": the k8s job executor decides the master, the deploy "
                                           "mode and the Kubernetes settings"));
           continue;

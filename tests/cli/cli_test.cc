@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/quote.h"
 #include "cli/exit_codes.h"
 #include "tests/cli/fake_job_executor.h"
 
@@ -196,7 +197,7 @@ TEST_CASE("cancel requests each job and reports the first failure") {
   CHECK(r.out == "cancellation requested: a\ncancellation requested: b\n");
   Result missing = RunCli({"cancel", "a", "zzz", "--server", server.address()});
   CHECK(missing.code == kExitNotFound);
-  CHECK(missing.err.find("cancel zzz: NOT_FOUND") != std::string::npos);
+  CHECK(missing.err.find("cancel \"zzz\": NOT_FOUND") != std::string::npos);
   CHECK(server.service().recorded().cancels == std::vector<std::string>{"a", "b", "a"});
 }
 
@@ -382,8 +383,8 @@ TEST_CASE("usage errors exit 2 before any call, and --help exits 0") {
     return r.err;
   };
   CHECK(usage({"status"}).find("takes exactly one EXECUTION_ID, got 0") != std::string::npos);
-  CHECK(usage({"status", "a", "b"}).find("got 2: a b") != std::string::npos);
-  CHECK(usage({"list", "x"}).find("takes no arguments, got 1: x") != std::string::npos);
+  CHECK(usage({"status", "a", "b"}).find("got 2: \"a\" \"b\"") != std::string::npos);
+  CHECK(usage({"list", "x"}).find("takes no arguments, got 1: \"x\"") != std::string::npos);
   CHECK(usage({"cancel"}).find("takes at least one EXECUTION_ID") != std::string::npos);
   CHECK(usage({"status", "a", "--bogus"}).find("unknown flag --bogus") != std::string::npos);
   CHECK(usage({"status", "a", "-o", "yaml"}).find("-o must be table or json") != std::string::npos);
@@ -406,6 +407,25 @@ TEST_CASE("usage errors exit 2 before any call, and --help exits 0") {
   CHECK(IsCommand("logs"));
   CHECK_FALSE(IsCommand("serve"));
   CHECK(CommandsHelp().find("  submit    submit a job") != std::string::npos);
+}
+
+TEST_CASE("usage errors quote an argument bounded, and name at most five of a glob's") {
+  const std::string huge = std::string(8999, 'a') + "\x1b";
+  std::vector<std::vector<std::string>> calls = {
+      {huge}, {"list", "--page-size", huge}, {"status", "a", "-o", huge},
+      {"status", "a", "--timeout", huge}, {"logs", "a", "--tail", huge}};
+  std::vector<std::string> glob = {"list"};
+  for (int i = 0; i < 3000; ++i) glob.push_back("file-" + std::to_string(i));
+  calls.push_back(glob);
+  for (const auto& args : calls) {
+    Result r = RunCli(args);
+    INFO(r.err.substr(0, 200));
+    CHECK(r.code == kExitUsage);
+    std::string first_line = r.err.substr(0, r.err.find('\n'));
+    CHECK(first_line.size() < 1024);
+    CHECK_FALSE(HasControlByte(first_line));
+  }
+  CHECK(RunCli(glob).err.find("\"file-4\" and 2995 more") != std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "absl/strings/escaping.h"
+#include "base/quote.h"
 #include "tests/k8s/test_util.h"
 
 namespace kje::k8s {
@@ -297,6 +298,26 @@ TEST_CASE("Server URLs are parsed strictly") {
   CHECK_FALSE(ParseServerUrl("https://h/x?y=1", c).ok());
   CHECK_FALSE(ParseServerUrl("https://[::1", c).ok());
   CHECK_FALSE(ParseServerUrl("https://h:abc", c).ok());
+}
+
+TEST_CASE("An over-long or control-byte name or URL is quoted bounded") {
+  TempDir dir;
+  std::string path = dir.Write("config", Kubeconfig("ctx1"));
+  const std::string context = std::string(8999, 'x') + "\x1b";
+  std::string message = Error(ResolveConnection({path, context, "", "", ""}, FakeEnv({}, "", "")));
+  INFO(message.substr(0, 200));
+  CHECK(message.size() < 1024);
+  CHECK(message.find("context \"xxx") != std::string::npos);
+  CHECK(message.find("(9000 bytes) is not defined") != std::string::npos);
+  CHECK_FALSE(HasControlByte(message));
+
+  ConnectionConfig c;
+  absl::Status url = ParseServerUrl("ftp://" + std::string(8993, 'a') + "\n", c);
+  REQUIRE_FALSE(url.ok());
+  std::string url_message(url.message());
+  CHECK(url_message.size() < 1024);
+  CHECK(url_message.find("(9000 bytes) must start with https://") != std::string::npos);
+  CHECK_FALSE(HasControlByte(url_message));
 }
 
 }  // namespace

@@ -252,5 +252,18 @@ TEST_CASE("ExecCredential parsing checks the expiration timestamp") {
   CHECK_FALSE(ParseExecCredential(Credential(v1, R"({"clientCertificateData":"c"})"), v1).ok());
 }
 
+TEST_CASE("An exec plugin's over-long apiVersion is quoted bounded") {
+  const std::string v1 = "client.authentication.k8s.io/v1";
+  auto parsed =
+      ParseExecCredential(Credential(std::string(8999, 'v') + "\\n", R"({"token":"t"})"), v1);
+  REQUIRE_FALSE(parsed.ok());
+  std::string message(parsed.status().message());
+  INFO(message.substr(0, 200));
+  CHECK(message.size() < 1024);
+  CHECK(message.find("(9000 bytes), expected \"client.authentication.k8s.io/v1\"") !=
+        std::string::npos);
+  CHECK(message.find('\n') == std::string::npos);
+}
+
 }  // namespace
 }  // namespace kje::k8s

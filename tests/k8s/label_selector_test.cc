@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/quote.h"
+
 namespace kje::k8s {
 namespace {
 
@@ -60,6 +62,24 @@ TEST_CASE("bad selectors are rejected with where and why", "[label_selector]") {
   auto parsed = LabelSelector::Parse("team=data,x=!!");
   REQUIRE_FALSE(parsed.ok());
   CHECK(std::string(parsed.status().message()).find("offset 12") != std::string::npos);
+}
+
+TEST_CASE("an over-long or control-byte selector is quoted bounded", "[label_selector]") {
+  auto bad_key = LabelSelector::Parse("\x01" + std::string(8999, 'a'));
+  REQUIRE_FALSE(bad_key.ok());
+  std::string message(bad_key.status().message());
+  INFO(message.substr(0, 200));
+  CHECK(message.size() < 1024);
+  CHECK(message.find("label selector \"\\x01aaa") != std::string::npos);
+  CHECK(message.find("(9000 bytes): expected a label key at offset 0") != std::string::npos);
+  CHECK_FALSE(HasControlByte(message));
+
+  auto bad_value = LabelSelector::Parse("a=" + std::string(8998, 'b'));
+  REQUIRE_FALSE(bad_value.ok());
+  message = std::string(bad_value.status().message());
+  CHECK(message.size() < 1024);
+  CHECK(message.find("(9000 bytes): invalid label value \"bbb") != std::string::npos);
+  CHECK(message.find("(8998 bytes) at offset 2") != std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/quote.h"
 #include "k8s/errors.h"
 
 namespace kje::k8s {
@@ -145,6 +146,19 @@ TEST_CASE("The resource version of an object") {
   CHECK(ResourceVersionOf(R"({"metadata":{"resourceVersion":"5"}})") == "5");
   CHECK(ResourceVersionOf(R"({"metadata":{}})") == "");
   CHECK(ResourceVersionOf("nope") == "");
+}
+
+TEST_CASE("An API server's over-long or control-byte event type is quoted bounded") {
+  const std::string type = std::string(8995, 'T') + "\\u001b[31m";  // 9000 bytes decoded
+  for (const std::string& object : {std::string(R"("object":{})"), std::string(R"("x":1)")}) {
+    auto event = ParseWatchEvent(R"({"type":")" + type + R"(",)" + object + "}");
+    REQUIRE_FALSE(event.ok());
+    std::string message(event.status().message());
+    INFO(message.substr(0, 200));
+    CHECK(message.size() < 1024);
+    CHECK(message.find("(9000 bytes)") != std::string::npos);
+    CHECK_FALSE(HasControlByte(message));
+  }
 }
 
 }  // namespace

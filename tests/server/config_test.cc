@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "base/quote.h"
+
 namespace kje::server {
 namespace {
 
@@ -167,11 +169,11 @@ TEST_CASE("config: namePrefix rules", "[config]") {
 
 TEST_CASE("config: millisecond keys", "[config]") {
   CHECK(ErrorOf(With("statusCacheTtlMs: soon\n")) ==
-        "statusCacheTtlMs: must be a number of milliseconds: soon");
+        "statusCacheTtlMs: must be a number of milliseconds: \"soon\"");
   CHECK(ErrorOf(With("noStatusTimeoutMs: 1.5\n")) ==
-        "noStatusTimeoutMs: must be a number of milliseconds: 1.5");
+        "noStatusTimeoutMs: must be a number of milliseconds: \"1.5\"");
   CHECK(ErrorOf(With("noStatusTimeoutMs: 99999999999999999999\n")) ==
-        "noStatusTimeoutMs: must be a number of milliseconds: 99999999999999999999");
+        "noStatusTimeoutMs: must be a number of milliseconds: \"99999999999999999999\"");
   // statusCacheTtlMs accepts any long; <= 0 disables the cache.
   auto c = FromYaml(With("statusCacheTtlMs: -1\n"));
   REQUIRE(c.ok());
@@ -336,7 +338,8 @@ TEST_CASE("config: environment overrides the file, flags override both", "[confi
              Catch::StartsWith("nmespace: unknown configuration key (from command line)"));
   ConfigSources bad_env;
   bad_env.env = {{"K8S_JOB_EXECUTOR_NO_STATUS_TIMEOUT_MS", "ten"}};
-  CHECK(ErrorOf(kMinimal, bad_env) == "noStatusTimeoutMs: must be a number of milliseconds: ten");
+  CHECK(ErrorOf(kMinimal, bad_env) ==
+        "noStatusTimeoutMs: must be a number of milliseconds: \"ten\"");
 }
 
 TEST_CASE("config: environment variable names", "[config]") {
@@ -361,6 +364,26 @@ TEST_CASE("config: unreadable config file", "[config]") {
   auto d = FromFile(file.path());
   REQUIRE_FALSE(d.ok());
   CHECK_THAT(std::string(d.status().message()), Catch::StartsWith("namePrefix:"));
+}
+
+TEST_CASE("config: over-long or control-byte values are quoted bounded", "[config]") {
+  const std::string huge = std::string(8999, 'x') + "\x1b";
+  for (const char* key :
+       {"cluster", "masterUrl", "namespace", "namePrefix", "statusCacheTtlMs",
+        "spark.builtinJobsJar", "server.listen", "server.allowedNamespaces", "server.ioThreads",
+        "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges",
+        "server.logLevel", "server.logFormat"}) {
+    CAPTURE(key);
+    // The value a key of the cluster rule needs to fail.
+    std::string value = std::string(key) == "cluster" ? huge + "/" : huge;
+    std::string message = ErrorOf(kMinimal, Flags({{key, value}}));
+    INFO(message.substr(0, 200));
+    CHECK_THAT(message, Catch::StartsWith(std::string(key) + ": "));
+    CHECK(message.size() < 1024);
+    CHECK_THAT(message, Catch::Contains("bytes)"));
+    CHECK_FALSE(HasControlByte(message));
+  }
+  CHECK_THAT(ErrorOf(kMinimal, Flags({{"namespace", huge}})), Catch::EndsWith("(9000 bytes)"));
 }
 
 }  // namespace

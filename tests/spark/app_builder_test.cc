@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/quote.h"
 #include "rapidjson/document.h"
 
 namespace kje::spark {
@@ -596,7 +597,7 @@ TEST_CASE("spark_conf's master - deploy mode and spark.kubernetes.* are ignored 
   CHECK(ConfValue(app, "spark.kubernetes.container.image") == "apache/spark:3.5.6");
   CHECK(ConfValue(app, "spark.sql.shuffle.partitions") == "8");
   REQUIRE(built->warnings.size() == 4);
-  CHECK_THAT(built->warnings[0], Catch::Contains("Ignored spark.kubernetes.container.image"));
+  CHECK_THAT(built->warnings[0], Catch::Contains("Ignored \"spark.kubernetes.container.image\""));
   for (const std::string& w : built->warnings) {
     CHECK_THAT(w, !Catch::Contains("local[2]") && !Catch::Contains("x:1"));  // never values
   }
@@ -697,6 +698,29 @@ TEST_CASE("Control characters in config keys or the metalake are refused - namin
   CHECK_THAT(ErrorOf(built), Catch::Contains("gravitino.apache.org/metalake"));
   CHECK(BuildSparkApplication("1", "ml\x7f", PiTemplate(), Options()).status().code() ==
         absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("An over-long jobs jar and an over-long ignored spark_conf key are quoted bounded") {
+  BuilderOptions o = Options();
+  o.builtin_jobs_jar = "/" + std::string(8998, 'j') + "\x07";
+  absl::StatusOr<BuiltApplication> built = Build(BuiltinTemplate(""), o);
+  REQUIRE(built.status().code() == absl::StatusCode::kFailedPrecondition);
+  std::string message = ErrorOf(built);
+  INFO(message.substr(0, 200));
+  CHECK(message.size() < 1024);
+  CHECK(message.find("spark.builtinJobsJar") != std::string::npos);
+  CHECK(message.find("(9000 bytes)") != std::string::npos);
+  CHECK_FALSE(HasControlByte(message));
+
+  o.builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
+  const std::string key = "spark.kubernetes." + std::string(8983, 'k');  // 9000 bytes
+  built = Build(BuiltinTemplate(R"({")" + key + R"(":"v"})"), o);
+  REQUIRE(built.ok());
+  REQUIRE(built->warnings.size() == 1);
+  INFO(built->warnings[0].substr(0, 200));
+  CHECK(built->warnings[0].size() < 1024);
+  CHECK(built->warnings[0].find("Ignored \"spark.kubernetes.kkk") != std::string::npos);
+  CHECK(built->warnings[0].find("(9000 bytes) in the spark_conf") != std::string::npos);
 }
 
 }  // namespace

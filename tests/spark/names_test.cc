@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "base/quote.h"
 #include "rapidjson/document.h"
 
 namespace kje::spark {
@@ -69,6 +70,22 @@ TEST_CASE("The cancel patch sets only the cancel-requested annotation") {
   CHECK(annotations.MemberCount() == 1);
   REQUIRE(annotations.HasMember("gravitino.apache.org/cancel-requested"));
   CHECK(std::string(annotations["gravitino.apache.org/cancel-requested"].GetString()) == "true");
+}
+
+TEST_CASE("Over-long or control-byte names are quoted bounded") {
+  const std::string huge = std::string(8999, 'a') + "\x1b";
+  for (const absl::Status& status :
+       {ValidateJobId(kDefaultNamePrefix, huge), ValidateNamePrefix(huge),
+        ValidateClusterName(huge + "/"), ValidateJobId(huge.substr(0, 8999) + "-", "1")}) {
+    std::string message(status.message());
+    INFO(message.substr(0, 200));
+    CHECK(status.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(message.size() < 1024);
+    CHECK(message.find("bytes)") != std::string::npos);
+    CHECK_FALSE(HasControlByte(message));
+  }
+  CHECK(std::string(ValidateJobId(kDefaultNamePrefix, huge).message()).find("(9000 bytes)") !=
+        std::string::npos);
 }
 
 }  // namespace
