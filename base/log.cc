@@ -179,6 +179,13 @@ void Event::AppendRaw(std::string_view key, std::string_view literal) {
 Event& Event::Kv(std::string_view key, std::string_view value) {
   if (!enabled_) return *this;
   AppendKey(key);
+  // A value may be a caller's field: a line stays readable (and a log pipeline's line limit
+  // unreached) whatever was sent.
+  std::string bounded;
+  if (value.size() > kMaxValueBytes) {
+    bounded = BoundMessage(value, kMaxValueBytes);
+    value = bounded;
+  }
   if (format_ == Format::kJson) {
     AppendJsonString(line_, value);
   } else {

@@ -29,6 +29,9 @@ void SetSinkForTesting(std::function<void(std::string_view line)> sink);
 // One event, written when it goes out of scope: `log::Info("listening").Kv("port", port);`
 class Event {
  public:
+  // A string value longer than this is cut at a character boundary, its full length named.
+  static constexpr size_t kMaxValueBytes = 1024;
+
   Event(Level level, std::string_view msg);
   ~Event();
   Event(const Event&) = delete;

@@ -34,6 +34,20 @@ TEST_CASE("log: logfmt quotes only what needs it", "[log]") {
   CHECK(l.find('\n') == std::string::npos);
 }
 
+TEST_CASE("log: an over-long value is cut, its length named", "[log]") {
+  Captured c;
+  for (Format format : {Format::kText, Format::kJson}) {
+    Configure(Level::kInfo, format);
+    Info("refused").Kv("execution_id", std::string(9000, 'a') + "\x1b");
+  }
+  REQUIRE(c.lines.size() == 2);
+  for (const std::string& l : c.lines) {
+    INFO(l.substr(0, 200));
+    CHECK(l.size() < 1200);
+    CHECK_THAT(l, Catch::Contains("aaa... (9001 bytes)"));
+  }
+}
+
 TEST_CASE("log: json lines are objects", "[log]") {
   Captured c;
   Configure(Level::kDebug, Format::kJson);
