@@ -15,6 +15,7 @@
 #include "base/strings.h"
 #include "executor/internal.h"
 #include "executor/kubernetes_errors.h"
+#include "executor/list_request.h"
 #include "k8s/awaitable.h"
 #include "k8s/errors.h"
 #include "k8s/label_selector.h"
@@ -29,49 +30,6 @@ namespace kw = k8s::awaitable;
 using internal::Spawn;
 
 namespace {
-
-constexpr int64_t kDefaultPageSize = 100;
-constexpr int64_t kMaxPageSize = 1000;
-// Page tokens say where they came from: the informer's memory (the last name served) or the API
-// server (its continue token).
-constexpr absl::string_view kMemoryToken = "m:";
-constexpr absl::string_view kApiToken = "k:";
-// An API server's continue token is base64 of a small JSON object (a resource version and the
-// next key, a name of at most 253 characters): a few hundred bytes. Anything longer, or with
-// bytes base64 never has, was not handed out by a server and is refused before any request.
-constexpr size_t kMaxPageTokenBytes = 2048;
-// Kubernetes sets no length on a selector, only on its keys (317 bytes) and values (63 bytes);
-// this bound leaves room for dozens of requirements while keeping a hostile one out of the parser.
-constexpr size_t kMaxLabelSelectorBytes = 4096;
-
-bool IsBase64UrlToken(std::string_view s) {
-  for (char c : s) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_' || c == '=';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-// Refuses a page token this service could not have handed out: the memory kind carries the last
-// application name served, the API kind a continue token.
-absl::Status CheckPageToken(const std::string& token) {
-  constexpr absl::string_view kNotOurs = "page_token is not one this service handed out";
-  if (token.empty()) return absl::OkStatus();
-  if (token.size() > kMaxPageTokenBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kNotOurs, ": ", token.size(), " bytes, at most ", kMaxPageTokenBytes));
-  }
-  if (absl::StartsWith(token, kMemoryToken)) {
-    if (IsDns1123Subdomain(std::string_view(token).substr(kMemoryToken.size()))) {
-      return absl::OkStatus();
-    }
-  } else if (absl::StartsWith(token, kApiToken)) {
-    std::string_view rest = std::string_view(token).substr(kApiToken.size());
-    if (!rest.empty() && IsBase64UrlToken(rest)) return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat(kNotOurs, ": ", QuoteBounded(token)));
-}
 
 template <class T>
 std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& done,
@@ -395,7 +353,7 @@ struct Executor::Coroutines {
       out.jobs.push_back(ex.ResultOf(id, *app, nullptr));
     }
     if (!page->continue_token.empty()) {
-      out.next_page_token = absl::StrCat(kApiToken, page->continue_token);
+      out.next_page_token = PageToken::Continue(page->continue_token).Encode();
     }
     co_return out;
   }
@@ -619,43 +577,23 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
                                               const std::string& label_selector, int64_t page_size,
                                               const std::string& page_token, absl::Time deadline,
                                               Done<JobPage> done) {
-  std::string ns = namespace_arg.empty() ? options_.builder.namespace_ : namespace_arg;
-  if (!IsDns1123Label(ns)) {
-    return Answer<JobPage>(
-        done, absl::InvalidArgumentError(absl::StrCat(QuoteBounded(ns),
-                                                      " is not a valid namespace: a DNS-1123 "
-                                                      "label of at most 63 characters")));
-  }
+  absl::StatusOr<ListRequest> request = ParseListRequest(namespace_arg, options_.builder.namespace_,
+                                                         label_selector, page_size, page_token);
+  if (!request.ok()) return Answer<JobPage>(done, request.status());
+  const std::string& ns = request->namespace_;
   if (absl::Status allowed = policy_.Check(ns); !allowed.ok()) {
     return Answer<JobPage>(done, allowed);
   }
-  if (label_selector.size() > kMaxLabelSelectorBytes) {
-    return Answer<JobPage>(
-        done, absl::InvalidArgumentError(absl::StrCat("label_selector is ", label_selector.size(),
-                                                      " bytes, at most ", kMaxLabelSelectorBytes)));
-  }
-  auto selector = k8s::LabelSelector::Parse(label_selector);
-  if (!selector.ok()) return Answer<JobPage>(done, selector.status());
-  if (page_size == 0) page_size = kDefaultPageSize;
-  if (page_size < 0 || page_size > kMaxPageSize) {
-    return Answer<JobPage>(
-        done, absl::InvalidArgumentError(absl::StrCat("page_size must be between 0 and ",
-                                                      kMaxPageSize, ", got ", page_size)));
-  }
-  if (absl::Status token = CheckPageToken(page_token); !token.ok()) {
-    return Answer<JobPage>(done, token);
-  }
-  bool from_memory = page_token.empty() || absl::StartsWith(page_token, kMemoryToken);
-  if (from_memory) {
-    std::string after = page_token.empty() ? "" : page_token.substr(kMemoryToken.size());
+  const size_t limit = static_cast<size_t>(request->page_size);
+  if (request->page_token.kind != PageToken::Kind::kApi) {
     auto apps = cache_.ListAfter(
-        ns, after, static_cast<size_t>(page_size) + 1,
-        [&](const spark::AppProjection& app) { return selector->Matches(app.labels); });
+        ns, request->page_token.value, limit + 1,
+        [&](const spark::AppProjection& app) { return request->selector.Matches(app.labels); });
     if (apps) {
       JobPage page;
-      if (apps->size() > static_cast<size_t>(page_size)) {
-        apps->resize(static_cast<size_t>(page_size));
-        page.next_page_token = absl::StrCat(kMemoryToken, apps->back()->name);
+      if (apps->size() > limit) {
+        apps->resize(limit);
+        page.next_page_token = PageToken::AfterName(apps->back()->name).Encode();
       }
       for (const auto& app : *apps) {
         spark::ExecutionId id{options_.builder.cluster, std::string(spark::kKindSparkApp),
@@ -664,7 +602,7 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
       }
       return Answer<JobPage>(done, std::move(page));
     }
-    if (!page_token.empty()) {
+    if (request->page_token.kind == PageToken::Kind::kMemory) {
       // The page before came from another replica's memory, and this one can't continue by name.
       return Answer<JobPage>(
           done, absl::UnavailableError(absl::StrCat("this replica's cache of namespace ", ns,
@@ -674,12 +612,14 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   // Straight to the API server: the informer can't answer, or the cache is off.
   k8s::ListOptions list;
   list.label_selector = backend_->ManagedSelector();
-  if (!selector->empty()) absl::StrAppend(&list.label_selector, ",", label_selector);
-  list.limit = page_size;
-  if (!from_memory) list.continue_token = page_token.substr(kApiToken.size());
+  if (!request->selector.empty()) absl::StrAppend(&list.label_selector, ",", label_selector);
+  list.limit = request->page_size;
+  if (request->page_token.kind == PageToken::Kind::kApi) {
+    list.continue_token = request->page_token.value;
+  }
   return Spawn<JobPage>(
       io_,
-      [this, ns = std::move(ns), list = std::move(list), deadline]() mutable {
+      [this, ns = request->namespace_, list = std::move(list), deadline]() mutable {
         return Coroutines::ListFromApi(*this, std::move(ns), std::move(list), deadline);
       },
       std::move(done));

@@ -1,0 +1,86 @@
+#include "executor/list_request.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/names.h"
+#include "base/quote.h"
+#include "base/strings.h"
+
+namespace kje::executor {
+namespace {
+
+constexpr std::string_view kMemoryPrefix = "m:";
+constexpr std::string_view kApiPrefix = "k:";
+
+// The alphabet of a continue token: URL-safe base64 with padding, as API servers write it.
+bool IsBase64UrlToken(std::string_view s) {
+  for (char c : s) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '=';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string PageToken::Encode() const {
+  switch (kind) {
+    case Kind::kFirst:
+      return "";
+    case Kind::kMemory:
+      return absl::StrCat(ToAbsl(kMemoryPrefix), value);
+    case Kind::kApi:
+      return absl::StrCat(ToAbsl(kApiPrefix), value);
+  }
+  return "";
+}
+
+absl::StatusOr<PageToken> ParsePageToken(std::string_view text) {
+  constexpr std::string_view kNotOurs = "page_token is not one this service handed out";
+  if (text.empty()) return PageToken{};
+  if (text.size() > kMaxPageTokenBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(kNotOurs), ": ", text.size(), " bytes, at most ", kMaxPageTokenBytes));
+  }
+  if (text.starts_with(kMemoryPrefix)) {
+    std::string_view name = text.substr(kMemoryPrefix.size());
+    if (IsDns1123Subdomain(name)) return PageToken::AfterName(std::string(name));
+  } else if (text.starts_with(kApiPrefix)) {
+    std::string_view token = text.substr(kApiPrefix.size());
+    if (!token.empty() && IsBase64UrlToken(token)) return PageToken::Continue(std::string(token));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(ToAbsl(kNotOurs), ": ", QuoteBounded(text)));
+}
+
+absl::StatusOr<ListRequest> ParseListRequest(std::string_view namespace_arg,
+                                             std::string_view default_namespace,
+                                             std::string_view label_selector, int64_t page_size,
+                                             std::string_view page_token) {
+  ListRequest request;
+  request.namespace_ = std::string(namespace_arg.empty() ? default_namespace : namespace_arg);
+  if (!IsDns1123Label(request.namespace_)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(QuoteBounded(request.namespace_),
+                     " is not a valid namespace: a DNS-1123 label of at most 63 characters"));
+  }
+  if (label_selector.size() > kMaxLabelSelectorBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("label_selector is ", label_selector.size(),
+                                                   " bytes, at most ", kMaxLabelSelectorBytes));
+  }
+  absl::StatusOr<k8s::LabelSelector> selector = k8s::LabelSelector::Parse(label_selector);
+  if (!selector.ok()) return selector.status();
+  request.selector = *std::move(selector);
+  if (page_size == 0) page_size = kDefaultPageSize;
+  if (page_size < 0 || page_size > kMaxPageSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_size must be between 0 and ", kMaxPageSize, ", got ", page_size));
+  }
+  request.page_size = page_size;
+  absl::StatusOr<PageToken> token = ParsePageToken(page_token);
+  if (!token.ok()) return token.status();
+  request.page_token = *std::move(token);
+  return request;
+}
+
+}  // namespace kje::executor
