@@ -271,7 +271,10 @@ class AppInformerImpl final : public AppInformer,
                                             absl::Now() + options_.list_timeout);
       auto page = co_await std::move(list_page);
       if (!page.ok()) {
-        if (absl::IsDeadlineExceeded(page.status()) && ++timeouts <= kMaxPageTimeouts) {
+        // Ours or the API server's (504): a page of a big namespace can take a while.
+        bool timed_out =
+            absl::IsDeadlineExceeded(page.status()) || k8s::HttpCode(page.status()) == 504;
+        if (timed_out && ++timeouts <= kMaxPageTimeouts) {
           log::Warn("informer list page timed out; asking again")
               .Kv("namespace", options_.collection.namespace_);
           continue;

@@ -13,8 +13,8 @@
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/strings.h"
+#include "executor/error_table.h"
 #include "executor/internal.h"
-#include "executor/kubernetes_errors.h"
 #include "executor/list_request.h"
 #include "k8s/awaitable.h"
 #include "k8s/errors.h"
@@ -59,7 +59,9 @@ struct Executor::Coroutines {
         co_return absl::NotFoundError(
             absl::StrCat("SparkApplication ", Where(ns, name), " doesn't exist"));
       }
-      co_return FromKubernetes(got.status(),
+      // A read shared by every RPC: its 404 is answered above, and no RPC answers its other
+      // outcomes differently.
+      co_return FromKubernetes(got.status(), Rpc::kAny,
                                absl::StrCat("reading SparkApplication ", Where(ns, name)),
                                rpc_deadline, absl::Now());
     }
@@ -176,8 +178,9 @@ struct Executor::Coroutines {
         auto deleted = co_await std::move(delete_app);
         if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status()) &&
             !k8s::IsK8sConflict(deleted.status())) {
-          co_return FromKubernetes(deleted.status(), "deleting an application without status",
-                                   rpc_deadline, absl::Now());
+          co_return FromKubernetes(deleted.status(), Rpc::kStatus,
+                                   "deleting an application without status", rpc_deadline,
+                                   absl::Now());
         }
         if (deleted.ok()) ex.ObserveReturned(*deleted);
         co_return ex.ResultOf(id, *app, nullptr, info);
@@ -192,8 +195,8 @@ struct Executor::Coroutines {
                                      k8s::DeleteOptions{}, ex.Deadline(rpc_deadline));
         auto deleted = co_await std::move(delete_pod);
         if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
-          co_return FromKubernetes(deleted.status(), "deleting an orphan driver pod", rpc_deadline,
-                                   absl::Now());
+          co_return FromKubernetes(deleted.status(), Rpc::kStatus, "deleting an orphan driver pod",
+                                   rpc_deadline, absl::Now());
         }
       }
       co_return result;
@@ -225,17 +228,13 @@ struct Executor::Coroutines {
       log::Info("submitted").Kv("job_id", job_id).Kv("execution_id", execution_id);
       co_return SubmitResult{execution_id, false};
     }
-    int code = k8s::HttpCode(created.status());
-    if (code == 400 || code == 404 || code == 422) {
-      co_return absl::InvalidArgumentError(absl::StrCat("Kubernetes rejected the SparkApplication ",
-                                                        where, " of job template ", template_name,
-                                                        ": ", created.status().message()));
-    }
-    if (code != 409) {
+    if (!k8s::IsK8sConflict(created.status())) {
       // The create may or may not have happened: a retried Submit finds out through 409 and the
       // job-id label, never by creating blindly.
-      co_return FromKubernetes(created.status(), absl::StrCat("creating SparkApplication ", where),
-                               rpc_deadline, absl::Now());
+      co_return FromKubernetes(
+          created.status(), Rpc::kSubmit,
+          absl::StrCat("creating SparkApplication ", where, " of job template ", template_name),
+          rpc_deadline, absl::Now());
     }
     // 409: adopt the existing application only if it is this job's and not being deleted.
     auto existing = co_await Fetch(ex, app.namespace_, app.name, rpc_deadline);
@@ -272,8 +271,8 @@ struct Executor::Coroutines {
         co_return absl::NotFoundError(
             absl::StrCat("SparkApplication ", Where(ns, name), " doesn't exist"));
       }
-      co_return FromKubernetes(patched.status(), "marking the application cancelled", rpc_deadline,
-                               absl::Now());
+      co_return FromKubernetes(patched.status(), Rpc::kCancel, "marking the application cancelled",
+                               rpc_deadline, absl::Now());
     }
     ex.ObserveReturned(*patched);
     // Foreground: the app stays until its pods are gone, so a status query sees it being
@@ -284,8 +283,8 @@ struct Executor::Coroutines {
     auto delete_app = kw::Delete(*ex.client_, AppRef(ex, ns, name), del, ex.Deadline(rpc_deadline));
     auto deleted = co_await std::move(delete_app);
     if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
-      co_return FromKubernetes(deleted.status(), "deleting the application", rpc_deadline,
-                               absl::Now());
+      co_return FromKubernetes(deleted.status(), Rpc::kCancel, "deleting the application",
+                               rpc_deadline, absl::Now());
     }
     if (deleted.ok()) ex.ObserveReturned(*deleted);
     log::Info("cancel requested").Kv("app", Where(ns, name));
@@ -337,12 +336,9 @@ struct Executor::Coroutines {
     auto list_apps = kw::List(*ex.client_, AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
     auto page = co_await std::move(list_apps);
     if (!page.ok()) {
-      if (k8s::IsK8sGone(page.status())) {
-        co_return absl::InvalidArgumentError(
-            "the page token expired; list again from the first page");
-      }
-      co_return FromKubernetes(page.status(), absl::StrCat("listing the SparkApplications of ", ns),
-                               rpc_deadline, absl::Now());
+      co_return FromKubernetes(page.status(), Rpc::kListJobs,
+                               absl::StrCat("listing the SparkApplications of ", ns), rpc_deadline,
+                               absl::Now());
     }
     JobPage out;
     for (const k8s::ParsedJson& item : page->items) {

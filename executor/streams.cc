@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/quote.h"
+#include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
-#include "executor/kubernetes_errors.h"
 #include "k8s/errors.h"
 #include "spark/execution_id.h"
 
@@ -393,8 +393,9 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(Executor& ex, const spark
       if (k8s::HttpCode(taken.end) == 400 && !taken.received) co_return std::nullopt;
       if (taken.end.ok()) co_return absl::OkStatus();
       co_return FromKubernetes(
-          taken.end, absl::StrCat("following the log of ", id.namespace_, "/", driver.name),
-          deadline, absl::Now());
+          taken.end, Rpc::kFollowOutput,
+          absl::StrCat("following the log of ", id.namespace_, "/", driver.name), deadline,
+          absl::Now());
     }
     auto wakeup = std::make_shared<Wakeup>();
     buffer->OnReady(wakeup->Waker());
@@ -418,8 +419,10 @@ asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, in
     auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, current->driver_container,
                                               deadline);
     if (!driver.ok()) {
-      co_return absl::UnavailableError(
-          absl::StrCat("can't list the driver pods of ", id.namespace_, "/", id.name));
+      co_return FromKubernetes(
+          driver.status(), Rpc::kFollowOutput,
+          absl::StrCat("listing the driver pods of ", id.namespace_, "/", id.name), deadline,
+          absl::Now());
     }
     if (driver->has_value()) {
       auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, deadline, writer);

@@ -20,41 +20,10 @@ constexpr size_t kMaxApiMessage = 512;
 
 }  // namespace
 
-absl::StatusCode CodeForHttp(int http_code, std::string_view reason) {
-  switch (http_code) {
-    case 400:
-    case 422:
-      return absl::StatusCode::kInvalidArgument;
-    case 401:
-      return absl::StatusCode::kUnauthenticated;
-    case 403:
-      return absl::StatusCode::kPermissionDenied;
-    case 404:
-      return absl::StatusCode::kNotFound;
-    case 409:
-      return reason == "AlreadyExists" ? absl::StatusCode::kAlreadyExists
-                                       : absl::StatusCode::kAborted;
-    case 410:
-      return absl::StatusCode::kOutOfRange;
-    case 429:
-    case 502:
-    case 503:
-      return absl::StatusCode::kUnavailable;
-    case 500:
-      return absl::StatusCode::kInternal;
-    case 501:
-      return absl::StatusCode::kUnimplemented;
-    case 504:
-      return absl::StatusCode::kDeadlineExceeded;
-    default:
-      return absl::StatusCode::kUnknown;
-  }
-}
-
 absl::Status MakeApiStatus(const ApiError& error) {
   std::string text = absl::StrCat("kubernetes: ", error.http_code, error.reason.empty() ? "" : " ",
                                   error.reason, error.message.empty() ? "" : ": ", error.message);
-  absl::Status status(CodeForHttp(error.http_code, error.reason), text);
+  absl::Status status(absl::StatusCode::kUnknown, text);
   status.SetPayload(kPayloadUrl, absl::Cord(absl::StrCat(error.http_code, "\n", error.reason, "\n",
                                                          error.message)));
   return status;

@@ -19,13 +19,11 @@ struct ApiError {
   std::string message;  // the API server's message
 };
 
-// The canonical code for an HTTP status of the API server:
-// 400 InvalidArgument, 401 Unauthenticated, 403 PermissionDenied, 404 NotFound,
-// 409 AlreadyExists (reason AlreadyExists) or Aborted (other conflicts), 410 OutOfRange (the
-// resourceVersion is too old: relist), 422 InvalidArgument, 429 Unavailable, 500 Internal,
-// 501 Unimplemented, 502/503 Unavailable, 504 DeadlineExceeded, anything else Unknown.
-absl::StatusCode CodeForHttp(int http_code, std::string_view reason);
-
+// An API error's code is UNKNOWN on purpose: what an HTTP status means to a caller depends on what
+// the caller was doing (a 404 of a GET is "no such job", of a create "no such namespace"), so it is
+// decided in one place above this layer (executor/error_table.h). Read the answer with HttpCode()
+// and GetApiError(). Outcomes without an answer keep their own codes: UNAVAILABLE (no connection,
+// or it was lost), DEADLINE_EXCEEDED (the request's deadline), CANCELLED.
 absl::Status MakeApiStatus(const ApiError& error);
 
 // Builds the status for an error response. `body` is parsed as a Kubernetes Status object when it

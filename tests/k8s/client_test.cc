@@ -202,8 +202,7 @@ TEST_CASE("Kubernetes errors keep code, reason and message") {
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   REQUIRE(client.ok());
   auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
-  REQUIRE(absl::IsNotFound(r.status()));
-  CHECK(IsK8sNotFound(r.status()));
+  REQUIRE(IsK8sNotFound(r.status()));
   CHECK(GetApiError(r.status())->reason == "NotFound");
 }
 
@@ -231,7 +230,6 @@ TEST_CASE("Retries stop at max_attempts with the last error") {
   auto client = NewClient(io.io(), server.Config(), options);
   REQUIRE(client.ok());
   auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
-  CHECK(absl::IsInternal(r.status()));
   CHECK(HttpCode(r.status()) == 500);
   CHECK(server.Requests().size() == 3);
 }
@@ -264,7 +262,6 @@ TEST_CASE("A Retry-After beyond the deadline fails at once instead of waiting") 
   REQUIRE(client.ok());
   absl::Time start = absl::Now();
   auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(5)), cb); });
-  CHECK(absl::IsUnavailable(r.status()));
   CHECK(HttpCode(r.status()) == 429);
   CHECK(absl::Now() - start < absl::Seconds(4));
 }
@@ -278,7 +275,7 @@ TEST_CASE("A create whose outcome is unknown is not repeated") {
     auto client = NewClient(io.io(), server.Config(), FastRetries());
     auto r = Await<std::string>(
         [&](auto cb) { (*client)->Create(kApps, "{}", In(absl::Seconds(10)), cb); });
-    CHECK(absl::IsUnavailable(r.status()));
+    CHECK(HttpCode(r.status()) == 503);
     CHECK(server.Requests().size() == 1);
   }
   SECTION("connection reset mid-body") {
@@ -395,14 +392,14 @@ TEST_CASE("A 401 re-reads the token once and retries") {
   CHECK(requests[1].auth == "Bearer tok-2");
 }
 
-TEST_CASE("A token that stays wrong is Unauthenticated without a blind retry") {
+TEST_CASE("A token that stays wrong is a 401 without a blind retry") {
   FakeApiServer server;
   IoThread io;
   ConnectionConfig config = server.Config();
   config.credentials = std::make_shared<StaticCredentialProvider>(Credentials{"nope", "", ""});
   auto client = NewClient(io.io(), config, FastRetries());
   auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
-  CHECK(absl::IsUnauthenticated(r.status()));
+  CHECK(HttpCode(r.status()) == 401);
   CHECK(server.Requests().size() == 1);
 }
 
@@ -557,10 +554,9 @@ TEST_CASE("A JSON patch is not repeated after a 503, a merge patch is") {
   CHECK(Await<std::string>([&](auto cb) {
           (*client)->Patch(kPod, PatchType::kMerge, "{}", In(absl::Seconds(10)), cb);
         }).ok());
-  CHECK(absl::IsUnavailable(Await<std::string>([&](auto cb) {
-                              (*client)->Patch(kPod, PatchType::kJson, "[]", In(absl::Seconds(10)),
-                                               cb);
-                            }).status()));
+  CHECK(HttpCode(Await<std::string>([&](auto cb) {
+                   (*client)->Patch(kPod, PatchType::kJson, "[]", In(absl::Seconds(10)), cb);
+                 }).status()) == 503);
   CHECK(server.Requests().size() == 3);
 }
 

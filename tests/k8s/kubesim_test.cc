@@ -172,7 +172,6 @@ TEST_CASE("kubesim: kubeconfig connection, CRUD and API errors") {
   auto again = Await<std::string>([&](auto cb) {
     client->Create(ConfigMap(), ConfigMapJson("cm-1"), In(absl::Seconds(10)), cb);
   });
-  CHECK(absl::IsAlreadyExists(again.status()));
   CHECK(IsK8sConflict(again.status()));
   CHECK(GetApiError(again.status())->reason == "AlreadyExists");
 
@@ -426,7 +425,7 @@ TEST_CASE("kubesim faults: 429 with Retry-After, 503, reset mid-body, slow respo
     auto r = Await<std::string>([&](auto cb) {
       client->Create(ConfigMap(), ConfigMapJson("once"), In(absl::Seconds(10)), cb);
     });
-    CHECK(absl::IsInternal(r.status()));
+    CHECK(HttpCode(r.status()) == 500);
     CHECK(sim.Stat("create", "configmaps", 500) == 1);
     CHECK(sim.Stat("create", "configmaps", 201) == 0);
   }

@@ -1,0 +1,118 @@
+#include "executor/error_table.h"
+
+#include <array>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
+#include "k8s/errors.h"
+
+namespace kje::executor {
+namespace {
+
+using absl::StatusCode;
+
+constexpr std::string_view kCredentialsHint =
+    "the API server refused the service's credentials; check its token";
+constexpr std::string_view kRbacHint = "the service's RBAC permissions don't allow it";
+
+constexpr std::array kRows = {
+    ErrorRow{"cancelled", Rpc::kAny, StatusCode::kCancelled, ""},
+    ErrorRow{"deadline", Rpc::kAny, StatusCode::kDeadlineExceeded, ""},
+    ErrorRow{"timeout", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"unreachable", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"refused locally", Rpc::kAny, StatusCode::kInvalidArgument, ""},
+    ErrorRow{"400", Rpc::kAny, StatusCode::kInvalidArgument, ""},
+    ErrorRow{"401", Rpc::kAny, StatusCode::kFailedPrecondition, kCredentialsHint},
+    ErrorRow{"403", Rpc::kAny, StatusCode::kPermissionDenied, kRbacHint},
+    ErrorRow{"404", Rpc::kAny, StatusCode::kNotFound, ""},
+    // Creating in a namespace that doesn't exist, or of a kind whose CRD isn't installed: the
+    // request names what is missing, not the job.
+    ErrorRow{"404", Rpc::kSubmit, StatusCode::kInvalidArgument,
+             "the namespace doesn't exist, or the operator's CRD isn't installed"},
+    ErrorRow{"409 AlreadyExists", Rpc::kAny, StatusCode::kAlreadyExists, ""},
+    ErrorRow{"409", Rpc::kAny, StatusCode::kAborted, "a concurrent change; retry"},
+    ErrorRow{"410", Rpc::kAny, StatusCode::kAborted, "the list position expired; start again"},
+    // A page token outlived the API server's continue window: only a new first page helps.
+    ErrorRow{"410", Rpc::kListJobs, StatusCode::kInvalidArgument,
+             "the page token expired; list again from the first page"},
+    ErrorRow{"422", Rpc::kAny, StatusCode::kInvalidArgument, ""},
+    ErrorRow{"429", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"500", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"501", Rpc::kAny, StatusCode::kInternal, ""},
+    ErrorRow{"502", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"503", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"504", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"other 5xx", Rpc::kAny, StatusCode::kUnavailable, ""},
+    ErrorRow{"other", Rpc::kAny, StatusCode::kInternal, ""},
+};
+
+const ErrorRow& RowFor(std::string_view outcome, Rpc rpc) {
+  const ErrorRow* any = nullptr;
+  for (const ErrorRow& row : kRows) {
+    if (row.outcome != outcome) continue;
+    if (row.rpc == rpc) return row;
+    if (row.rpc == Rpc::kAny) any = &row;
+  }
+  if (any != nullptr) return *any;
+  return kRows.back();  // "other"
+}
+
+}  // namespace
+
+std::string_view RpcName(Rpc rpc) {
+  switch (rpc) {
+    case Rpc::kAny:
+      return "any";
+    case Rpc::kSubmit:
+      return "Submit";
+    case Rpc::kStatus:
+      return "Status";
+    case Rpc::kCancel:
+      return "Cancel";
+    case Rpc::kOutput:
+      return "Output";
+    case Rpc::kListJobs:
+      return "ListJobs";
+    case Rpc::kWatchStatus:
+      return "WatchStatus";
+    case Rpc::kFollowOutput:
+      return "FollowOutput";
+  }
+  return "any";
+}
+
+std::span<const ErrorRow> ErrorTable() { return kRows; }
+
+std::string_view OutcomeOf(const absl::Status& status, absl::Time rpc_deadline, absl::Time now) {
+  int code = k8s::HttpCode(status);
+  if (code == 0) {
+    if (absl::IsCancelled(status)) return "cancelled";
+    // Ours (the per-request timeout) is worth a retry; the caller's own is the caller's to know.
+    if (absl::IsDeadlineExceeded(status)) return now >= rpc_deadline ? "deadline" : "timeout";
+    if (absl::IsUnavailable(status)) return "unreachable";
+    if (absl::IsInvalidArgument(status)) return "refused locally";
+    return "other";
+  }
+  if (code == 409) {
+    auto error = k8s::GetApiError(status);
+    return error && error->reason == "AlreadyExists" ? "409 AlreadyExists" : "409";
+  }
+  const std::string text = std::to_string(code);
+  for (const ErrorRow& row : kRows) {
+    if (row.outcome == text) return row.outcome;
+  }
+  if (code >= 500 && code <= 599) return "other 5xx";
+  return "other";
+}
+
+absl::Status FromKubernetes(const absl::Status& status, Rpc rpc, std::string_view what,
+                            absl::Time rpc_deadline, absl::Time now) {
+  if (status.ok()) return status;
+  const ErrorRow& row = RowFor(OutcomeOf(status, rpc_deadline, now), rpc);
+  std::string message = absl::StrCat(ToAbsl(what), ": ", status.message());
+  if (!row.hint.empty()) absl::StrAppend(&message, " (", ToAbsl(row.hint), ")");
+  return absl::Status(row.code, message);
+}
+
+}  // namespace kje::executor
