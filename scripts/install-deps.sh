@@ -22,6 +22,8 @@ packages=(
   libcommons-lang3-java libgeronimo-annotation-1.3-spec-java libmaven-compiler-plugin-java
   libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-shade-plugin-java
   libsurefire-java libexec-maven-plugin-java libbuild-helper-maven-plugin-java junit5
+  # the annotations Gravitino 1.3.0's released SPI sources use, which a test compiles
+  liberror-prone-java libjsr305-java
   # make fuzz (libFuzzer, its sanitizer runtimes, the symbolizer) and make test-tsan (dpkg-source
   # unpacks Debian's abseil source, rebuilt with ThreadSanitizer)
   clang-14 libclang-rt-14-dev llvm-14 dpkg-dev

@@ -23,6 +23,7 @@ import org.apache.gravitino.connector.job.JobContext;
 import org.apache.gravitino.connector.job.JobExecutionInfo;
 import org.apache.gravitino.connector.job.JobExecutor;
 import org.apache.gravitino.exceptions.NoSuchJobException;
+import org.apache.gravitino.job.JobHandle;
 import org.apache.gravitino.job.JobTemplate;
 
 /**
@@ -59,6 +60,8 @@ public class KjeJobExecutor implements JobExecutor {
 
   @Override
   public synchronized void initialize(Map<String, String> configs) {
+    // First: on an older Gravitino nothing else would work, and a start that fails here names why.
+    GravitinoSpi.require();
     if (channel != null) {
       throw new IllegalStateException("The k8s-job-executor plugin is already initialized");
     }
@@ -90,6 +93,7 @@ public class KjeJobExecutor implements JobExecutor {
       cfg = config;
     }
     if (ch == null) {
+      GravitinoSpi.require();
       throw new IllegalStateException("The k8s-job-executor plugin is not initialized");
     }
     JobExecutorGrpc.JobExecutorBlockingStub s =
@@ -118,9 +122,9 @@ public class KjeJobExecutor implements JobExecutor {
   @Override
   @Deprecated
   public String submitJob(JobTemplate jobTemplate) {
-    throw new UnsupportedOperationException(
-        "The k8s-job-executor plugin needs Gravitino's JobContext SPI"
-            + " (submitJob(JobContext, JobTemplate)); this Gravitino server is too old for it");
+    String problem = GravitinoSpi.problem();
+    throw new UnsupportedOperationException(problem != null ? problem
+        : GravitinoSpi.NEEDED + ". This Gravitino called submitJob(JobTemplate) instead");
   }
 
   @Override
@@ -142,6 +146,18 @@ public class KjeJobExecutor implements JobExecutor {
       }
     }
     return result;
+  }
+
+  /**
+   * Gravitino 1.3.0 and older poll through this abstract method of their SPI; without it here they
+   * would get an AbstractMethodError, an Error that ends their status poll for good. On the newer
+   * SPI it is what that SPI's default does.
+   */
+  @Override
+  public JobHandle.Status getJobStatus(String jobId) throws NoSuchJobException {
+    // Before anything that names JobExecutionInfo, a class an older Gravitino doesn't have.
+    GravitinoSpi.require();
+    return getJobExecutionInfo(jobId).status();
   }
 
   @Override

@@ -237,6 +237,17 @@ class KjeJobExecutorTest {
   }
 
   @Test
+  void getJobStatusIsTheStatusOfTheExecutionInfo() {
+    KjeJobExecutor e = executor();
+    service.infos.add(JobInfo.newBuilder().setStatus(JobInfo.Status.STARTED)
+        .setStartedAt(ts(100)).build());
+    assertEquals(JobHandle.Status.STARTED, e.getJobStatus("j"));
+    service.script.add(Status.NOT_FOUND.withDescription("gone"));
+    assertThrows(NoSuchJobException.class, () -> e.getJobStatus("j"));
+    assertThrows(IllegalStateException.class, () -> new KjeJobExecutor().getJobStatus("j"));
+  }
+
+  @Test
   void deadlinePerRpc() {
     KjeJobExecutor e = executor("statusDeadlineMs", "200");
     service.hang = true;
