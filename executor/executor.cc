@@ -514,25 +514,31 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
       std::move(done));
 }
 
-std::optional<absl::StatusOr<JobResult>> Executor::StatusNow(std::string_view execution_id) const {
+StatusLookup Executor::StatusNow(std::string_view execution_id) const {
   auto id = ParseId(execution_id);
   if (!id.ok()) return id.status();
   // A cache hit that needs no request answers at once, from the immutable snapshot.
   if (auto result = StatusFromSnapshot(*id)) return *std::move(result);
-  return std::nullopt;
+  return *std::move(id);
+}
+
+std::shared_ptr<RpcHandle> Executor::Status(spark::ExecutionId id, absl::Time deadline,
+                                            Done<JobResult> done) {
+  return Spawn<JobResult>(
+      io_,
+      [this, id = std::move(id), deadline]() mutable {
+        return Coroutines::Status(*this, std::move(id), deadline);
+      },
+      std::move(done));
 }
 
 std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl::Time deadline,
                                             Done<JobResult> done) {
-  auto id = ParseId(execution_id);
-  if (!id.ok()) return Answer<JobResult>(done, id.status());
-  if (auto result = StatusFromSnapshot(*id)) return Answer<JobResult>(done, *std::move(result));
-  return Spawn<JobResult>(
-      io_,
-      [this, id = *std::move(id), deadline]() mutable {
-        return Coroutines::Status(*this, std::move(id), deadline);
-      },
-      std::move(done));
+  StatusLookup lookup = StatusNow(execution_id);
+  if (auto* answer = std::get_if<absl::StatusOr<JobResult>>(&lookup)) {
+    return Answer<JobResult>(done, *std::move(answer));
+  }
+  return Status(std::get<spark::ExecutionId>(std::move(lookup)), deadline, std::move(done));
 }
 
 std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id, absl::Time deadline,

@@ -28,6 +28,7 @@
 #include "base/clock.h"
 #include "cache/app_cache.h"
 #include "executor/backend.h"
+#include "executor/job_executor.h"
 #include "executor/namespace_policy.h"
 #include "k8s/client.h"
 #include "spark/app_builder.h"
@@ -61,97 +62,43 @@ struct ExecutorOptions {
   size_t known_drivers_first_sweep = 1024;
 };
 
-struct SubmitResult {
-  std::string execution_id;
-  bool adopted = false;
-};
-
-struct JobResult {
-  std::string execution_id;
-  std::string namespace_;
-  std::string name;
-  std::string job_id;      // the job-id label; "" when absent
-  std::string driver_pod;  // "" when none was looked up or found
-  spark::JobStatusInfo info;
-};
-
-struct JobPage {
-  std::vector<JobResult> jobs;
-  std::string next_page_token;  // "" on the last page
-};
-
-// Lines of a followed log, and how many were dropped before them because the caller was behind.
-struct OutputBatch {
-  std::vector<std::string> lines;
-  int64_t dropped_lines = 0;
-};
-
-// Cancels one call; thread-safe, idempotent, harmless after completion.
-class RpcHandle {
+class Executor final : public JobExecutor {
  public:
-  virtual ~RpcHandle() = default;
-  virtual void Cancel() = 0;
-};
-
-// Where a stream's messages go: the gRPC edge's reactor. The executor never has more than one
-// write in flight: `written(ok)` (any thread, must not block) says it is out (false: the stream
-// is broken), and only then does the next one start. So a caller that stops reading holds up
-// nothing but its own stream.
-template <class T>
-class StreamWriter {
- public:
-  virtual ~StreamWriter() = default;
-  virtual void Write(T message, std::function<void(bool ok)> written) = 0;
-};
-
-class Executor {
- public:
-  template <class T>
-  using Done = std::function<void(absl::StatusOr<T>)>;
-
   // `io` runs every coroutine; `client`, `cache`, `clock` and `io` must outlive the executor
   // and every call it started.
   Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client, cache::AppCache& cache,
            NamespacePolicy policy, ExecutorOptions options, const Clock& clock,
            std::shared_ptr<const OperatorBackend> backend = nullptr);
-  ~Executor();
+  ~Executor() override;
 
   const ExecutorOptions& options() const { return options_; }
   const NamespacePolicy& policy() const { return policy_; }
 
   std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                     const spark::SparkTemplate& job, absl::Time deadline,
-                                    Done<SubmitResult> done);
+                                    Done<SubmitResult> done) override;
+  StatusLookup StatusNow(std::string_view execution_id) const override;
+  std::shared_ptr<RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
+                                    Done<JobResult> done) override;
+  // StatusNow, then Status when it needs a lookup.
   std::shared_ptr<RpcHandle> Status(std::string_view execution_id, absl::Time deadline,
                                     Done<JobResult> done);
-  // Status, when it can be answered at once without a request: a malformed or refused id, or a
-  // cache hit (from the immutable snapshot; never blocks). nullopt: it needs Status.
-  std::optional<absl::StatusOr<JobResult>> StatusNow(std::string_view execution_id) const;
-  // true: cancellation was requested; false: the job had already stopped.
   std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
-                                    Done<bool> done);
-  // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT.
+                                    Done<bool> done) override;
   std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
                                     int64_t max_bytes, absl::Time deadline,
-                                    Done<spark::LogTailResult> done);
-  // A page of a namespace's jobs (see the ListJobs RPC).
+                                    Done<spark::LogTailResult> done) override;
   std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
                                       const std::string& label_selector, int64_t page_size,
                                       const std::string& page_token, absl::Time deadline,
-                                      Done<JobPage> done);
-
-  // First the current status of every job, then every change, to `writer` (see the WatchStatus
-  // RPC). `done`: OK after the last job stopped, RESOURCE_EXHAUSTED when the caller fell more
-  // than max_queued_changes behind, or the error that ended it. `writer` must stay valid until
-  // `done` has been called.
+                                      Done<JobPage> done) override;
+  // `done` after the last job stopped, or RESOURCE_EXHAUSTED past max_queued_changes.
   std::shared_ptr<RpcHandle> WatchStatus(const std::vector<std::string>& execution_ids,
                                          absl::Time deadline, StreamWriter<JobResult>* writer,
-                                         std::function<void(absl::Status)> done);
-  // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK
-  // when the log ended.
+                                         std::function<void(absl::Status)> done) override;
   std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
                                           absl::Time deadline, StreamWriter<OutputBatch>* writer,
-                                          std::function<void(absl::Status)> done);
+                                          std::function<void(absl::Status)> done) override;
 
   // The coroutines (executor.cc, streams.cc); not part of the interface.
   struct Coroutines;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -18,21 +19,26 @@ namespace {
 
 namespace pb = jobexecutor::v1;
 
-// A unary reactor whose work runs elsewhere. It lives until both gRPC is done with it (OnDone)
-// and the code that started the work has attached the work's cancel handle, whichever is last:
-// the work may finish, and gRPC call OnDone, before Attach runs.
-class CallReactor final : public grpc::ServerUnaryReactor {
+// What every reactor of ours shares, unary or streaming: it lives until both gRPC is done with it
+// (OnDone) and the code that started the work has attached the work's cancel handle, whichever is
+// last, since the work may finish, and gRPC call OnDone, before Attach runs. A cancel from gRPC
+// (the caller gave up, its deadline passed, the server is shutting down) reaches the work however
+// early it comes.
+class RpcLifetime {
  public:
-  // gRPC runs the reactions on its own threads, ordered after this constructor by its library,
-  // which ThreadSanitizer can't see: the release here and the acquire in each reaction tell it.
-  CallReactor(grpc::CallbackServerContext* ctx, std::string_view method)
+  RpcLifetime(grpc::CallbackServerContext* ctx, std::string_view method)
       : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())) {
+    // gRPC runs the reactions on its own threads, ordered after this constructor by its
+    // library, which ThreadSanitizer can't see: this release and the acquire in each reaction
+    // tell it.
     KJE_TSAN_RELEASE(this);
   }
+  virtual ~RpcLifetime() = default;
 
   absl::Time Deadline() const { return deadline_; }
 
-  // Hands over the work's cancel handle and gives up the starter's reference.
+  // Hands over the work's cancel handle (null when there is no work) and gives up the starter's
+  // reference.
   void Attach(const std::shared_ptr<executor::RpcHandle>& handle) {
     bool cancel = false;
     {
@@ -44,14 +50,13 @@ class CallReactor final : public grpc::ServerUnaryReactor {
     Release();
   }
 
-  void Complete(const absl::Status& status) {
-    grpc::Status s = ToGrpcStatus(status);
-    rpc_.LogFinish(s);
-    Finish(s);
-  }
+ protected:
+  RpcContext& rpc() { return rpc_; }
+  void Acquire() { KJE_TSAN_ACQUIRE(this); }
 
-  void OnCancel() override {
-    KJE_TSAN_ACQUIRE(this);
+  // From the reactor's OnCancel: the handle is called outside the lock.
+  void CancelWork() {
+    Acquire();
     std::shared_ptr<executor::RpcHandle> handle;
     {
       absl::MutexLock lock(&mu_);
@@ -61,93 +66,9 @@ class CallReactor final : public grpc::ServerUnaryReactor {
     if (handle) handle->Cancel();
   }
 
-  void OnDone() override {
-    KJE_TSAN_ACQUIRE(this);
-    Release();
-  }
-
- private:
-  void Release() {
-    if (refs_.fetch_sub(1) == 1) delete this;
-  }
-
-  RpcContext rpc_;
-  absl::Time deadline_;
-  std::atomic<int> refs_{2};  // gRPC's (released by OnDone) and the starter's (by Attach)
-  absl::Mutex mu_;
-  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<executor::RpcHandle> handle_ ABSL_GUARDED_BY(mu_);
-};
-
-// A server-streaming reactor driven by an executor coroutine: the coroutine writes one message
-// at a time through StreamWriter (converted by `convert`), and the stream finishes from the
-// coroutine's completion. Lifetime as CallReactor's. Finish() may come while a write is still out
-// (a caller that stopped reading and fell too far behind): gRPC sends the status after it.
-template <class Msg, class In>
-class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
-                            public executor::StreamWriter<In> {
- public:
-  using Convert = void (*)(const In&, Msg*);
-
-  // As CallReactor's: the reactions acquire what this constructor released.
-  StreamReactor(grpc::CallbackServerContext* ctx, std::string_view method, Convert convert)
-      : rpc_(ctx, method), deadline_(absl::FromChrono(ctx->deadline())), convert_(convert) {
-    KJE_TSAN_RELEASE(this);
-  }
-
-  absl::Time Deadline() const { return deadline_; }
-
-  void Attach(const std::shared_ptr<executor::RpcHandle>& handle) {
-    bool cancel = false;
-    {
-      absl::MutexLock lock(&mu_);
-      handle_ = handle;
-      cancel = cancelled_;
-    }
-    if (cancel && handle) handle->Cancel();
-    Release();
-  }
-
-  // One write at a time (the executor's contract), so message_ is ours until OnWriteDone.
-  void Write(In message, std::function<void(bool)> written) override {
-    message_.Clear();
-    convert_(message, &message_);
-    {
-      absl::MutexLock lock(&mu_);
-      written_ = std::move(written);
-    }
-    this->StartWrite(&message_);
-  }
-
-  void End(const absl::Status& status) {
-    grpc::Status s = ToGrpcStatus(status);
-    rpc_.LogFinish(s);
-    this->Finish(s);
-  }
-
-  void OnWriteDone(bool ok) override {
-    KJE_TSAN_ACQUIRE(this);
-    std::function<void(bool)> written;
-    {
-      absl::MutexLock lock(&mu_);
-      written.swap(written_);
-    }
-    if (written) written(ok);
-  }
-
-  void OnCancel() override {
-    KJE_TSAN_ACQUIRE(this);
-    std::shared_ptr<executor::RpcHandle> handle;
-    {
-      absl::MutexLock lock(&mu_);
-      cancelled_ = true;
-      handle = handle_;
-    }
-    if (handle) handle->Cancel();
-  }
-
-  void OnDone() override {
-    KJE_TSAN_ACQUIRE(this);
+  // From the reactor's OnDone: gRPC's reference.
+  void Done() {
+    Acquire();
     Release();
   }
 
@@ -158,13 +79,77 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
 
   RpcContext rpc_;
   const absl::Time deadline_;
-  const Convert convert_;
-  std::atomic<int> refs_{2};
+  std::atomic<int> refs_{2};  // gRPC's (released by OnDone) and the starter's (by Attach)
   absl::Mutex mu_;
-  Msg message_;  // the one write in flight
-  std::function<void(bool)> written_ ABSL_GUARDED_BY(mu_);
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<executor::RpcHandle> handle_ ABSL_GUARDED_BY(mu_);
+};
+
+// A unary reactor whose work runs elsewhere.
+class CallReactor final : public grpc::ServerUnaryReactor, public RpcLifetime {
+ public:
+  CallReactor(grpc::CallbackServerContext* ctx, std::string_view method)
+      : RpcLifetime(ctx, method) {}
+
+  void Complete(const absl::Status& status) {
+    grpc::Status s = ToGrpcStatus(status);
+    rpc().LogFinish(s);
+    Finish(s);
+  }
+
+  void OnCancel() override { CancelWork(); }
+  void OnDone() override { Done(); }
+};
+
+// A server-streaming reactor driven by an executor coroutine: the coroutine writes one message
+// at a time through StreamWriter (converted by `convert`), and the stream finishes from the
+// coroutine's completion. Finish() may come while a write is still out (a caller that stopped
+// reading and fell too far behind): gRPC sends the status after it.
+template <class Msg, class In>
+class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
+                            public executor::StreamWriter<In>,
+                            public RpcLifetime {
+ public:
+  using Convert = void (*)(const In&, Msg*);
+
+  StreamReactor(grpc::CallbackServerContext* ctx, std::string_view method, Convert convert)
+      : RpcLifetime(ctx, method), convert_(convert) {}
+
+  // One write at a time (the executor's contract), so message_ is ours until OnWriteDone.
+  void Write(In message, std::function<void(bool)> written) override {
+    message_.Clear();
+    convert_(message, &message_);
+    {
+      absl::MutexLock lock(&write_mu_);
+      written_ = std::move(written);
+    }
+    this->StartWrite(&message_);
+  }
+
+  void End(const absl::Status& status) {
+    grpc::Status s = ToGrpcStatus(status);
+    rpc().LogFinish(s);
+    this->Finish(s);
+  }
+
+  void OnWriteDone(bool ok) override {
+    Acquire();
+    std::function<void(bool)> written;
+    {
+      absl::MutexLock lock(&write_mu_);
+      written.swap(written_);
+    }
+    if (written) written(ok);
+  }
+
+  void OnCancel() override { CancelWork(); }
+  void OnDone() override { Done(); }
+
+ private:
+  const Convert convert_;
+  Msg message_;  // the one write in flight
+  absl::Mutex write_mu_;
+  std::function<void(bool)> written_ ABSL_GUARDED_BY(write_mu_);
 };
 
 absl::Status NotConfiguredStatus(const char* method) {
@@ -309,13 +294,15 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
                                                      pb::JobInfo* response) {
   if (auto* denied = Unauthenticated(ctx, "Status")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Status");
-  if (auto now = executor_->StatusNow(request->execution_id())) {
+  executor::StatusLookup lookup = executor_->StatusNow(request->execution_id());
+  if (auto* now = std::get_if<absl::StatusOr<JobResult>>(&lookup)) {
     if (!now->ok()) return FinishNow(ctx, "Status", now->status());
     ToJobInfo(**std::move(now), response);
     return FinishNow(ctx, "Status", absl::OkStatus());
   }
   auto* reactor = new CallReactor(ctx, "Status");
-  reactor->Attach(executor_->Status(request->execution_id(), reactor->Deadline(),
+  reactor->Attach(executor_->Status(std::get<spark::ExecutionId>(std::move(lookup)),
+                                    reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
                                       if (!r.ok()) return reactor->Complete(r.status());
                                       ToJobInfo(*std::move(r), response);

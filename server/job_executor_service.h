@@ -1,6 +1,6 @@
 #pragma once
 
-#include "executor/executor.h"
+#include "executor/job_executor.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
 #include "server/arena_allocator.h"
 #include "server/caller_auth.h"
@@ -22,7 +22,7 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // reflection only, e.g. in tests of the process lifecycle).
   // `auth` may be null: no caller authentication. Neither is owned.
   // `metrics` may be null: nothing is counted.
-  explicit JobExecutorService(executor::Executor* executor = nullptr,
+  explicit JobExecutorService(executor::JobExecutor* executor = nullptr,
                               TokenAuthenticator* auth = nullptr, Metrics* metrics = nullptr)
       : executor_(executor), auth_(auth), metrics_(metrics) {
     SetMessageAllocatorFor_Submit(&submit_messages_);
@@ -60,7 +60,7 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
   grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
 
-  executor::Executor* executor_;
+  executor::JobExecutor* executor_;
   TokenAuthenticator* auth_;
   Metrics* metrics_;
   ArenaMessageAllocator<jobexecutor::v1::SubmitRequest, jobexecutor::v1::SubmitResponse>

@@ -1,9 +1,18 @@
 #include "server/job_executor_service.h"
 
+#include <grpcpp/grpcpp.h>
+
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "tests/fakes/fake_job_executor.h"
 
 namespace kje::server {
 namespace {
@@ -50,6 +59,397 @@ TEST_CASE("submit template: the oneof and the maps survive the wire and the conv
   CHECK(t.class_name == "org.apache.spark.examples.SparkPi");
   CHECK(t.jars == std::vector<std::string>{"local:///opt/extra.jar"});
   CHECK(t.configs == std::map<std::string, std::string>{{"spark.executor.instances", "2"}});
+}
+
+// The edge over a fake executor, on a real server and channel (port 0): what a caller sees is
+// what the reactors did.
+struct Edge {
+  testing::FakeJobExecutor fake;
+  JobExecutorService service{&fake};
+  std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<pb::JobExecutor::Stub> stub;
+
+  Edge() {
+    fake.canned_job.execution_id = "c/sparkapp/ns/app";
+    fake.canned_job.name = "app";
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service);
+    server = builder.BuildAndStart();
+    REQUIRE(server != nullptr);
+    stub = pb::JobExecutor::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  }
+  ~Edge() { server->Shutdown(std::chrono::system_clock::now()); }
+};
+
+// A unary call in flight from the caller's side: its status once it ends, and what it answered.
+struct Unary {
+  grpc::ClientContext ctx;
+  absl::Notification ended;
+  grpc::Status status;
+  std::string answer;  // one field of the response, per RPC, to see the conversion
+
+  bool Wait() { return ended.WaitForNotificationWithTimeout(absl::Seconds(20)); }
+};
+
+struct UnaryRpc {
+  const char* name;
+  std::function<void(Edge&, Unary&)> start;
+};
+
+template <class Req, class Resp>
+void Call(void (pb::JobExecutor::Stub::async_interface::*method)(grpc::ClientContext*, const Req*,
+                                                                 Resp*,
+                                                                 std::function<void(grpc::Status)>),
+          Edge& edge, Unary& u, Req req, std::function<std::string(const Resp&)> answer) {
+  auto request = std::make_shared<Req>(std::move(req));
+  auto response = std::make_shared<Resp>();
+  (edge.stub->async()->*method)(&u.ctx, request.get(), response.get(),
+                                [&u, request, response, answer](grpc::Status s) {
+                                  u.status = s;
+                                  if (s.ok()) u.answer = answer(*response);
+                                  u.ended.Notify();
+                                });
+}
+
+std::vector<UnaryRpc> UnaryRpcs() {
+  using Async = pb::JobExecutor::Stub::async_interface;
+  return {
+      {"Submit",
+       [](Edge& e, Unary& u) {
+         pb::SubmitRequest r;
+         r.set_job_id("7");
+         r.mutable_template_()->mutable_spark();
+         Call<pb::SubmitRequest, pb::SubmitResponse>(
+             &Async::Submit, e, u, r, [](const pb::SubmitResponse& m) { return m.execution_id(); });
+       }},
+      {"Status",
+       [](Edge& e, Unary& u) {
+         pb::StatusRequest r;
+         r.set_execution_id("c/sparkapp/ns/app");
+         Call<pb::StatusRequest, pb::JobInfo>(
+             &Async::Status, e, u, r, [](const pb::JobInfo& m) { return m.execution_id(); });
+       }},
+      {"Cancel",
+       [](Edge& e, Unary& u) {
+         pb::CancelRequest r;
+         r.set_execution_id("c/sparkapp/ns/app");
+         Call<pb::CancelRequest, pb::CancelResponse>(
+             &Async::Cancel, e, u, r,
+             [](const pb::CancelResponse&) { return "c/sparkapp/ns/app"; });
+       }},
+      {"Output",
+       [](Edge& e, Unary& u) {
+         pb::OutputRequest r;
+         r.set_execution_id("c/sparkapp/ns/app");
+         Call<pb::OutputRequest, pb::OutputResponse>(
+             &Async::Output, e, u, r, [](const pb::OutputResponse& m) {
+               return m.lines_size() == 2 ? "c/sparkapp/ns/app" : "lines lost";
+             });
+       }},
+      {"ListJobs",
+       [](Edge& e, Unary& u) {
+         pb::ListJobsRequest r;
+         r.set_namespace_("ns");
+         Call<pb::ListJobsRequest, pb::ListJobsResponse>(
+             &Async::ListJobs, e, u, r, [](const pb::ListJobsResponse& m) {
+               return m.jobs_size() == 1 && m.next_page_token() == "m:next"
+                          ? m.jobs(0).execution_id()
+                          : "page lost";
+             });
+       }},
+  };
+}
+
+TEST_CASE("reactors: every unary RPC answered later gives the caller the converted answer",
+          "[server]") {
+  for (const UnaryRpc& rpc : UnaryRpcs()) {
+    CAPTURE(rpc.name);
+    Edge edge;
+    Unary u;
+    rpc.start(edge, u);
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    CHECK(call->rpc == rpc.name);
+    call->finish(absl::OkStatus());
+    REQUIRE(u.Wait());
+    CHECK(u.status.ok());
+    CHECK(u.answer == "c/sparkapp/ns/app");
+    CHECK_FALSE(call->handle->cancelled());
+  }
+}
+
+TEST_CASE("reactors: a unary answer given inline, before the work is attached, still ends the call",
+          "[server]") {
+  for (const UnaryRpc& rpc : UnaryRpcs()) {
+    CAPTURE(rpc.name);
+    for (absl::Status inline_answer : {absl::OkStatus(), absl::NotFoundError("no such job")}) {
+      Edge edge;
+      edge.fake.answer_inline = inline_answer;
+      Unary u;
+      rpc.start(edge, u);
+      REQUIRE(u.Wait());
+      CHECK(static_cast<int>(u.status.error_code()) == static_cast<int>(inline_answer.code()));
+      CHECK(edge.fake.calls_made() == 1);
+    }
+  }
+}
+
+TEST_CASE("reactors: a caller's cancel reaches every unary RPC's work", "[server]") {
+  for (const UnaryRpc& rpc : UnaryRpcs()) {
+    CAPTURE(rpc.name);
+    Edge edge;
+    Unary u;
+    rpc.start(edge, u);
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    u.ctx.TryCancel();
+    CHECK(call->handle->WaitCancelled());  // CHECK: the call is ended below either way
+    call->finish(absl::CancelledError("the call was cancelled"));
+    REQUIRE(u.Wait());
+    CHECK(u.status.error_code() == grpc::StatusCode::CANCELLED);
+  }
+}
+
+TEST_CASE("reactors: a caller's deadline reaches every unary RPC's work, and cancels it",
+          "[server]") {
+  for (const UnaryRpc& rpc : UnaryRpcs()) {
+    CAPTURE(rpc.name);
+    Edge edge;
+    Unary u;
+    const absl::Time deadline = absl::Now() + absl::Milliseconds(300);
+    u.ctx.set_deadline(absl::ToChronoTime(deadline));
+    rpc.start(edge, u);
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    // The work is given the caller's deadline (as gRPC carries it: to the millisecond or so).
+    CHECK(absl::AbsDuration(call->deadline - deadline) < absl::Seconds(1));
+    CHECK(call->handle->WaitCancelled());  // CHECK: the call is ended below either way
+    call->finish(absl::DeadlineExceededError("deadline"));
+    REQUIRE(u.Wait());
+    CHECK(u.status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+  }
+}
+
+TEST_CASE("reactors: a shutdown cancels every unary RPC in flight, and waits for it to end",
+          "[server]") {
+  for (const UnaryRpc& rpc : UnaryRpcs()) {
+    CAPTURE(rpc.name);
+    Edge edge;
+    Unary u;
+    rpc.start(edge, u);
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    std::thread shutdown([&] {
+      edge.server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+    });
+    CHECK(call->handle->WaitCancelled());  // CHECK: the call is ended below either way
+    call->finish(absl::CancelledError("the call was cancelled"));
+    shutdown.join();
+    REQUIRE(u.Wait());
+    CHECK_FALSE(u.status.ok());
+  }
+}
+
+TEST_CASE("reactors: a Status the snapshot answers makes no call of the executor", "[server]") {
+  Edge edge;
+  edge.fake.status_now = edge.fake.canned_job;
+  Unary u;
+  UnaryRpcs()[1].start(edge, u);
+  REQUIRE(u.Wait());
+  CHECK(u.status.ok());
+  CHECK(u.answer == "c/sparkapp/ns/app");
+  CHECK(edge.fake.calls_made() == 0);
+}
+
+// A stream read by the caller on a thread of its own: the messages, then the status.
+template <class Msg>
+struct Reader {
+  grpc::ClientContext ctx;
+  std::unique_ptr<grpc::ClientReader<Msg>> reader;
+  absl::Mutex mu;
+  std::vector<Msg> messages ABSL_GUARDED_BY(mu);
+  grpc::Status status;
+  absl::Notification ended;
+  std::thread thread;
+
+  void Start() {
+    thread = std::thread([this] {
+      Msg m;
+      while (reader->Read(&m)) {
+        absl::MutexLock lock(&mu);
+        messages.push_back(m);
+      }
+      status = reader->Finish();
+      ended.Notify();
+    });
+  }
+  bool WaitFor(size_t n) {
+    absl::MutexLock lock(&mu);
+    auto got = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return messages.size() >= n; };
+    return mu.AwaitWithTimeout(absl::Condition(&got), absl::Seconds(20));
+  }
+  ~Reader() {
+    if (thread.joinable()) {
+      ctx.TryCancel();
+      thread.join();
+    }
+  }
+};
+
+// Writes one message through the stream's writer and waits for its `written`.
+template <class In>
+bool WriteAndWait(executor::StreamWriter<In>* writer, In message) {
+  auto written = std::make_shared<absl::Notification>();
+  auto ok = std::make_shared<bool>(false);
+  writer->Write(std::move(message), [written, ok](bool w) {
+    *ok = w;
+    written->Notify();
+  });
+  if (!written->WaitForNotificationWithTimeout(absl::Seconds(20))) return false;
+  return *ok;
+}
+
+executor::JobResult Job(const std::string& id) {
+  executor::JobResult job;
+  job.execution_id = id;
+  return job;
+}
+
+executor::OutputBatch Batch(const std::string& line) { return {{line}, 0}; }
+
+TEST_CASE("reactors: a stream delivers each write in order, then its end", "[server]") {
+  Edge edge;
+  SECTION("WatchStatus") {
+    Reader<pb::JobInfo> r;
+    pb::WatchStatusRequest req;
+    req.add_execution_ids("c/sparkapp/ns/app");
+    r.reader = edge.stub->WatchStatus(&r.ctx, req);
+    r.Start();
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    for (const char* id : {"one", "two", "three"}) {
+      REQUIRE(WriteAndWait(call->status_writer, Job(id)));
+    }
+    call->finish(absl::OkStatus());
+    REQUIRE(r.ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+    r.thread.join();
+    CHECK(r.status.ok());
+    absl::MutexLock lock(&r.mu);
+    REQUIRE(r.messages.size() == 3);
+    CHECK(r.messages[0].execution_id() == "one");
+    CHECK(r.messages[2].execution_id() == "three");
+  }
+  SECTION("FollowOutput") {
+    Reader<pb::OutputChunk> r;
+    pb::FollowOutputRequest req;
+    req.set_execution_id("c/sparkapp/ns/app");
+    r.reader = edge.stub->FollowOutput(&r.ctx, req);
+    r.Start();
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    for (const char* line : {"a", "b", "c"}) {
+      REQUIRE(WriteAndWait(call->output_writer, Batch(line)));
+    }
+    call->finish(absl::ResourceExhaustedError("the caller fell behind"));
+    REQUIRE(r.ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+    r.thread.join();
+    CHECK(r.status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+    absl::MutexLock lock(&r.mu);
+    REQUIRE(r.messages.size() == 3);
+    CHECK(r.messages[1].lines(0) == "b");
+  }
+}
+
+// A stream's caller goes away: the work is cancelled, and a write after that fails instead of
+// waiting for a reader that isn't there.
+template <class Msg, class In>
+void CheckCallerGone(
+    Edge& edge, Reader<Msg>& r,
+    std::function<executor::StreamWriter<In>*(const testing::FakeJobExecutor::Call&)> writer_of,
+    In message, const std::string& how) {
+  r.Start();
+  auto call = edge.fake.Next();
+  REQUIRE(call != nullptr);
+  executor::StreamWriter<In>* writer = writer_of(*call);
+  REQUIRE(WriteAndWait(writer, message));
+  REQUIRE(r.WaitFor(1));
+  if (how == "cancel") {
+    r.ctx.TryCancel();
+  }
+  CHECK(call->handle->WaitCancelled());        // CHECK: the call is ended below either way
+  CHECK_FALSE(WriteAndWait(writer, message));  // the failed write
+  call->finish(absl::CancelledError("the call was cancelled"));
+  REQUIRE(r.ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  r.thread.join();
+  CHECK_FALSE(r.status.ok());
+}
+
+TEST_CASE(
+    "reactors: a stream's caller that cancels, or whose deadline passes, fails the next write",
+    "[server]") {
+  for (const std::string how : {"cancel", "deadline"}) {
+    CAPTURE(how);
+    {
+      Edge edge;
+      Reader<pb::JobInfo> r;
+      if (how == "deadline") {
+        r.ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+      }
+      pb::WatchStatusRequest req;
+      req.add_execution_ids("c/sparkapp/ns/app");
+      r.reader = edge.stub->WatchStatus(&r.ctx, req);
+      CheckCallerGone<pb::JobInfo, executor::JobResult>(
+          edge, r, [](const testing::FakeJobExecutor::Call& c) { return c.status_writer; },
+          Job("one"), how);
+    }
+    {
+      Edge edge;
+      Reader<pb::OutputChunk> r;
+      if (how == "deadline") {
+        r.ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+      }
+      pb::FollowOutputRequest req;
+      req.set_execution_id("c/sparkapp/ns/app");
+      r.reader = edge.stub->FollowOutput(&r.ctx, req);
+      CheckCallerGone<pb::OutputChunk, executor::OutputBatch>(
+          edge, r, [](const testing::FakeJobExecutor::Call& c) { return c.output_writer; },
+          Batch("x"), how);
+    }
+  }
+}
+
+TEST_CASE("reactors: a shutdown cancels every stream in flight, and waits for it to end",
+          "[server]") {
+  for (const std::string rpc : {"WatchStatus", "FollowOutput"}) {
+    CAPTURE(rpc);
+    Edge edge;
+    Reader<pb::JobInfo> watch;
+    Reader<pb::OutputChunk> follow;
+    if (rpc == "WatchStatus") {
+      pb::WatchStatusRequest req;
+      req.add_execution_ids("c/sparkapp/ns/app");
+      watch.reader = edge.stub->WatchStatus(&watch.ctx, req);
+      watch.Start();
+    } else {
+      pb::FollowOutputRequest req;
+      req.set_execution_id("c/sparkapp/ns/app");
+      follow.reader = edge.stub->FollowOutput(&follow.ctx, req);
+      follow.Start();
+    }
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    std::thread shutdown([&] {
+      edge.server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(100));
+    });
+    CHECK(call->handle->WaitCancelled());  // CHECK: the call is ended below either way
+    call->finish(absl::CancelledError("the call was cancelled"));
+    shutdown.join();
+    absl::Notification& ended = rpc == "WatchStatus" ? watch.ended : follow.ended;
+    REQUIRE(ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  }
 }
 
 }  // namespace

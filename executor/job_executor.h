@@ -1,0 +1,115 @@
+#pragma once
+
+// What the gRPC edge needs of the job logic, and nothing more: one call per RPC, each answering
+// through `done` exactly once, either inline before the call returns (bad input, or an answer that
+// needs no I/O) or later on another thread; `done` must not block. The returned handle's Cancel()
+// (any thread, idempotent) stops the work: `done` then gets CANCELLED. The edge's reactors are
+// tested against a fake of this interface; Executor (executor.h) is the real one.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "spark/app_builder.h"
+#include "spark/execution_id.h"
+#include "spark/log_tail.h"
+#include "spark/status_mapping.h"
+
+namespace kje::executor {
+
+struct SubmitResult {
+  std::string execution_id;
+  bool adopted = false;
+};
+
+struct JobResult {
+  std::string execution_id;
+  std::string namespace_;
+  std::string name;
+  std::string job_id;      // the job-id label; "" when absent
+  std::string driver_pod;  // "" when none was looked up or found
+  spark::JobStatusInfo info;
+};
+
+struct JobPage {
+  std::vector<JobResult> jobs;
+  std::string next_page_token;  // "" on the last page
+};
+
+// Lines of a followed log, and how many were dropped before them because the caller was behind.
+struct OutputBatch {
+  std::vector<std::string> lines;
+  int64_t dropped_lines = 0;
+};
+
+// Cancels one call; thread-safe, idempotent, harmless after completion.
+class RpcHandle {
+ public:
+  virtual ~RpcHandle() = default;
+  virtual void Cancel() = 0;
+};
+
+// Where a stream's messages go: the gRPC edge's reactor. The executor never has more than one
+// write in flight: `written(ok)` (any thread, must not block) says it is out (false: the stream
+// is broken), and only then does the next one start. So a caller that stops reading holds up
+// nothing but its own stream.
+template <class T>
+class StreamWriter {
+ public:
+  virtual ~StreamWriter() = default;
+  virtual void Write(T message, std::function<void(bool ok)> written) = 0;
+};
+
+// A Status answered at once (a malformed or refused id, or a cache hit that needs no request), or
+// the id parsed and allowed, for Status to look up: the id is parsed once either way.
+using StatusLookup = std::variant<absl::StatusOr<JobResult>, spark::ExecutionId>;
+
+class JobExecutor {
+ public:
+  template <class T>
+  using Done = std::function<void(absl::StatusOr<T>)>;
+
+  virtual ~JobExecutor() = default;
+
+  virtual std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
+                                            const spark::SparkTemplate& job, absl::Time deadline,
+                                            Done<SubmitResult> done) = 0;
+  // Never blocks (the answer comes from the cache's immutable snapshot, if at all).
+  virtual StatusLookup StatusNow(std::string_view execution_id) const = 0;
+  // The status of an id StatusNow returned.
+  virtual std::shared_ptr<RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
+                                            Done<JobResult> done) = 0;
+  // true: cancellation was requested; false: the job had already stopped.
+  virtual std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
+                                            Done<bool> done) = 0;
+  // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT.
+  virtual std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
+                                            int64_t max_bytes, absl::Time deadline,
+                                            Done<spark::LogTailResult> done) = 0;
+  // A page of a namespace's jobs (see the ListJobs RPC).
+  virtual std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
+                                              const std::string& label_selector, int64_t page_size,
+                                              const std::string& page_token, absl::Time deadline,
+                                              Done<JobPage> done) = 0;
+  // First the current status of every job, then every change, to `writer` (see the WatchStatus
+  // RPC). `done`: OK after the last job stopped, RESOURCE_EXHAUSTED when the caller fell too far
+  // behind, or the error that ended it. `writer` must stay valid until `done` has been called.
+  virtual std::shared_ptr<RpcHandle> WatchStatus(const std::vector<std::string>& execution_ids,
+                                                 absl::Time deadline,
+                                                 StreamWriter<JobResult>* writer,
+                                                 std::function<void(absl::Status)> done) = 0;
+  // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK
+  // when the log ended.
+  virtual std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
+                                                  absl::Time deadline,
+                                                  StreamWriter<OutputBatch>* writer,
+                                                  std::function<void(absl::Status)> done) = 0;
+};
+
+}  // namespace kje::executor

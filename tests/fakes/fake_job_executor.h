@@ -1,0 +1,183 @@
+#pragma once
+
+// A scripted executor::JobExecutor for unit tests of the gRPC edge: every call is recorded and
+// left pending until the test answers it (from any thread, as the real executor answers from its
+// io threads), or answered inline when the test asks for that. Each call's handle records its
+// Cancel(), so a test sees what the edge cancels and when.
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "executor/job_executor.h"
+
+namespace kje::testing {
+
+class FakeJobExecutor final : public executor::JobExecutor {
+ public:
+  // Records Cancel(); Notify once however often it is called.
+  class Handle final : public executor::RpcHandle {
+   public:
+    void Cancel() override {
+      absl::MutexLock lock(&mu_);
+      if (!cancelled_.HasBeenNotified()) cancelled_.Notify();
+    }
+    bool WaitCancelled(absl::Duration timeout = absl::Seconds(20)) {
+      return cancelled_.WaitForNotificationWithTimeout(timeout);
+    }
+    bool cancelled() const { return cancelled_.HasBeenNotified(); }
+
+   private:
+    absl::Mutex mu_;
+    absl::Notification cancelled_;
+  };
+
+  // One recorded call: what the RPC asked, and how to answer it. For a unary call, `finish` takes
+  // the status (OK answers with the canned result); a stream writes through `writer` and ends with
+  // `finish`.
+  struct Call {
+    std::string rpc;
+    std::string id;  // the execution id, job id or namespace the call was about
+    absl::Time deadline;
+    std::shared_ptr<Handle> handle = std::make_shared<Handle>();
+    std::function<void(absl::Status)> finish;
+    executor::StreamWriter<executor::JobResult>* status_writer = nullptr;
+    executor::StreamWriter<executor::OutputBatch>* output_writer = nullptr;
+  };
+
+  // The result every OK answer carries.
+  executor::JobResult canned_job;
+  // When set, every call is answered inline with this status, before it returns.
+  std::optional<absl::Status> answer_inline;
+  // When set, StatusNow answers with it; otherwise it hands back a parsed id.
+  std::optional<absl::StatusOr<executor::JobResult>> status_now;
+
+  // Waits for the next call (in the order they came) and takes it.
+  std::shared_ptr<Call> Next(absl::Duration timeout = absl::Seconds(20)) {
+    absl::MutexLock lock(&mu_);
+    auto ready = [this] { return !calls_.empty(); };
+    if (!mu_.AwaitWithTimeout(absl::Condition(&ready), timeout)) return nullptr;
+    std::shared_ptr<Call> call = calls_.front();
+    calls_.pop_front();
+    return call;
+  }
+
+  int calls_made() const {
+    absl::MutexLock lock(&mu_);
+    return made_;
+  }
+
+  std::shared_ptr<executor::RpcHandle> Submit(std::string job_id, const std::string&,
+                                              const spark::SparkTemplate&, absl::Time deadline,
+                                              Done<executor::SubmitResult> done) override {
+    return Record("Submit", job_id, deadline, [this, done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(executor::SubmitResult{canned_job.execution_id, true});
+    });
+  }
+
+  executor::StatusLookup StatusNow(std::string_view execution_id) const override {
+    if (status_now) return *status_now;
+    return spark::ExecutionId{"c", "sparkapp", "ns", std::string(execution_id)};
+  }
+
+  std::shared_ptr<executor::RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
+                                              Done<executor::JobResult> done) override {
+    return Record("Status", id.name, deadline, [this, done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(canned_job);
+    });
+  }
+
+  std::shared_ptr<executor::RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
+                                              Done<bool> done) override {
+    return Record("Cancel", std::string(execution_id), deadline, [done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(true);
+    });
+  }
+
+  std::shared_ptr<executor::RpcHandle> Output(std::string_view execution_id, int64_t, int64_t,
+                                              absl::Time deadline,
+                                              Done<spark::LogTailResult> done) override {
+    return Record("Output", std::string(execution_id), deadline, [done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      spark::LogTailResult tail;
+      tail.lines = {"line 1", "line 2"};
+      done(tail);
+    });
+  }
+
+  std::shared_ptr<executor::RpcHandle> ListJobs(const std::string& namespace_, const std::string&,
+                                                int64_t, const std::string&, absl::Time deadline,
+                                                Done<executor::JobPage> done) override {
+    return Record("ListJobs", namespace_, deadline, [this, done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      executor::JobPage page;
+      page.jobs = {canned_job};
+      page.next_page_token = "m:next";
+      done(page);
+    });
+  }
+
+  std::shared_ptr<executor::RpcHandle> WatchStatus(
+      const std::vector<std::string>& execution_ids, absl::Time deadline,
+      executor::StreamWriter<executor::JobResult>* writer,
+      std::function<void(absl::Status)> done) override {
+    auto call = NewCall("WatchStatus", execution_ids.empty() ? "" : execution_ids[0], deadline,
+                        std::move(done));
+    call->status_writer = writer;
+    return Publish(call);
+  }
+
+  std::shared_ptr<executor::RpcHandle> FollowOutput(
+      std::string_view execution_id, int64_t, absl::Time deadline,
+      executor::StreamWriter<executor::OutputBatch>* writer,
+      std::function<void(absl::Status)> done) override {
+    auto call = NewCall("FollowOutput", std::string(execution_id), deadline, std::move(done));
+    call->output_writer = writer;
+    return Publish(call);
+  }
+
+ private:
+  std::shared_ptr<Call> NewCall(std::string rpc, std::string id, absl::Time deadline,
+                                std::function<void(absl::Status)> finish) {
+    auto call = std::make_shared<Call>();
+    call->rpc = std::move(rpc);
+    call->id = std::move(id);
+    call->deadline = deadline;
+    call->finish = std::move(finish);
+    return call;
+  }
+
+  std::shared_ptr<executor::RpcHandle> Record(std::string rpc, std::string id, absl::Time deadline,
+                                              std::function<void(absl::Status)> finish) {
+    return Publish(NewCall(std::move(rpc), std::move(id), deadline, std::move(finish)));
+  }
+
+  std::shared_ptr<executor::RpcHandle> Publish(const std::shared_ptr<Call>& call) {
+    {
+      absl::MutexLock lock(&mu_);
+      ++made_;
+    }
+    if (answer_inline) {
+      call->finish(*answer_inline);
+      return call->handle;
+    }
+    absl::MutexLock lock(&mu_);
+    calls_.push_back(call);
+    return call->handle;
+  }
+
+  mutable absl::Mutex mu_;
+  std::deque<std::shared_ptr<Call>> calls_ ABSL_GUARDED_BY(mu_);
+  int made_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace kje::testing
