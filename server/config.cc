@@ -374,6 +374,17 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     }
     srv.max_queued_changes = n;
   }
+  for (auto [key, out] : {std::pair{"server.maxConcurrentRpcs", &srv.max_concurrent_rpcs},
+                          std::pair{"server.maxStreams", &srv.max_streams}}) {
+    if (auto v = r.Get(key)) {
+      int64_t n;
+      if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 1000000) {
+        return KeyError(key,
+                        absl::StrCat("must be a number from 1 to 1000000, got ", QuoteBounded(*v)));
+      }
+      *out = n;
+    }
+  }
   return c;
 }
 
@@ -431,6 +442,8 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.readinessRequiresSync",
       "server.maxOnDemandInformers",
       "server.maxQueuedChanges",
+      "server.maxConcurrentRpcs",
+      "server.maxStreams",
   };
   return keys;
 }

@@ -37,6 +37,9 @@ class RpcLifetime {
 
   absl::Time Deadline() const { return deadline_; }
 
+  // The call's place under the global bounds, given back when the reactor goes.
+  void Hold(Admission::Ticket ticket) { ticket_ = std::move(ticket); }
+
   // Hands over the work's cancel handle (null when there is no work) and gives up the starter's
   // reference.
   void Attach(const std::shared_ptr<executor::RpcHandle>& handle) {
@@ -79,6 +82,7 @@ class RpcLifetime {
 
   RpcContext rpc_;
   const absl::Time deadline_;
+  Admission::Ticket ticket_;
   std::atomic<int> refs_{2};  // gRPC's (released by OnDone) and the starter's (by Attach)
   absl::Mutex mu_;
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
@@ -216,6 +220,11 @@ absl::Status JobExecutorService::Authenticate(grpc::CallbackServerContext* ctx) 
   return auth_->Check(authorization);
 }
 
+absl::StatusOr<Admission::Ticket> JobExecutorService::Admit(Admission::Kind kind) {
+  if (admission_ == nullptr) return Admission::Ticket();
+  return admission_->Admit(kind);
+}
+
 grpc::ServerUnaryReactor* JobExecutorService::Unauthenticated(grpc::CallbackServerContext* ctx,
                                                               const char* method) {
   absl::Status status = Authenticate(ctx);
@@ -272,7 +281,10 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
         absl::InvalidArgumentError(
             "template must be a Spark job (template.spark) or a shell job (template.shell)"));
   }
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "Submit", ticket.status());
   auto* reactor = new CallReactor(ctx, "Submit");
+  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->Submit(
       request->job_id(), request->metalake(), ToSparkTemplate(request->template_()),
       reactor->Deadline(), [this, reactor, response](absl::StatusOr<SubmitResult> r) {
@@ -300,7 +312,10 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
     ToJobInfo(**std::move(now), response);
     return FinishNow(ctx, "Status", absl::OkStatus());
   }
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "Status", ticket.status());
   auto* reactor = new CallReactor(ctx, "Status");
+  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->Status(std::get<spark::ExecutionId>(std::move(lookup)),
                                     reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
@@ -316,7 +331,10 @@ grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext
                                                      pb::CancelResponse*) {
   if (auto* denied = Unauthenticated(ctx, "Cancel")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Cancel");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "Cancel", ticket.status());
   auto* reactor = new CallReactor(ctx, "Cancel");
+  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->Cancel(
       request->execution_id(), reactor->Deadline(), [this, reactor](const absl::StatusOr<bool>& r) {
         // true: requested; false: the job had already stopped.
@@ -334,7 +352,10 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
                                                      pb::OutputResponse* response) {
   if (auto* denied = Unauthenticated(ctx, "Output")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Output");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "Output", ticket.status());
   auto* reactor = new CallReactor(ctx, "Output");
+  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->Output(request->execution_id(), request->max_lines(),
                                     request->max_bytes(), reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<spark::LogTailResult> r) {
@@ -368,6 +389,13 @@ grpc::ServerWriteReactor<pb::JobInfo>* JobExecutorService::WatchStatus(
     reactor->Attach(nullptr);
     return reactor;
   }
+  auto ticket = Admit(Admission::Kind::kStream);
+  if (!ticket.ok()) {
+    reactor->End(ticket.status());
+    reactor->Attach(nullptr);
+    return reactor;
+  }
+  reactor->Hold(*std::move(ticket));
   std::vector<std::string> ids(request->execution_ids().begin(), request->execution_ids().end());
   reactor->Attach(executor_->WatchStatus(ids, reactor->Deadline(), reactor,
                                          [reactor](const absl::Status& s) { reactor->End(s); }));
@@ -383,6 +411,13 @@ grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
     reactor->Attach(nullptr);
     return reactor;
   }
+  auto ticket = Admit(Admission::Kind::kStream);
+  if (!ticket.ok()) {
+    reactor->End(ticket.status());
+    reactor->Attach(nullptr);
+    return reactor;
+  }
+  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->FollowOutput(request->execution_id(), request->tail_lines(),
                                           reactor->Deadline(), reactor,
                                           [reactor](const absl::Status& s) { reactor->End(s); }));
@@ -394,7 +429,10 @@ grpc::ServerUnaryReactor* JobExecutorService::ListJobs(grpc::CallbackServerConte
                                                        pb::ListJobsResponse* response) {
   if (auto* denied = Unauthenticated(ctx, "ListJobs")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "ListJobs");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "ListJobs", ticket.status());
   auto* reactor = new CallReactor(ctx, "ListJobs");
+  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->ListJobs(
       request->namespace_(), request->label_selector(), request->page_size(), request->page_token(),
       reactor->Deadline(), [reactor, response](absl::StatusOr<JobPage> r) {

@@ -2,6 +2,7 @@
 
 #include "executor/job_executor.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
+#include "server/admission.h"
 #include "server/arena_allocator.h"
 #include "server/caller_auth.h"
 #include "server/metrics.h"
@@ -21,10 +22,11 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // `executor` may be null: every RPC then answers UNIMPLEMENTED (a server built for health and
   // reflection only, e.g. in tests of the process lifecycle).
   // `auth` may be null: no caller authentication. Neither is owned.
-  // `metrics` may be null: nothing is counted.
+  // `metrics` may be null: nothing is counted. `admission` may be null: no global bounds.
   explicit JobExecutorService(executor::JobExecutor* executor = nullptr,
-                              TokenAuthenticator* auth = nullptr, Metrics* metrics = nullptr)
-      : executor_(executor), auth_(auth), metrics_(metrics) {
+                              TokenAuthenticator* auth = nullptr, Metrics* metrics = nullptr,
+                              Admission* admission = nullptr)
+      : executor_(executor), auth_(auth), metrics_(metrics), admission_(admission) {
     SetMessageAllocatorFor_Submit(&submit_messages_);
     SetMessageAllocatorFor_Status(&status_messages_);
     SetMessageAllocatorFor_Cancel(&cancel_messages_);
@@ -60,9 +62,13 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
   grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
 
+  // A place under the global bound of `kind` (an empty ticket without bounds), or the refusal.
+  absl::StatusOr<Admission::Ticket> Admit(Admission::Kind kind);
+
   executor::JobExecutor* executor_;
   TokenAuthenticator* auth_;
   Metrics* metrics_;
+  Admission* admission_;
   ArenaMessageAllocator<jobexecutor::v1::SubmitRequest, jobexecutor::v1::SubmitResponse>
       submit_messages_;
   ArenaMessageAllocator<jobexecutor::v1::StatusRequest, jobexecutor::v1::JobInfo> status_messages_;

@@ -266,6 +266,24 @@ Metrics::Metrics(std::string version, const Clock& clock)
                             "Cancel calls by result: requested, already_stopped, or the "
                             "lowercase gRPC code of the failure.")
                         .Register(*registry_);
+  rpcs_in_flight_ = &prometheus::BuildGauge()
+                         .Name("k8s_job_executor_rpcs_in_flight")
+                         .Help(
+                             "Calls holding a place under the global bounds: unary RPCs waiting "
+                             "for Kubernetes or the informer (kind=unary), open streams "
+                             "(kind=stream).")
+                         .Register(*registry_);
+  rpcs_refused_ = &prometheus::BuildCounter()
+                       .Name("k8s_job_executor_rpcs_refused_total")
+                       .Help(
+                           "Calls refused RESOURCE_EXHAUSTED because a global bound was full "
+                           "(server.maxConcurrentRpcs for kind=unary, server.maxStreams for "
+                           "kind=stream).")
+                       .Register(*registry_);
+  for (const char* kind : {"unary", "stream"}) {
+    rpcs_in_flight_->Add({{"kind", kind}});
+    rpcs_refused_->Add({{"kind", kind}});
+  }
   // Known results start at 0, so rate() and absent() work before the first one happens.
   for (const char* r : kSubmitResults) submissions_->Add({{"result", r}});
   for (const char* r : kCancelResults) cancellations_->Add({{"result", r}});
@@ -287,6 +305,11 @@ void Metrics::SetKubernetesRequests(const k8s::RequestMetrics* requests) {
 void Metrics::SetInformerStats(InformerStatsSource source) {
   absl::MutexLock lock(&mu_);
   informer_stats_ = std::move(source);
+}
+
+Metrics::AdmissionSeries Metrics::AdmissionSeriesFor(std::string_view kind) {
+  std::map<std::string, std::string> labels = {{"kind", std::string(kind)}};
+  return {&rpcs_in_flight_->Add(labels), &rpcs_refused_->Add(labels)};
 }
 
 void Metrics::RecordSubmit(std::string_view result) {

@@ -76,6 +76,13 @@ class Metrics {
   // GrpcCodeResult() of the failure; anything else is "other".
   void RecordCancel(std::string_view result);
 
+  // The global bounds' series of one kind ("unary", "stream"): calls in flight and calls refused.
+  struct AdmissionSeries {
+    prometheus::Gauge* in_flight;
+    prometheus::Counter* refused;
+  };
+  AdmissionSeries AdmissionSeriesFor(std::string_view kind);
+
   // One gRPC method's grpc_server_* series, resolved once: counting a call through it costs no
   // label lookup. Thread-safe; lives as long as the Metrics.
   class GrpcMethodSeries;
@@ -109,6 +116,8 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* grpc_sent_;
   prometheus::Family<prometheus::Counter>* submissions_;
   prometheus::Family<prometheus::Counter>* cancellations_;
+  prometheus::Family<prometheus::Gauge>* rpcs_in_flight_;
+  prometheus::Family<prometheus::Counter>* rpcs_refused_;
 
   absl::Mutex grpc_mu_;
   std::map<std::tuple<std::string, std::string, std::string>, std::unique_ptr<GrpcMethodSeries>,

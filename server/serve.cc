@@ -250,7 +250,8 @@ int RunServe(const ServeArgs& args) {
 
   // Without an endpoint nobody reads the counters: calls then skip the interceptor entirely.
   Metrics* counted = metrics_http != nullptr ? &metrics : nullptr;
-  JobExecutorService service(&executor, auth.get(), &metrics);
+  Admission admission(config->server.max_concurrent_rpcs, config->server.max_streams, &metrics);
+  JobExecutorService service(&executor, auth.get(), &metrics, &admission);
   auto server = GrpcServer::Start(config->server, {&service}, counted);
   if (!server.ok()) {
     log::Error("can't start").Kv("error", std::string(server.status().message()));

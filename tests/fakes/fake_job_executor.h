@@ -5,6 +5,7 @@
 // io threads), or answered inline when the test asks for that. Each call's handle records its
 // Cancel(), so a test sees what the edge cancels and when.
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -66,6 +67,17 @@ class FakeJobExecutor final : public executor::JobExecutor {
     std::shared_ptr<Call> call = calls_.front();
     calls_.pop_front();
     return call;
+  }
+
+  // Ends every call not yet ended with CANCELLED: a test that failed half-way still lets the
+  // server shut down.
+  void FinishAll() {
+    std::vector<std::shared_ptr<Call>> all;
+    {
+      absl::MutexLock lock(&mu_);
+      all = all_;
+    }
+    for (const auto& call : all) call->finish(absl::CancelledError("the test ended"));
   }
 
   int calls_made() const {
@@ -152,7 +164,11 @@ class FakeJobExecutor final : public executor::JobExecutor {
     call->rpc = std::move(rpc);
     call->id = std::move(id);
     call->deadline = deadline;
-    call->finish = std::move(finish);
+    // Once only, whoever ends it first (the test, or FinishAll).
+    auto once = std::make_shared<std::atomic<bool>>(false);
+    call->finish = [once, finish = std::move(finish)](absl::Status s) {
+      if (!once->exchange(true)) finish(std::move(s));
+    };
     return call;
   }
 
@@ -165,6 +181,7 @@ class FakeJobExecutor final : public executor::JobExecutor {
     {
       absl::MutexLock lock(&mu_);
       ++made_;
+      all_.push_back(call);
     }
     if (answer_inline) {
       call->finish(*answer_inline);
@@ -177,6 +194,7 @@ class FakeJobExecutor final : public executor::JobExecutor {
 
   mutable absl::Mutex mu_;
   std::deque<std::shared_ptr<Call>> calls_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<Call>> all_ ABSL_GUARDED_BY(mu_);
   int made_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

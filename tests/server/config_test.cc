@@ -371,7 +371,7 @@ TEST_CASE("config: over-long or control-byte values are quoted bounded", "[confi
   for (const char* key :
        {"cluster", "masterUrl", "namespace", "namePrefix", "statusCacheTtlMs",
         "spark.builtinJobsJar", "server.listen", "server.allowedNamespaces", "server.ioThreads",
-        "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges",
+        "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges", "server.maxConcurrentRpcs", "server.maxStreams",
         "server.logLevel", "server.logFormat"}) {
     CAPTURE(key);
     // The value a key of the cluster rule needs to fail.
@@ -384,6 +384,21 @@ TEST_CASE("config: over-long or control-byte values are quoted bounded", "[confi
     CHECK_FALSE(HasControlByte(message));
   }
   CHECK_THAT(ErrorOf(kMinimal, Flags({{"namespace", huge}})), Catch::EndsWith("(9000 bytes)"));
+}
+
+TEST_CASE("config: the global bounds", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->server.max_concurrent_rpcs == 4096);
+  CHECK(c->server.max_streams == 16384);
+  c = FromYaml(With("server:\n  maxConcurrentRpcs: 8\n  maxStreams: 3\n"));
+  REQUIRE(c.ok());
+  CHECK(c->server.max_concurrent_rpcs == 8);
+  CHECK(c->server.max_streams == 3);
+  CHECK(ErrorOf(With("server:\n  maxStreams: 0\n")) ==
+        "server.maxStreams: must be a number from 1 to 1000000, got \"0\"");
+  CHECK_THAT(ErrorOf(With("server:\n  maxConcurrentRpcs: many\n")),
+             Catch::StartsWith("server.maxConcurrentRpcs: must be a number"));
 }
 
 }  // namespace

@@ -65,11 +65,13 @@ TEST_CASE("submit template: the oneof and the maps survive the wire and the conv
 // what the reactors did.
 struct Edge {
   testing::FakeJobExecutor fake;
-  JobExecutorService service{&fake};
+  Admission admission;
+  JobExecutorService service{&fake, nullptr, nullptr, &admission};
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<pb::JobExecutor::Stub> stub;
 
-  Edge() {
+  explicit Edge(int64_t max_unary = 1000, int64_t max_streams = 1000)
+      : admission(max_unary, max_streams) {
     fake.canned_job.execution_id = "c/sparkapp/ns/app";
     fake.canned_job.name = "app";
     grpc::ServerBuilder builder;
@@ -81,7 +83,10 @@ struct Edge {
     stub = pb::JobExecutor::NewStub(
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
   }
-  ~Edge() { server->Shutdown(std::chrono::system_clock::now()); }
+  ~Edge() {
+    fake.FinishAll();
+    server->Shutdown(std::chrono::system_clock::now());
+  }
 };
 
 // A unary call in flight from the caller's side: its status once it ends, and what it answered.
@@ -450,6 +455,71 @@ TEST_CASE("reactors: a shutdown cancels every stream in flight, and waits for it
     absl::Notification& ended = rpc == "WatchStatus" ? watch.ended : follow.ended;
     REQUIRE(ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
   }
+}
+
+TEST_CASE("reactors: past a global bound a call is refused at once, and the admitted are unharmed",
+          "[server]") {
+  Edge edge(/*max_unary=*/2, /*max_streams=*/1);
+  // Two unary calls hold the two places; a third of any unary RPC is refused without a call.
+  Unary first, second;
+  UnaryRpcs()[1].start(edge, first);
+  UnaryRpcs()[4].start(edge, second);
+  auto first_call = edge.fake.Next();
+  auto second_call = edge.fake.Next();
+  REQUIRE(first_call != nullptr);
+  REQUIRE(second_call != nullptr);
+  if (first_call->rpc != "Status") std::swap(first_call, second_call);  // they race to the fake
+  REQUIRE(first_call->rpc == "Status");
+  for (const UnaryRpc& rpc : UnaryRpcs()) {
+    CAPTURE(rpc.name);
+    Unary refused;
+    rpc.start(edge, refused);
+    REQUIRE(refused.Wait());
+    CHECK(refused.status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+    CHECK(refused.status.error_message().find("server.maxConcurrentRpcs: 2") != std::string::npos);
+  }
+  CHECK(edge.fake.calls_made() == 2);
+  // The admitted calls were not touched, and answer as usual.
+  CHECK_FALSE(first_call->handle->cancelled());
+  first_call->finish(absl::OkStatus());
+  REQUIRE(first.Wait());
+  CHECK(first.status.ok());
+  // A place given back is free again.
+  Unary third;
+  UnaryRpcs()[2].start(edge, third);
+  auto third_call = edge.fake.Next();
+  REQUIRE(third_call != nullptr);
+  third_call->finish(absl::OkStatus());
+  second_call->finish(absl::OkStatus());
+  REQUIRE(third.Wait());
+  REQUIRE(second.Wait());
+  CHECK(third.status.ok());
+  CHECK(second.status.ok());
+
+  // One stream holds the only place: a second, of either kind, is refused.
+  Reader<pb::JobInfo> watch;
+  pb::WatchStatusRequest req;
+  req.add_execution_ids("c/sparkapp/ns/app");
+  watch.reader = edge.stub->WatchStatus(&watch.ctx, req);
+  watch.Start();
+  auto stream_call = edge.fake.Next();
+  REQUIRE(stream_call != nullptr);
+  Reader<pb::OutputChunk> follow;
+  pb::FollowOutputRequest follow_req;
+  follow_req.set_execution_id("c/sparkapp/ns/app");
+  follow.reader = edge.stub->FollowOutput(&follow.ctx, follow_req);
+  follow.Start();
+  REQUIRE(follow.ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  follow.thread.join();
+  CHECK(follow.status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+  CHECK(follow.status.error_message().find("server.maxStreams: 1") != std::string::npos);
+  // The admitted stream still writes and ends as usual.
+  REQUIRE(WriteAndWait(stream_call->status_writer, Job("still here")));
+  stream_call->finish(absl::OkStatus());
+  REQUIRE(watch.ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  watch.thread.join();
+  CHECK(watch.status.ok());
+  CHECK(edge.fake.calls_made() == 4);
 }
 
 }  // namespace
