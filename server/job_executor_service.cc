@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "base/status_macros.h"
 #include "base/tsan.h"
 #include "server/metrics.h"
 #include "server/rpc_context.h"
@@ -15,9 +16,6 @@
 #include "spark/log_tail.h"
 
 namespace kje::server {
-namespace {
-
-namespace pb = jobexecutor::v1;
 
 // What every reactor of ours shares, unary or streaming: it lives until both gRPC is done with it
 // (OnDone) and the code that started the work has attached the work's cancel handle, whichever is
@@ -37,7 +35,8 @@ class RpcLifetime {
 
   absl::Time Deadline() const { return deadline_; }
 
-  // The call's place under the global bounds, given back when the reactor goes.
+  // The call's place under the global bounds, given back when the work has answered (before the
+  // caller sees the answer, so a caller that calls again at once finds the place free).
   void Hold(Admission::Ticket ticket) { ticket_ = std::move(ticket); }
 
   // Hands over the work's cancel handle (null when there is no work) and gives up the starter's
@@ -55,6 +54,8 @@ class RpcLifetime {
 
  protected:
   RpcContext& rpc() { return rpc_; }
+  // Called once, by the one answer (the work's completion comes after Hold, on whatever thread).
+  void GiveBackPlace() { ticket_ = Admission::Ticket(); }
   void Acquire() { KJE_TSAN_ACQUIRE(this); }
 
   // From the reactor's OnCancel: the handle is called outside the lock.
@@ -89,6 +90,10 @@ class RpcLifetime {
   std::shared_ptr<executor::RpcHandle> handle_ ABSL_GUARDED_BY(mu_);
 };
 
+namespace {
+
+namespace pb = jobexecutor::v1;
+
 // A unary reactor whose work runs elsewhere.
 class CallReactor final : public grpc::ServerUnaryReactor, public RpcLifetime {
  public:
@@ -96,6 +101,7 @@ class CallReactor final : public grpc::ServerUnaryReactor, public RpcLifetime {
       : RpcLifetime(ctx, method) {}
 
   void Complete(const absl::Status& status) {
+    GiveBackPlace();
     grpc::Status s = ToGrpcStatus(status);
     rpc().LogFinish(s);
     Finish(s);
@@ -131,6 +137,7 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
   }
 
   void End(const absl::Status& status) {
+    GiveBackPlace();
     grpc::Status s = ToGrpcStatus(status);
     rpc().LogFinish(s);
     this->Finish(s);
@@ -218,6 +225,15 @@ absl::Status JobExecutorService::Authenticate(grpc::CallbackServerContext* ctx) 
     authorization = std::string_view(it->second.data(), it->second.size());
   }
   return auth_->Check(authorization);
+}
+
+absl::Status JobExecutorService::AdmitStream(grpc::CallbackServerContext* ctx, const char* method,
+                                             RpcLifetime& reactor) {
+  RETURN_IF_ERROR(Authenticate(ctx));
+  if (executor_ == nullptr) return NotConfiguredStatus(method);
+  ASSIGN_OR_RETURN(Admission::Ticket ticket, Admit(Admission::Kind::kStream));
+  reactor.Hold(std::move(ticket));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Admission::Ticket> JobExecutorService::Admit(Admission::Kind kind) {
@@ -384,18 +400,11 @@ void ToJobInfoMessage(const JobResult& result, pb::JobInfo* info) { ToJobInfo(re
 grpc::ServerWriteReactor<pb::JobInfo>* JobExecutorService::WatchStatus(
     grpc::CallbackServerContext* ctx, const pb::WatchStatusRequest* request) {
   auto* reactor = new StreamReactor<pb::JobInfo, JobResult>(ctx, "WatchStatus", ToJobInfoMessage);
-  if (absl::Status denied = Authenticate(ctx); !denied.ok() || executor_ == nullptr) {
-    reactor->End(!denied.ok() ? denied : NotConfiguredStatus("WatchStatus"));
+  if (absl::Status admitted = AdmitStream(ctx, "WatchStatus", *reactor); !admitted.ok()) {
+    reactor->End(admitted);
     reactor->Attach(nullptr);
     return reactor;
   }
-  auto ticket = Admit(Admission::Kind::kStream);
-  if (!ticket.ok()) {
-    reactor->End(ticket.status());
-    reactor->Attach(nullptr);
-    return reactor;
-  }
-  reactor->Hold(*std::move(ticket));
   std::vector<std::string> ids(request->execution_ids().begin(), request->execution_ids().end());
   reactor->Attach(executor_->WatchStatus(ids, reactor->Deadline(), reactor,
                                          [reactor](const absl::Status& s) { reactor->End(s); }));
@@ -406,18 +415,11 @@ grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
     grpc::CallbackServerContext* ctx, const pb::FollowOutputRequest* request) {
   auto* reactor =
       new StreamReactor<pb::OutputChunk, executor::OutputBatch>(ctx, "FollowOutput", ToOutputChunk);
-  if (absl::Status denied = Authenticate(ctx); !denied.ok() || executor_ == nullptr) {
-    reactor->End(!denied.ok() ? denied : NotConfiguredStatus("FollowOutput"));
+  if (absl::Status admitted = AdmitStream(ctx, "FollowOutput", *reactor); !admitted.ok()) {
+    reactor->End(admitted);
     reactor->Attach(nullptr);
     return reactor;
   }
-  auto ticket = Admit(Admission::Kind::kStream);
-  if (!ticket.ok()) {
-    reactor->End(ticket.status());
-    reactor->Attach(nullptr);
-    return reactor;
-  }
-  reactor->Hold(*std::move(ticket));
   reactor->Attach(executor_->FollowOutput(request->execution_id(), request->tail_lines(),
                                           reactor->Deadline(), reactor,
                                           [reactor](const absl::Status& s) { reactor->End(s); }));

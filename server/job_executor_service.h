@@ -13,6 +13,9 @@ using executor::JobPage;
 using executor::JobResult;
 using executor::SubmitResult;
 
+// The lifetime every reactor of the service shares (job_executor_service.cc).
+class RpcLifetime;
+
 // The gRPC edge of jobexecutor.v1.JobExecutor: callback reactors that never block. Each RPC hands
 // its work to the executor (one coroutine per RPC) and finishes from its completion; a cancelled
 // RPC cancels its Kubernetes calls. Internal absl::Status values become grpc::Status here and
@@ -62,6 +65,10 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
   grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
 
+  // A stream's checks before its work starts: the caller's token, an executor, and a place under
+  // server.maxStreams (held by `reactor`).
+  absl::Status AdmitStream(grpc::CallbackServerContext* ctx, const char* method,
+                           RpcLifetime& reactor);
   // A place under the global bound of `kind` (an empty ticket without bounds), or the refusal.
   absl::StatusOr<Admission::Ticket> Admit(Admission::Kind kind);
 

@@ -50,14 +50,7 @@ server:
   maxStreams: %d
 """ % (cls.cluster.kubeconfig, MAX_RPCS, MAX_STREAMS))
         cls.server = kje.Server(["--config", cls.config])
-        port = None
-        for line in cls.server.lines:
-            m = (re.search(r'msg="metrics listening" .*\bport=(\d+)', line) or
-                 re.search(r'"msg":"metrics listening".*"port":(\d+)', line))
-            if m:
-                port = int(m.group(1))
-        assert port, "no 'metrics listening' line:\n" + "\n".join(cls.server.lines)
-        cls.metrics_url = "http://127.0.0.1:%d/metrics" % port
+        cls.metrics_url = cls.server.metrics_url()
 
     @classmethod
     def tearDownClass(cls):

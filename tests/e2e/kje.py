@@ -149,6 +149,17 @@ class Server:
     def channel(self):
         return grpc.insecure_channel(self.address)
 
+    def metrics_url(self):
+        """The /metrics URL of a server started with metricsListen (it logs its port first)."""
+        port = None
+        for line in self.lines:
+            m = (re.search(r'msg="metrics listening" .*\bport=(\d+)', line) or
+                 re.search(r'"msg":"metrics listening".*"port":(\d+)', line))
+            if m:
+                port = int(m.group(1))
+        assert port, "no 'metrics listening' line:\n" + "\n".join(self.lines)
+        return "http://127.0.0.1:%d/metrics" % port
+
     def terminate(self, timeout=30):
         """SIGTERM, then the exit code (the reader has consumed all output when this returns)."""
         self.proc.send_signal(signal.SIGTERM)

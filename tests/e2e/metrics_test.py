@@ -66,15 +66,8 @@ server:
   metricsListen: 127.0.0.1:0
 """ % (cls.cluster.kubeconfig, NAMESPACE))
         cls.server = kje.Server(["--config", cls.config])
-        port = None
         # The metrics endpoint is up (and logged) before the gRPC port is.
-        for line in cls.server.lines:
-            m = (re.search(r'msg="metrics listening" .*\bport=(\d+)', line) or
-                 re.search(r'"msg":"metrics listening".*"port":(\d+)', line))
-            if m:
-                port = int(m.group(1))
-        assert port, "no 'metrics listening' line:\n" + "\n".join(cls.server.lines)
-        cls.metrics_url = "http://127.0.0.1:%d" % port
+        cls.metrics_url = cls.server.metrics_url()[:-len("/metrics")]
         cls.channel = cls.server.channel()
         cls.stub = pb_grpc.JobExecutorStub(cls.channel)
 
