@@ -5,31 +5,54 @@
 
 namespace kje {
 
+namespace {
+
+// Appends `text` to `out`, escaped, until `limit` bytes of out are used; the input bytes taken.
+size_t EscapeInto(std::string_view text, size_t limit, std::string& out) {
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t consumed = 1;
+    std::string_view piece;
+    char escaped[8];
+    if (c == '"' || c == '\\') {
+      escaped[0] = '\\';
+      escaped[1] = static_cast<char>(c);
+      piece = std::string_view(escaped, 2);
+    } else if (c >= 0x20 && c < 0x7F) {
+      piece = text.substr(i, 1);
+    } else if (int n = c >= 0x80 ? Utf8SequenceLength(text.substr(i)) : -1; n > 0) {
+      consumed = static_cast<size_t>(n);
+      piece = text.substr(i, consumed);  // a character that would pass the cap is left out whole
+    } else {
+      absl::SNPrintF(escaped, sizeof(escaped), "\\x%02X", c);
+      piece = std::string_view(escaped, 4);
+    }
+    if (out.size() + piece.size() > limit) break;
+    out.append(piece);
+    i += consumed;
+  }
+  return i;
+}
+
+}  // namespace
+
 std::string QuoteBounded(std::string_view text, size_t max_bytes) {
   std::string out = "\"";
-  size_t i = 0;
-  while (i < text.size() && i < max_bytes) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-      ++i;
-    } else if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (int n = c >= 0x80 ? Utf8SequenceLength(text.substr(i)) : -1;
-               n > 0 && i + static_cast<size_t>(n) <= max_bytes) {
-      out.append(text.substr(i, static_cast<size_t>(n)));
-      i += static_cast<size_t>(n);
-    } else if (n > 0) {
-      break;  // a character that would pass the cap is left out whole
-    } else {
-      absl::StrAppendFormat(&out, "\\x%02X", c);
-      ++i;
-    }
-  }
+  // The budget is of quoted output, escapes included: an input of control bytes quotes as few
+  // input bytes as its escapes take room, so no quote is longer than max_bytes plus the note.
+  size_t taken = EscapeInto(text, 1 + max_bytes, out);
   out += '"';
-  if (i < text.size()) {
+  if (taken < text.size()) {
+    absl::StrAppendFormat(&out, "... (%d bytes)", text.size());
+  }
+  return out;
+}
+
+std::string EscapeBounded(std::string_view text, size_t max_bytes) {
+  std::string out;
+  size_t taken = EscapeInto(text, max_bytes, out);
+  if (taken < text.size()) {
     absl::StrAppendFormat(&out, "... (%d bytes)", text.size());
   }
   return out;

@@ -12,12 +12,19 @@
 
 namespace kje {
 
-// Bytes of the input quoted at most.
+// Bytes of quoted output at most, escapes included (128 plain bytes, or 32 escaped ones).
 inline constexpr size_t kMaxQuotedBytes = 128;
 
-// "text" or, when cut, "first 128 bytes..." (9000 bytes). Never longer than
-// 4 * max_bytes + 32 bytes (every byte escaped as \xNN, plus the length note).
+// "text" or, when cut, "first bytes..." (9000 bytes): the part between the quotes is at most
+// max_bytes long after escaping, so the whole is never longer than max_bytes + 32 bytes.
 std::string QuoteBounded(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
+
+// Bytes of a library's message (yaml-cpp's) kept at most, escapes included.
+inline constexpr size_t kMaxForeignMessageBytes = 256;
+
+// A library's own message that may carry the input's bytes (yaml-cpp names the character it
+// could not read): escaped as QuoteBounded does, without quotes, and cut with the length named.
+std::string EscapeBounded(std::string_view text, size_t max_bytes = kMaxForeignMessageBytes);
 
 // The most bytes of an answer's message a caller ever receives.
 inline constexpr size_t kMaxMessageBytes = 1024;

@@ -145,11 +145,20 @@ bool AppCache::PinnedSynced() const {
 bool AppCache::Follows(const std::string& ns) const { return Existing(ns) != nullptr; }
 
 std::vector<std::pair<std::string, InformerStats>> AppCache::Stats() const {
+  return StatsOf(/*pinned_only=*/false);
+}
+
+std::vector<std::pair<std::string, InformerStats>> AppCache::PinnedStats() const {
+  return StatsOf(/*pinned_only=*/true);
+}
+
+std::vector<std::pair<std::string, InformerStats>> AppCache::StatsOf(bool pinned_only) const {
   std::vector<std::shared_ptr<AppInformer>> informers;
   std::vector<std::pair<std::string, InformerStats>> out;
   {
     absl::ReaderMutexLock lock(&mu_);
     for (const auto& [ns, entry] : informers_) {
+      if (pinned_only && !entry.pinned) continue;
       out.emplace_back(ns, InformerStats{});
       informers.push_back(entry.informer);
     }

@@ -72,12 +72,16 @@ class AppCache {
   // Whether `ns` is followed now (pinned or on demand).
   bool Follows(const std::string& ns) const;
   std::vector<std::pair<std::string, InformerStats>> Stats() const;
+  // The pinned informers only: what readiness is judged on (an on-demand informer is a caller's
+  // stream, and a caller must not be able to take the replica out of rotation).
+  std::vector<std::pair<std::string, InformerStats>> PinnedStats() const;
 
  private:
   struct Entry {
     std::shared_ptr<AppInformer> informer;
     bool pinned = false;
   };
+  std::vector<std::pair<std::string, InformerStats>> StatsOf(bool pinned_only) const;
   std::shared_ptr<AppInformer> Existing(const std::string& ns) const;
   std::shared_ptr<AppInformer> NewInformer(const std::string& ns);
 

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
 
@@ -200,7 +201,8 @@ absl::StatusOr<SubmitRequest> ParseJobFile(const std::string& text, std::string_
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return fail(absl::InvalidArgumentError(absl::StrCat("not valid YAML: ", e.what())));
+    return fail(
+        absl::InvalidArgumentError(absl::StrCat("not valid YAML: ", EscapeBounded(e.what()))));
   }
   if (root.IsNull()) return fail(absl::InvalidArgumentError("empty job file"));
   SubmitRequest request;
@@ -223,7 +225,7 @@ absl::StatusOr<SubmitRequest> ParseJobFile(const std::string& text, std::string_
       if (!s.ok()) return fail(s);
     }
   } catch (const YAML::Exception& e) {
-    return fail(absl::InvalidArgumentError(e.what()));
+    return fail(absl::InvalidArgumentError(EscapeBounded(e.what())));
   }
   if (absl::Status s = ValidateSubmitRequest(request); !s.ok()) return fail(s);
   return request;

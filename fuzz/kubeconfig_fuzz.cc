@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -49,6 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string context = parts.size() > 1 ? std::string(parts[1]) : "";
   absl::StatusOr<kje::k8s::ConnectionConfig> config = kje::k8s::LoadKubeconfig(path, context, env);
   if (!config.ok()) {
+    if (std::getenv("KJE_FUZZ_VERBOSE") != nullptr) {  // why an input is refused
+      std::fprintf(stderr, "%s\n", config.status().ToString().c_str());
+    }
     // Unusable: a message that says what is wrong, and never the token it may read. A message
     // may quote the caller's own input (the file's text, or the context name it asked for), so
     // an input that spells the marker out in any of its parts is no leak.

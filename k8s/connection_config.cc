@@ -87,7 +87,7 @@ absl::Status MergeFile(const std::string& path, Merged& merged) {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(
-        absl::StrCat("kubeconfig ", path, " is not valid YAML: ", e.what()));
+        absl::StrCat("kubeconfig ", path, " is not valid YAML: ", EscapeBounded(e.what())));
   }
   if (!root.IsMap()) {
     return absl::InvalidArgumentError(
@@ -264,8 +264,8 @@ absl::StatusOr<ConnectionConfig> LoadMerged(const std::vector<std::string>& path
     for (const std::string& path : paths) RETURN_IF_ERROR(MergeFile(path, merged));
     return FromMerged(merged, context, env);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("kubeconfig ", absl::StrJoin(paths, ":"), " is malformed: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat("kubeconfig ", absl::StrJoin(paths, ":"),
+                                                   " is malformed: ", EscapeBounded(e.what())));
   }
 }
 

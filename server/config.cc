@@ -97,7 +97,8 @@ absl::Status ParseYaml(const std::string& text, const std::string& origin, RawMa
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": not valid YAML: ", e.what()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, ": not valid YAML: ", EscapeBounded(e.what())));
   }
   if (root.IsNull()) return absl::OkStatus();
   if (!root.IsMap()) {
@@ -107,7 +108,7 @@ absl::Status ParseYaml(const std::string& text, const std::string& origin, RawMa
   try {
     return Flatten(root, "", origin, raw);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", EscapeBounded(e.what())));
   }
 }
 
@@ -374,6 +375,15 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     }
     srv.max_queued_changes = n;
   }
+  if (auto v = r.Get("server.staleAfterMs")) {
+    int64_t n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 1) {
+      return KeyError(
+          "server.staleAfterMs",
+          absl::StrCat("must be a positive number of milliseconds, got ", QuoteBounded(*v)));
+    }
+    srv.stale_after_ms = n;
+  }
   for (auto [key, out] : {std::pair{"server.maxConcurrentRpcs", &srv.max_concurrent_rpcs},
                           std::pair{"server.maxStreams", &srv.max_streams}}) {
     if (auto v = r.Get(key)) {
@@ -444,6 +454,7 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.maxQueuedChanges",
       "server.maxConcurrentRpcs",
       "server.maxStreams",
+      "server.staleAfterMs",
   };
   return keys;
 }

@@ -47,6 +47,9 @@ struct ServerConfig {
   int max_on_demand_informers = 8;
   // Changes a WatchStatus caller may fall behind by before its stream ends RESOURCE_EXHAUSTED.
   int max_queued_changes = 1024;
+  // An informer that has heard nothing from the API server this long makes the replica not
+  // ready (server/readiness.h).
+  int64_t stale_after_ms = 180000;
   // Global bounds (server/admission.h): unary RPCs in flight, open streams.
   int64_t max_concurrent_rpcs = 4096;
   int64_t max_streams = 16384;

@@ -20,6 +20,9 @@ constexpr unsigned kCertRefreshSeconds = 60;
 
 constexpr const char* kHealthServices[] = {"", "liveness", "readiness",
                                            "jobexecutor.v1.JobExecutor"};
+// Readiness: the service's own name (what a gRPC-aware load balancer checks), and "readiness" as
+// an alias. "" and "liveness" say only that the process serves, until it shuts down.
+constexpr const char* kReadinessServices[] = {"jobexecutor.v1.JobExecutor", "readiness"};
 
 std::shared_ptr<grpc::ServerCredentials> MakeCredentials(const ServerConfig& config) {
   if (config.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
@@ -82,14 +85,18 @@ GrpcServer::~GrpcServer() { Shutdown(absl::ZeroDuration()); }
 
 void GrpcServer::SetReady(bool ready) {
   if (server_ == nullptr || shut_down_) return;
-  server_->GetHealthCheckService()->SetServingStatus("readiness", ready);
+  for (const char* name : kReadinessServices) {
+    server_->GetHealthCheckService()->SetServingStatus(name, ready);
+  }
 }
 
 void GrpcServer::Shutdown(absl::Duration drain) {
   if (server_ == nullptr || shut_down_) return;
   shut_down_ = true;
   keeper_.reset();
-  server_->GetHealthCheckService()->SetServingStatus("readiness", false);
+  for (const char* name : kReadinessServices) {
+    server_->GetHealthCheckService()->SetServingStatus(name, false);
+  }
   server_->Shutdown(absl::ToChronoTime(absl::Now() + drain));
   server_->Wait();
 }

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -28,6 +30,7 @@
 #include "server/job_executor_service.h"
 #include "server/metrics.h"
 #include "server/metrics_http.h"
+#include "server/readiness.h"
 
 extern char** environ;
 
@@ -275,28 +278,41 @@ int RunServe(const ServeArgs& args) {
   // start-up for the CPU. Reads before the first sync GET what they need.
   for (const auto& ns : configured) cache.Pin(ns);
 
-  // Readiness that means something: with readinessRequiresSync, NOT_SERVING until the configured
-  // namespaces have synced (a replica that can't see its jobs yet takes no traffic). Checked on a
-  // timer of the io_context, never by blocking a thread.
+  // Readiness that tells the truth (server/readiness.h): with readinessRequiresSync NOT_SERVING
+  // until the configured namespaces have synced, and at any time while one of their informers has
+  // heard nothing from the API server for server.staleAfterMs; SERVING again once it hears.
+  // Judged on a timer of the io_context, never by blocking a thread.
   auto ready_strand = boost::asio::make_strand(ioc);
   boost::asio::steady_timer ready_timer(ready_strand);
   absl::Mutex ready_mu;
   bool draining = false;  // guarded by ready_mu: no readiness change once the drain began
+  const absl::Duration stale_after = absl::Milliseconds(config->server.stale_after_ms);
+  const bool requires_sync = config->server.readiness_requires_sync;
+  // Often enough to notice within a fraction of the bound, never more than once a second.
+  const auto period =
+      std::chrono::milliseconds(std::clamp<int64_t>(config->server.stale_after_ms / 4, 10, 1000));
+  std::optional<bool> ready_now;  // ready_strand only
   std::function<void()> check = [&] {
-    if (cache.PinnedSynced()) {
+    Readiness verdict =
+        JudgeReadiness(cache.PinnedStats(), clock.Now(), stale_after, requires_sync);
+    if (verdict.ready != ready_now) {
       absl::MutexLock lock(&ready_mu);
       if (draining) return;
-      log::Info("ready").Kv("reason", "informers synced");
-      (*server)->SetReady(true);
-      return;
+      if (verdict.ready) {
+        log::Info("ready").Kv("reason", verdict.reason);
+      } else {
+        log::Warn("not ready").Kv("reason", verdict.reason);
+      }
+      (*server)->SetReady(verdict.ready);
+      ready_now = verdict.ready;
     }
-    ready_timer.expires_after(std::chrono::milliseconds(100));
+    ready_timer.expires_after(period);
     ready_timer.async_wait([&](const boost::system::error_code& ec) {
       if (!ec) check();
     });
   };
-  if (config->server.readiness_requires_sync && cache.enabled()) {
-    (*server)->SetReady(false);
+  if (cache.enabled()) {
+    if (requires_sync) (*server)->SetReady(false);
     boost::asio::post(ready_strand, check);
   }
 

@@ -39,8 +39,25 @@ TEST_CASE("The quote stays under its stated bound whatever the bytes") {
   std::string worst;
   for (int i = 0; i < 1000; ++i) worst += static_cast<char>(i % 32);
   std::string quoted = QuoteBounded(worst);
-  CHECK(quoted.size() <= 4 * kMaxQuotedBytes + 32);
+  // Escapes count against the budget: 32 escaped bytes fill 128 bytes of quote.
+  CHECK(quoted == "\"" + QuoteBounded(worst.substr(0, 32)).substr(1, 128) + "\"... (1000 bytes)");
+  CHECK(quoted.size() <= kMaxQuotedBytes + 32);
   CHECK(quoted.find('\n') == std::string::npos);
+}
+
+TEST_CASE("An escape that would pass the cap is left out whole") {
+  CHECK(QuoteBounded("ab\x01", 5) == "\"ab\"... (3 bytes)");
+  CHECK(QuoteBounded("ab\x01", 6) == "\"ab\\x01\"");
+  CHECK(QuoteBounded("a\"b", 2) == "\"a\"... (3 bytes)");
+}
+
+TEST_CASE("A library's message is escaped and bounded without quotes") {
+  CHECK(EscapeBounded("error at line 8, column 7: unknown escape character: \x03") ==
+        "error at line 8, column 7: unknown escape character: \\x03");
+  std::string long_message(1000, 'y');
+  CHECK(EscapeBounded(long_message) ==
+        std::string(kMaxForeignMessageBytes, 'y') + "... (1000 bytes)");
+  CHECK_FALSE(HasControlByte(EscapeBounded(std::string(300, '\n'))));
 }
 
 TEST_CASE("A message that fits is kept as it is") {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "base/quote.h"
+
 namespace kje::cli {
 namespace {
 
@@ -83,6 +85,9 @@ template: {name: sh, executable: "https://x/run.sh", shell: {scripts: [a.sh, b.s
 
 TEST_CASE("bad job files get errors naming the file, the key and the rule") {
   CHECK(Error("jobId: [").rfind("job.yaml: not valid YAML: ", 0) == 0);
+  std::string bad_escape = Error("jobId: \"a\\\x03\"\n");
+  CHECK_THAT(bad_escape, Catch::Contains("unknown escape character: \\x03"));
+  CHECK_FALSE(HasControlByte(bad_escape));
   CHECK(Error("") == "job.yaml: empty job file");
   CHECK(Error("- a\n- b\n") == "job.yaml: <document>: must be a map");
   CHECK(Error("jobId: 1\njobid: 2\n")

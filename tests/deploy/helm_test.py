@@ -45,7 +45,7 @@ MINIMAL = {"config": {"spark": {"image": "apache/spark:3.5.5", "sparkVersion": "
 # The binary in the image (Dockerfile), which exec probes run.
 IMAGE_BINARY = "/usr/local/bin/k8s-job-executor"
 # The probes the chart renders by default, and the health service each checks.
-PROBE_SERVICES = {"livenessProbe": "liveness", "readinessProbe": "readiness"}
+PROBE_SERVICES = {"livenessProbe": "liveness", "readinessProbe": "jobexecutor.v1.JobExecutor"}
 
 _helm = None
 _helm_error = None
@@ -374,7 +374,7 @@ class HelmTest(unittest.TestCase):
                 grpc_ports = [p for p in c["ports"] if p["name"] == "grpc"]
                 self.assertEqual([port], [p["containerPort"] for p in grpc_ports])
                 for probe, service in (("livenessProbe", "liveness"),
-                                       ("readinessProbe", "readiness")):
+                                       ("readinessProbe", "jobexecutor.v1.JobExecutor")):
                     self.assertEqual({"port": port, "service": service}, c[probe]["grpc"])
                     self.assertIsInstance(c[probe]["grpc"]["port"], int)  # named ports don't work
                     self.assertNotIn("tcpSocket", c[probe])
@@ -870,7 +870,7 @@ class HelmTest(unittest.TestCase):
         # Bound to the pod IP, it is probed like the Deployment.
         docs = render(merged({"mode": "sidecar", "grpc": {"listenHost": "0.0.0.0"}}))
         c = executor_container(sidecar_spec(docs))
-        self.assertEqual({"port": 50051, "service": "readiness"}, c["readinessProbe"]["grpc"])
+        self.assertEqual({"port": 50051, "service": "jobexecutor.v1.JobExecutor"}, c["readinessProbe"]["grpc"])
         self.assertIn(50051, [p["containerPort"] for p in c["ports"]])
         config, _ = config_of(docs)
         self.assertEqual("0.0.0.0:50051", config["server"]["listen"])

@@ -92,6 +92,10 @@ TEST_CASE("Unusable kubeconfigs are rejected with what is wrong") {
         std::string::npos);
   CHECK(Error(load("foo: bar\n")).find("is not a kubeconfig") != std::string::npos);
   CHECK(Error(load("key: [unclosed\n")).find("not valid YAML") != std::string::npos);
+  // yaml-cpp names the character it could not read; the message escapes it.
+  std::string bad_escape = Error(load("kind: \"a\\\x03\"\n"));
+  CHECK_THAT(bad_escape, Catch::Contains("unknown escape character: \\x03"));
+  CHECK_FALSE(HasControlByte(bad_escape));
   CHECK(Error(load(Kubeconfig(""))).find("has no current-context") != std::string::npos);
   CHECK(Error(load(Kubeconfig("ghost"))).find("current-context \"ghost\" is not defined") !=
         std::string::npos);

@@ -262,6 +262,9 @@ TEST_CASE("config: unknown keys and bad shapes are rejected", "[config]") {
              Catch::StartsWith("namespace: must be a single value, not a list"));
   CHECK_THAT(ErrorOf("- a\n- b\n"), Catch::Contains("must be a YAML map of configuration keys"));
   CHECK_THAT(ErrorOf("spark: {image: [\n"), Catch::Contains("not valid YAML"));
+  std::string bad_escape = ErrorOf("cluster: \"a\\\x03\"\n");
+  CHECK_THAT(bad_escape, Catch::Contains("unknown escape character: \\x03"));
+  CHECK_FALSE(HasControlByte(bad_escape));
 }
 
 TEST_CASE("config: server keys", "[config]") {
@@ -371,8 +374,9 @@ TEST_CASE("config: over-long or control-byte values are quoted bounded", "[confi
   for (const char* key :
        {"cluster", "masterUrl", "namespace", "namePrefix", "statusCacheTtlMs",
         "spark.builtinJobsJar", "server.listen", "server.allowedNamespaces", "server.ioThreads",
-        "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges", "server.maxConcurrentRpcs", "server.maxStreams",
-        "server.logLevel", "server.logFormat"}) {
+        "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges",
+        "server.maxConcurrentRpcs", "server.maxStreams", "server.staleAfterMs", "server.logLevel",
+        "server.logFormat"}) {
     CAPTURE(key);
     // The value a key of the cluster rule needs to fail.
     std::string value = std::string(key) == "cluster" ? huge + "/" : huge;
@@ -399,6 +403,19 @@ TEST_CASE("config: the global bounds", "[config]") {
         "server.maxStreams: must be a number from 1 to 1000000, got \"0\"");
   CHECK_THAT(ErrorOf(With("server:\n  maxConcurrentRpcs: many\n")),
              Catch::StartsWith("server.maxConcurrentRpcs: must be a number"));
+}
+
+TEST_CASE("config: server.staleAfterMs", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->server.stale_after_ms == 180000);
+  c = FromYaml(With("server:\n  staleAfterMs: 2500\n"));
+  REQUIRE(c.ok());
+  CHECK(c->server.stale_after_ms == 2500);
+  CHECK(ErrorOf(With("server:\n  staleAfterMs: 0\n")) ==
+        "server.staleAfterMs: must be a positive number of milliseconds, got \"0\"");
+  CHECK_THAT(ErrorOf(With("server:\n  staleAfterMs: soon\n")),
+             Catch::StartsWith("server.staleAfterMs: must be a positive number"));
 }
 
 }  // namespace

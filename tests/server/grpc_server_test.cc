@@ -67,13 +67,22 @@ TEST_CASE("grpc server: readiness follows SetReady, liveness does not", "[server
   Running r;
   r.server->SetReady(false);
   HealthCheckResponse::ServingStatus st;
-  REQUIRE(Check(*r.channel, "readiness", &st).ok());
-  CHECK(st == HealthCheckResponse::NOT_SERVING);
-  REQUIRE(Check(*r.channel, "liveness", &st).ok());
-  CHECK(st == HealthCheckResponse::SERVING);
+  for (const char* name : {"readiness", "jobexecutor.v1.JobExecutor"}) {
+    CAPTURE(name);
+    REQUIRE(Check(*r.channel, name, &st).ok());
+    CHECK(st == HealthCheckResponse::NOT_SERVING);
+  }
+  for (const char* name : {"", "liveness"}) {
+    CAPTURE(name);
+    REQUIRE(Check(*r.channel, name, &st).ok());
+    CHECK(st == HealthCheckResponse::SERVING);
+  }
   r.server->SetReady(true);
-  REQUIRE(Check(*r.channel, "readiness", &st).ok());
-  CHECK(st == HealthCheckResponse::SERVING);
+  for (const char* name : {"readiness", "jobexecutor.v1.JobExecutor"}) {
+    CAPTURE(name);
+    REQUIRE(Check(*r.channel, name, &st).ok());
+    CHECK(st == HealthCheckResponse::SERVING);
+  }
 }
 
 TEST_CASE("grpc server: RPCs without an executor say so", "[server]") {

@@ -346,7 +346,7 @@ livenessProbe:
 {{- with .Values.readinessProbe }}
 {{- if .enabled }}
 readinessProbe:
-  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "readiness" "timeoutSeconds" .timeoutSeconds) | trim | nindent 2 }}
+  {{- include "k8s-job-executor.probeHandler" (dict "root" $ "service" "jobexecutor.v1.JobExecutor" "timeoutSeconds" .timeoutSeconds) | trim | nindent 2 }}
   initialDelaySeconds: {{ .initialDelaySeconds }}
   periodSeconds: {{ .periodSeconds }}
   timeoutSeconds: {{ .timeoutSeconds }}

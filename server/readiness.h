@@ -1,0 +1,28 @@
+#pragma once
+
+// Whether this replica should take traffic: its view of the jobs must be current. An informer
+// that has synced hears from the API server at least once a minute while all is well (a change,
+// or the periodic bookmark every watch gets); one that has heard nothing for longer than
+// server.staleAfterMs answers from a view that may be arbitrarily old, so the replica is not
+// ready until it hears again. Pure: the caller brings the informers' stats and the time.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "cache/app_informer.h"
+
+namespace kje::server {
+
+struct Readiness {
+  bool ready = true;
+  std::string reason;  // why not, or what it was judged on
+};
+
+// `requires_sync`: an informer that has never synced makes the replica not ready (otherwise it is
+// left out until it has).
+Readiness JudgeReadiness(const std::vector<std::pair<std::string, cache::InformerStats>>& informers,
+                         absl::Time now, absl::Duration stale_after, bool requires_sync);
+
+}  // namespace kje::server

@@ -1,0 +1,85 @@
+"""Readiness tells the truth, end to end against the real binary over kubesim.
+
+The server follows namespace `default` and is ready once its informer has synced. Then the API
+server stops answering (kubesim is SIGSTOPped: connections stay open, nothing arrives, as with a
+hung API server): once the informer has heard nothing for server.staleAfterMs, the
+`jobexecutor.v1.JobExecutor` health service (and its alias `readiness`) is NOT_SERVING while `""`
+and `liveness` stay SERVING, and the server logs why. When the API server answers again
+(SIGCONT), the replica is SERVING again, with no restart.
+"""
+
+import os
+import signal
+import unittest
+
+import kje
+
+STALE_AFTER_MS = 2000
+READINESS = ("jobexecutor.v1.JobExecutor", "readiness")
+LIVENESS = ("", "liveness")
+
+
+class ReadinessTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        # Bookmarks every 200 ms: a healthy watch is heard from well within the bound.
+        cls.cluster = kje.Kubesim(extra_args=["--bookmark-interval-ms", "200"])
+        cls.config = kje.write_temp("""
+kubeconfig: %s
+namespace: default
+spark:
+  image: apache/spark:4.0.0
+  sparkVersion: 4.0.0
+server:
+  readinessRequiresSync: true
+  staleAfterMs: %d
+""" % (cls.cluster.kubeconfig, STALE_AFTER_MS))
+        cls.server = kje.Server(["--config", cls.config])
+        cls.channel = cls.server.channel()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.proc.send_signal(signal.SIGCONT)  # whatever the test left it in
+        code = cls.server.terminate()
+        cls.cluster.stop()
+        os.unlink(cls.config)
+        assert code == 0, code
+
+    def statuses(self, services):
+        return {s: kje.health(self.channel, s) for s in services}
+
+    def log_lines(self, msg):
+        return [line for line in self.server.lines
+                if 'msg="%s"' % msg in line or "msg=%s " % msg in line]
+
+    def test_a_silent_api_server_takes_the_replica_out_and_its_return_brings_it_back(self):
+        kje.wait_until(lambda: set(self.statuses(READINESS).values()) == {"SERVING"}, 30,
+                       "the server to be ready after its informer synced")
+        ready_lines = len(self.log_lines("ready"))
+        self.assertGreaterEqual(ready_lines, 1, "\n".join(self.server.lines))
+
+        self.cluster.proc.send_signal(signal.SIGSTOP)
+        try:
+            kje.wait_until(
+                lambda: set(self.statuses(READINESS).values()) == {"NOT_SERVING"}, 30,
+                "readiness to turn NOT_SERVING while the API server is silent")
+            # The process itself is alive: a liveness probe restarts nothing.
+            self.assertEqual({s: "SERVING" for s in LIVENESS}, self.statuses(LIVENESS))
+            not_ready = kje.wait_until(lambda: self.log_lines("not ready"), 10,
+                                       "the 'not ready' log line")
+            self.assertIn("the informer of namespace default has heard nothing from the API "
+                          "server for ", not_ready[-1])
+            self.assertIn("server.staleAfterMs: %d" % STALE_AFTER_MS, not_ready[-1])
+        finally:
+            self.cluster.proc.send_signal(signal.SIGCONT)
+
+        kje.wait_until(lambda: set(self.statuses(READINESS).values()) == {"SERVING"}, 30,
+                       "readiness to turn SERVING again once the API server answers")
+        self.assertEqual({s: "SERVING" for s in LIVENESS}, self.statuses(LIVENESS))
+        self.assertGreater(len(self.log_lines("ready")), ready_lines)
+        self.assertIsNone(self.server.proc.poll())
+
+
+if __name__ == "__main__":
+    unittest.main()
