@@ -10,6 +10,8 @@ TSAN_BUILD_DIR ?= build-tsan
 FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
+# The Spark operator `make demo` runs against (kubesim simulates both): apache or kubeflow.
+OPERATOR ?= apache
 # `make bench`'s soak: seconds of steady load after its warm-up (3600 for the hour; 0 skips it).
 SOAK_SECONDS ?= 120
 
@@ -66,7 +68,7 @@ fresh-check:
 	scripts/fresh-check.sh $(FRESH_DIR)
 
 demo: build
-	scripts/demo.sh $(BUILD_DIR)
+	K8S_JOB_EXECUTOR_OPERATOR=$(OPERATOR) scripts/demo.sh $(BUILD_DIR)
 
 bench: deps
 	cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)

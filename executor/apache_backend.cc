@@ -38,6 +38,12 @@ class ApacheSparkBackend final : public OperatorBackend {
     return spark::DriverPodSelector(app_name);
   }
 
+  const spark::DriverPod* PickDriver(const spark::AppProjection* /*app*/,
+                                     const std::vector<spark::DriverPod>& pods) const override {
+    // A restarted attempt's driver has a new pod; the previous one may still be terminating.
+    return spark::PickNewestDriver(pods);
+  }
+
   std::string CancelPatch() const override { return spark::CancelRequestPatch(); }
 };
 

@@ -2,12 +2,12 @@
 
 // The seam between the executor and a Spark operator: which resource a job is, how it is built
 // from a template, how its status reads, how its driver is found. The executor and the cache
-// work on these answers only, so a second operator (kubeflow's v1beta2) is one more
-// implementation, not a change to either.
+// work on these answers only: each operator is one implementation.
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -41,11 +41,17 @@ class OperatorBackend {
                                          absl::Duration no_status_timeout) const = 0;
   // The label selector of an application's driver pods.
   virtual std::string DriverSelector(std::string_view app_name) const = 0;
+  // The driver among an application's driver pods (DriverSelector's answer); nullptr when none
+  // is its current driver. `app` is null when the application isn't known.
+  virtual const spark::DriverPod* PickDriver(const spark::AppProjection* app,
+                                             const std::vector<spark::DriverPod>& pods) const = 0;
   // The merge patch that marks an application as cancelled by us.
   virtual std::string CancelPatch() const = 0;
 };
 
 // apache/spark-kubernetes-operator, spark.apache.org/v1.
 std::unique_ptr<OperatorBackend> NewApacheSparkBackend();
+// kubeflow/spark-operator, sparkoperator.k8s.io/v1beta2.
+std::unique_ptr<OperatorBackend> NewKubeflowSparkBackend();
 
 }  // namespace kje::executor

@@ -92,12 +92,13 @@ struct Executor::Coroutines {
     return k8s::ResourceRef{"", "v1", "pods", std::string(ns), std::string(name), ""};
   }
 
-  // The newest driver pod of `app_name`: nullopt when there is none; an error when the LIST
-  // failed (logged: the driver only refines times and output).
-  // `driver_container`: the app's driver container name ("" for the default).
+  // The driver pod of `app_name` the backend picks (the newest, or the current attempt's):
+  // nullopt when there is none; an error when the LIST failed (logged: the driver only refines
+  // times and output). `app`: the app as last seen, null when unknown (gone, unreadable).
   static asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
-      Executor& ex, std::string ns, std::string app_name, std::string driver_container,
+      Executor& ex, std::string ns, std::string app_name, cache::AppPtr app,
       absl::Time rpc_deadline) {
+    const std::string driver_container = app != nullptr ? app->driver_container : "";
     k8s::ListOptions list;
     list.label_selector = ex.backend_->DriverSelector(app_name);
     auto list_pods = kw::List(*ex.client_, PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
@@ -115,19 +116,18 @@ struct Executor::Coroutines {
         pods.push_back(*std::move(pod));
       }
     }
-    const spark::DriverPod* newest = spark::PickNewestDriver(pods);
-    co_return newest ? std::optional<spark::DriverPod>(*newest) : std::nullopt;
+    const spark::DriverPod* picked = ex.backend_->PickDriver(app.get(), pods);
+    co_return picked ? std::optional<spark::DriverPod>(*picked) : std::nullopt;
   }
 
   // The driver of a stopped app, remembered per resourceVersion; nullopt when unknown (the LIST
   // failed).
   static asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
-      Executor& ex, const spark::AppProjection& app, absl::Time rpc_deadline) {
-    if (auto known = ex.KnownDriverOf(app)) co_return known;
-    auto found =
-        co_await FindDriver(ex, app.namespace_, app.name, app.driver_container, rpc_deadline);
+      Executor& ex, cache::AppPtr app, absl::Time rpc_deadline) {
+    if (auto known = ex.KnownDriverOf(*app)) co_return known;
+    auto found = co_await FindDriver(ex, app->namespace_, app->name, app, rpc_deadline);
     if (!found.ok()) co_return std::nullopt;
-    ex.RememberDriver(app, *found);
+    ex.RememberDriver(*app, *found);
     co_return *found;
   }
 
@@ -142,7 +142,7 @@ struct Executor::Coroutines {
       if (spark::HasState(*app) && spark::IsStopped(*app)) {
         // The driver pod's container gives the exact times (the operator records the end 10 s to
         // 2 min late).
-        if (auto known = co_await StoppedDriver(ex, *app, rpc_deadline)) driver = *known;
+        if (auto known = co_await StoppedDriver(ex, app, rpc_deadline)) driver = *known;
       }
       spark::JobStatusInfo info = ex.backend_->MapStatus(
           *app, driver ? &*driver : nullptr, ex.clock_.Now(), ex.options_.no_status_timeout);
@@ -298,11 +298,11 @@ struct Executor::Coroutines {
                                                                       absl::Time rpc_deadline) {
     // The app names its driver container (a renamed pod-template container); without it (gone,
     // unreadable) the default one is read.
-    std::string container;
-    if (auto app = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline); app.ok()) {
-      container = (*app)->driver_container;
+    cache::AppPtr app;
+    if (auto found = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline); found.ok()) {
+      app = *std::move(found);
     }
-    auto driver = co_await FindDriver(ex, id.namespace_, id.name, container, rpc_deadline);
+    auto driver = co_await FindDriver(ex, id.namespace_, id.name, app, rpc_deadline);
     // No driver (or none to be found now): nothing to show, not an error.
     if (!driver.ok() || !driver->has_value()) co_return spark::LogTailResult{};
     const spark::DriverPod& pod = **driver;
@@ -363,16 +363,13 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> Executor::StreamAccess::LookUp(Ex
 }
 
 asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> Executor::StreamAccess::FindDriver(
-    Executor& ex, std::string ns, std::string app_name, std::string driver_container,
-    absl::Time deadline) {
-  return Coroutines::FindDriver(ex, std::move(ns), std::move(app_name), std::move(driver_container),
-                                deadline);
+    Executor& ex, std::string ns, std::string app_name, cache::AppPtr app, absl::Time deadline) {
+  return Coroutines::FindDriver(ex, std::move(ns), std::move(app_name), std::move(app), deadline);
 }
 
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>>
-Executor::StreamAccess::StoppedDriver(Executor& ex, const spark::AppProjection& app,
-                                      absl::Time deadline) {
-  return Coroutines::StoppedDriver(ex, app, deadline);
+Executor::StreamAccess::StoppedDriver(Executor& ex, cache::AppPtr app, absl::Time deadline) {
+  return Coroutines::StoppedDriver(ex, std::move(app), deadline);
 }
 
 Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,

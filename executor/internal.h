@@ -198,10 +198,9 @@ struct Executor::StreamAccess {
                                                                std::string name,
                                                                absl::Time deadline);
   static asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
-      Executor& ex, std::string ns, std::string app_name, std::string driver_container,
-      absl::Time deadline);
+      Executor& ex, std::string ns, std::string app_name, cache::AppPtr app, absl::Time deadline);
   static asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
-      Executor& ex, const spark::AppProjection& app, absl::Time deadline);
+      Executor& ex, cache::AppPtr app, absl::Time deadline);
 };
 
 }  // namespace kje::executor

@@ -334,7 +334,7 @@ asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::Executi
           if (spark::IsStopped(*job.app)) {
             // The last status carries the driver container's exact times, as Status gives them.
             cache::AppPtr app = job.app;
-            auto driver = co_await Access::StoppedDriver(ex, *app, deadline);
+            auto driver = co_await Access::StoppedDriver(ex, app, deadline);
             const spark::DriverPod* pod = driver && *driver ? &**driver : nullptr;
             result = Access::ResultOf(ex, job.id, *app, pod);
           }
@@ -416,8 +416,7 @@ asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, in
     if (subscribed) cache.Unsubscribe(id.namespace_, *subscribed);
   };
   for (;;) {
-    auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, current->driver_container,
-                                              deadline);
+    auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, current, deadline);
     if (!driver.ok()) {
       co_return FromKubernetes(
           driver.status(), Rpc::kFollowOutput,

@@ -75,7 +75,8 @@ spark:
 """ % cluster.kubeconfig)
     server = None
     try:
-        print("kubesim (Kubernetes API + Spark operator) at %s" % cluster.url)
+        print("kubesim (Kubernetes API + %s Spark operator, %s/%s) at %s" % (
+            cluster.operator.name, cluster.operator.group, cluster.operator.version, cluster.url))
         server = kje.Server(["--config", config])
         print("k8s-job-executor at %s\n" % server.address)
         with server.channel() as channel:

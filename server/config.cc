@@ -17,6 +17,7 @@
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
+#include "spark/kubeflow/app_builder.h"
 
 namespace kje::server {
 namespace {
@@ -212,6 +213,16 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   Config c;
   Reader r(raw);
 
+  std::string operator_name = "apache";
+  r.String("operator", operator_name);
+  if (operator_name == "kubeflow") {
+    c.operator_kind = OperatorKind::kKubeflow;
+  } else if (operator_name != "apache") {
+    return KeyError("operator",
+                    absl::StrCat("must be apache (apache/spark-kubernetes-operator) or kubeflow "
+                                 "(kubeflow/spark-operator), not ",
+                                 QuoteBounded(operator_name)));
+  }
   r.String("cluster", c.cluster);
   if (c.cluster.find('/') != std::string::npos) {
     return KeyError("cluster", absl::StrCat("must not contain '/', as it is part of the execution "
@@ -285,6 +296,11 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     if (conf_key.empty()) continue;  // a bare "spark.conf." is ignored, as in the reference
     std::string v = Trim(value.value);
     if (v.empty()) continue;
+    if (c.operator_kind == OperatorKind::kKubeflow && spark::kubeflow::IsDeniedConfKey(conf_key)) {
+      return KeyError(QuoteBounded(key),
+                      "isn't allowed with operator kubeflow: the operator's webhook refuses it "
+                      "(the image is spark.image, the service account spark.serviceAccount)");
+    }
     s.conf[conf_key] = v;
   }
 
@@ -420,6 +436,7 @@ absl::StatusOr<Config> Load(const std::optional<std::string>& yaml_text,
 
 const std::vector<std::string>& KnownConfigKeys() {
   static const std::vector<std::string> keys = {
+      "operator",
       "cluster",
       "kubeconfig",
       "context",

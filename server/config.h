@@ -55,8 +55,15 @@ struct ServerConfig {
   int64_t max_streams = 16384;
 };
 
+// The Spark operator whose SparkApplications this deployment creates and reads.
+enum class OperatorKind {
+  kApache,    // apache/spark-kubernetes-operator, spark.apache.org/v1
+  kKubeflow,  // kubeflow/spark-operator, sparkoperator.k8s.io/v1beta2
+};
+
 struct Config {
   std::string cluster = "default";
+  OperatorKind operator_kind = OperatorKind::kApache;  // `operator`: apache | kubeflow
   std::string kubeconfig;
   std::string context;
   std::string master_url;

@@ -181,7 +181,9 @@ int RunServe(const ServeArgs& args) {
   const Clock& clock = RealClock::Get();
   // The operator's resource, selector and projection come from its backend, for the cache as for
   // the executor.
-  std::shared_ptr<const executor::OperatorBackend> backend = executor::NewApacheSparkBackend();
+  std::shared_ptr<const executor::OperatorBackend> backend =
+      config->operator_kind == OperatorKind::kKubeflow ? executor::NewKubeflowSparkBackend()
+                                                       : executor::NewApacheSparkBackend();
   cache::InformerOptions informer;
   informer.collection = backend->Applications("");
   informer.label_selector = backend->ManagedSelector();
@@ -270,6 +272,7 @@ int RunServe(const ServeArgs& args) {
       .Kv("mtls", !config->server.tls_client_ca_file.empty())
       .Kv("caller_auth", auth != nullptr ? "token" : "none")
       .Kv("cluster", config->cluster)
+      .Kv("operator", std::string(backend->Name()))
       .Kv("namespace", config->namespace_)
       .Kv("kubernetes", kube_source)
       .Kv("status_cache", cache.enabled() ? "informer" : "off");

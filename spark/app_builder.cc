@@ -14,13 +14,11 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "spark/names.h"
+#include "spark/resolved_job.h"
 
 namespace kje::spark {
 namespace {
 
-constexpr std::string_view kBuiltinPrefix = "builtin-";
-constexpr std::string_view kConfMaster = "spark.master";
-constexpr std::string_view kConfDeployMode = "spark.submit.deployMode";
 constexpr std::string_view kConfImage = "spark.kubernetes.container.image";
 constexpr std::string_view kConfServiceAccount =
     "spark.kubernetes.authenticate.driver.serviceAccountName";
@@ -28,64 +26,7 @@ constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
 constexpr std::string_view kConfJars = "spark.jars";
 constexpr std::string_view kConfFiles = "spark.files";
 constexpr std::string_view kConfArchives = "spark.archives";
-constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
 constexpr std::string_view kSparkConfArgument = "--spark-conf";
-constexpr std::string_view kK8sMasterPrefix = "k8s://";
-
-bool IsBlank(std::string_view s) { return absl::StripAsciiWhitespace(ToAbsl(s)).empty(); }
-
-std::string_view Trimmed(std::string_view s) {
-  return ToStd(absl::StripAsciiWhitespace(ToAbsl(s)));
-}
-
-// One Spark conf value and where it came from, for errors that name the source.
-struct ConfValue {
-  std::string value;
-  std::string source;
-};
-using Conf = std::map<std::string, ConfValue>;
-
-absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& from,
-                       const std::string& source) {
-  for (const auto& [key, value] : from) {
-    if (HasControlByte(key)) {
-      return absl::InvalidArgumentError(absl::StrCat("The Spark configuration key ",
-                                                     QuoteBounded(key), " of ", source,
-                                                     " contains a control character"));
-    }
-    if (IsBlank(value)) continue;  // Blank means unset: it doesn't override a default.
-    conf[key] = ConfValue{value, source};
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckDeployModeAndMaster(Conf& conf) {
-  if (auto it = conf.find(std::string(kConfDeployMode)); it != conf.end()) {
-    std::string_view mode = Trimmed(it->second.value);
-    if (mode == "client") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ToAbsl(kConfDeployMode), "=client of ", it->second.source,
-          " isn't supported: the k8s job executor runs Spark jobs in cluster mode only"));
-    }
-    if (mode != "cluster") {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ToAbsl(kConfDeployMode), " of ", it->second.source,
-                       " must be cluster or unset, not ", QuoteBounded(mode)));
-    }
-    conf.erase(it);  // The operator builds the driver in cluster mode itself.
-  }
-  if (auto it = conf.find(std::string(kConfMaster)); it != conf.end()) {
-    std::string_view master = Trimmed(it->second.value);
-    if (!absl::StartsWith(ToAbsl(master), ToAbsl(kK8sMasterPrefix))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          ToAbsl(kConfMaster), " of ", it->second.source, " is ", QuoteBounded(master),
-          ", which isn't a k8s:// master: the job runs on the Kubernetes cluster of the "
-          "executor"));
-    }
-    conf.erase(it);  // The operator sets the cluster's own master.
-  }
-  return absl::OkStatus();
-}
 
 bool IsSchemeChar(char c) {
   return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
@@ -127,25 +68,13 @@ std::optional<std::string> UriPath(std::string_view uri) {
   return path;
 }
 
-absl::Status CheckReachable(std::string_view uri) {
-  if (!IsValidUri(uri)) {
-    return absl::InvalidArgumentError(absl::StrCat("Invalid resource URI: ", QuoteBounded(uri)));
-  }
-  if (IsClusterReachable(uri)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "Resource ", QuoteBounded(uri),
-      " of the job is a path on the Gravitino server, which the Spark job on Kubernetes can't "
-      "reach. Use a URI reachable from the cluster instead, such as local:// for a file in the "
-      "image, https://, s3a:// or hdfs://"));
-}
-
 // `existing,appended...`: the template's lists come after what the conf already names.
 void AppendList(std::map<std::string, std::string>& conf, std::string_view key,
                 const std::vector<std::string>& values) {
   if (values.empty()) return;
   std::string joined = absl::StrJoin(values, ",");
   auto it = conf.find(std::string(key));
-  if (it == conf.end() || IsBlank(it->second)) {
+  if (it == conf.end() || IsBlankText(it->second)) {
     conf[std::string(key)] = std::move(joined);
   } else {
     it->second = absl::StrCat(it->second, ",", joined);
@@ -155,7 +84,7 @@ void AppendList(std::map<std::string, std::string>& conf, std::string_view key,
 void SetIfBlank(std::map<std::string, std::string>& conf, std::string_view key,
                 const std::string& value) {
   auto it = conf.find(std::string(key));
-  if (it == conf.end() || IsBlank(it->second)) conf[std::string(key)] = value;
+  if (it == conf.end() || IsBlankText(it->second)) conf[std::string(key)] = value;
 }
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
@@ -186,7 +115,7 @@ absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
       return absl::InvalidArgumentError("The --spark-conf argument has no value");
     }
     const std::string& text = arguments[++i];
-    if (IsBlank(text)) continue;
+    if (IsBlankText(text)) continue;
     rapidjson::Document doc;
     doc.Parse<rapidjson::kParseNumbersAsStringsFlag>(text.data(), text.size());
     if (doc.HasParseError()) {
@@ -261,135 +190,30 @@ bool IsPythonResource(std::string_view uri) {
   return path.has_value() && absl::EndsWith(absl::AsciiStrToLower(*path), ".py");
 }
 
+bool IsRResource(std::string_view uri) {
+  std::optional<std::string> path = UriPath(uri);
+  return path.has_value() && absl::EndsWith(absl::AsciiStrToLower(*path), ".r");
+}
+
 absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        std::string_view metalake,
                                                        const SparkTemplate& spark_template,
                                                        const BuilderOptions& options) {
-  // Quoted once, bounded: every message below names the template.
-  const std::string template_name = QuoteBounded(spark_template.name);
-  if (spark_template.is_shell) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("The k8s job executor only supports Spark jobs, but job template ",
-                     template_name, " is a SHELL job"));
-  }
-  if (IsBlank(spark_template.name)) {
-    return absl::InvalidArgumentError("The job template has no name");
-  }
-  if (IsBlank(spark_template.executable)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Job template ", template_name, " has no executable"));
-  }
-  if (IsBlank(metalake)) return absl::InvalidArgumentError("The job has no metalake");
-  if (IsBlank(options.image) || IsBlank(options.spark_version)) {
-    return absl::FailedPreconditionError(
-        "The executor is configured without a Spark image or Spark version");
-  }
-  RETURN_IF_ERROR(ValidateJobId(options.name_prefix, job_id));
-  if (!spark_template.environments.empty()) {
-    // A few names are enough to act on; a template may set thousands.
-    constexpr size_t kNamesShown = 5;
-    std::vector<std::string> names;
-    for (const auto& [name, value] : spark_template.environments) {
-      if (names.size() == kNamesShown) {
-        names.push_back(
-            absl::StrCat("and ", spark_template.environments.size() - kNamesShown, " more"));
-        break;
-      }
-      names.push_back(QuoteBounded(name, 48));
-    }
-    // Values may be secrets: only the names are ever quoted.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Job template ", template_name, " sets environment variables [", absl::StrJoin(names, ", "),
-        "], which the k8s job executor doesn't support yet. Pass them as Spark configurations "
-        "instead, for example spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
-  }
-
-  if (HasControlByte(metalake)) {
-    return absl::InvalidArgumentError(absl::StrCat("The metalake (annotation ",
-                                                   ToAbsl(kAnnotationMetalake),
-                                                   ") contains a control character"));
-  }
-  const bool builtin = absl::StartsWith(spark_template.name, ToAbsl(kBuiltinPrefix));
-  std::string executable = spark_template.executable;
-  if (builtin && !IsClusterReachable(executable)) {
-    // Built-in jobs name the jobs jar on the server; the Spark image carries its own copy.
-    if (!IsValidUri(options.builtin_jobs_jar) || !IsClusterReachable(options.builtin_jobs_jar)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "The executor's spark.builtinJobsJar isn't a URI reachable from the cluster: ",
-          QuoteBounded(options.builtin_jobs_jar)));
-    }
-    executable = options.builtin_jobs_jar;
-  }
-  RETURN_IF_ERROR(CheckReachable(executable));
-  for (const auto* list : {&spark_template.jars, &spark_template.files, &spark_template.archives}) {
-    for (const std::string& uri : *list) {
-      RETURN_IF_ERROR(CheckReachable(uri));
-    }
-  }
-
-  // Later sources override earlier ones; the map keeps the keys sorted like the Java TreeMap.
-  std::vector<std::string> warnings;
-  Conf merged;
-  RETURN_IF_ERROR(MergeConf(merged, options.conf, "the executor's defaults (spark.conf.*)"));
-  const std::string template_source = absl::StrCat("job template ", template_name);
-  RETURN_IF_ERROR(MergeConf(merged, spark_template.configs, template_source));
-  if (builtin) {
-    // A built-in job applies its spark_conf inside the driver, too late for spark.jars and with
-    // spark.master meaning local mode there: it goes into the application's conf instead.
-    absl::StatusOr<std::map<std::string, std::string>> spark_conf =
-        ParseSparkConfArgument(spark_template.arguments);
-    if (!spark_conf.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Job template ", template_name, ": ", spark_conf.status().message()));
-    }
-    std::map<std::string, std::string> applied;
-    for (auto& [key, value] : *spark_conf) {
-      if (key == kConfMaster || key == kConfDeployMode ||
-          absl::StartsWith(key, ToAbsl(kConfKubernetesPrefix))) {
-        if (!HasControlByte(key)) {
-          warnings.push_back(absl::StrCat("Ignored ", QuoteBounded(key),
-                                          " in the spark_conf of job template ", template_name,
-                                          ": the k8s job executor decides the master, the deploy "
-                                          "mode and the Kubernetes settings"));
-          continue;
-        }
-      }
-      applied[key] = std::move(value);
-    }
-    RETURN_IF_ERROR(
-        MergeConf(merged, applied, absl::StrCat("the spark_conf of job template ", template_name)));
-  }
-  RETURN_IF_ERROR(CheckDeployModeAndMaster(merged));
+  ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
   std::map<std::string, std::string> conf;
-  for (auto& [key, value] : merged) conf[key] = std::move(value.value);
-  AppendList(conf, kConfJars, spark_template.jars);
-  AppendList(conf, kConfFiles, spark_template.files);
-  AppendList(conf, kConfArchives, spark_template.archives);
+  for (auto& [key, value] : job.conf) conf[key] = std::move(value.value);
+  AppendList(conf, kConfJars, job.jars);
+  AppendList(conf, kConfFiles, job.files);
+  AppendList(conf, kConfArchives, job.archives);
   SetIfBlank(conf, kConfImage, options.image);
   SetIfBlank(conf, kConfServiceAccount, options.service_account);
-  std::string namespace_ = options.namespace_;
-  if (auto it = conf.find(std::string(kConfNamespace)); it != conf.end() && !IsBlank(it->second)) {
-    namespace_ = std::string(absl::StripAsciiWhitespace(it->second));
-    if (!IsDns1123Label(namespace_)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ToAbsl(kConfNamespace), " of job template ", template_name,
-                       " isn't a valid namespace name: ", QuoteBounded(namespace_)));
-    }
-  }
-  if (!IsDns1123Label(namespace_)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("The executor's default namespace isn't a valid namespace name: ",
-                     QuoteBounded(namespace_)));
-  }
-  conf[std::string(kConfNamespace)] = namespace_;
+  conf[std::string(kConfNamespace)] = job.namespace_;
 
   BuiltApplication built;
-  built.namespace_ = namespace_;
-  built.name = ResourceName(options.name_prefix, job_id);
-  absl::StatusOr<ExecutionId> id =
-      ExecutionId::Of(options.cluster, kKindSparkApp, built.namespace_, built.name);
-  if (!id.ok()) return absl::FailedPreconditionError(id.status().message());
-  built.execution_id = *std::move(id);
+  built.namespace_ = job.namespace_;
+  built.name = job.name;
+  built.execution_id = job.execution_id;
+  const std::string& executable = job.executable;
 
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
@@ -413,11 +237,11 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
 
   Key(w, "spec");
   w.StartObject();
-  if (!IsBlank(spark_template.class_name)) KeyStr(w, "mainClass", spark_template.class_name);
+  if (!job.class_name.empty()) KeyStr(w, "mainClass", job.class_name);
   KeyStr(w, IsPythonResource(executable) ? "pyFiles" : "jars", executable);
   Key(w, "driverArgs");
   w.StartArray();
-  for (const std::string& argument : spark_template.arguments) Str(w, argument);
+  for (const std::string& argument : job.arguments) Str(w, argument);
   w.EndArray();
   Key(w, "sparkConf");
   w.StartObject();
@@ -446,14 +270,9 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.EndObject();  // applicationTolerations
   w.EndObject();  // spec
   w.EndObject();
-  if (buffer.GetSize() > options.max_application_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "The SparkApplication of job template ", template_name, " would be ", buffer.GetSize(),
-        " bytes, more than the limit of ", options.max_application_bytes,
-        " bytes of an object in etcd: shorten its arguments or configuration"));
-  }
+  RETURN_IF_ERROR(CheckApplicationSize(buffer.GetSize(), job, options));
   built.json.assign(buffer.GetString(), buffer.GetSize());
-  built.warnings = std::move(warnings);
+  built.warnings = std::move(job.warnings);
   return built;
 }
 

@@ -95,5 +95,7 @@ bool IsValidUri(std::string_view uri);
 bool IsClusterReachable(std::string_view uri);
 // Whether the URI's path (query and fragment ignored), lower-cased, ends with ".py".
 bool IsPythonResource(std::string_view uri);
+// The same for ".r" (an R script).
+bool IsRResource(std::string_view uri);
 
 }  // namespace kje::spark

@@ -35,13 +35,6 @@ std::optional<int64_t> ParseHistoryId(std::string_view key) {
   return id;
 }
 
-std::string CapMessage(std::string_view message) {
-  if (message.size() <= kMaxMessageBytes) return std::string(message);
-  size_t cut = kMaxMessageBytes;
-  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(message.substr(0, cut)) + "...";
-}
-
 size_t HeapBytes(const std::string& s);
 
 size_t LabelBytes(const std::vector<std::pair<std::string, std::string>>& labels) {
@@ -76,7 +69,19 @@ StateEntry ToEntry(const RawEntry& raw, std::string_view driver_container) {
 
 }  // namespace
 
+std::string CapMessage(std::string_view message) {
+  if (message.size() <= kMaxMessageBytes) return std::string(message);
+  size_t cut = kMaxMessageBytes;
+  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(message.substr(0, cut)) + "...";
+}
+
 std::string AppProjection::OperatorState() const {
+  if (kind == OperatorKind::kKubeflow) {
+    if (!has_status) return "";
+    if (kubeflow.state == kubeflow::State::kUnrecognized) return kubeflow.unrecognized_state;
+    return std::string(kubeflow::StateName(kubeflow.state));
+  }
   if (history.empty()) return "";
   if (history.back().state == AppState::kUnknown) return unknown_current_state;
   return std::string(AppStateName(history.back().state));
@@ -86,10 +91,12 @@ size_t AppProjection::ApproximateBytes() const {
   return sizeof(AppProjection) + HeapBytes(namespace_) + HeapBytes(name) + HeapBytes(uid) +
          HeapBytes(resource_version) + HeapBytes(job_id) + HeapBytes(metalake) +
          HeapBytes(unknown_current_state) + HeapBytes(current_message) + HeapBytes(suspend_reason) +
-         HeapBytes(driver_container) + history.capacity() * sizeof(StateEntry) + LabelBytes(labels);
+         HeapBytes(driver_container) + history.capacity() * sizeof(StateEntry) +
+         LabelBytes(labels) + HeapBytes(kubeflow.unrecognized_state) +
+         HeapBytes(kubeflow.submission_id) + HeapBytes(kubeflow.driver_pod_name);
 }
 
-absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
+absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
   const rapidjson::Value* metadata = json::Member(app, "metadata");
   std::optional<std::string_view> name = json::String(metadata, "name");
   std::optional<std::string_view> namespace_ = json::String(metadata, "namespace");
@@ -122,7 +129,17 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   projection.metalake = std::string(json::String(annotations, kAnnotationMetalake).value_or(""));
   projection.cancel_requested =
       json::String(annotations, kAnnotationCancelRequested) == kCancelRequestedValue;
+  const rapidjson::Value* status = json::Member(app, "status");
+  projection.has_status =
+      status != nullptr && !status->IsNull() && !(status->IsObject() && status->MemberCount() == 0);
+  return projection;
+}
 
+absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
+  absl::StatusOr<AppProjection> projected = ProjectMetadata(app);
+  if (!projected.ok()) return projected.status();
+  AppProjection& projection = *projected;
+  const rapidjson::Value* labels = json::Member(json::Member(app, "metadata"), "labels");
   projection.kueue_queued = json::String(labels, kLabelKueueQueueName).has_value();
   const rapidjson::Value* spec = json::Member(app, "spec");
   if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
@@ -131,8 +148,6 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   projection.driver_container = DriverContainerName(spec);
 
   const rapidjson::Value* status = json::Member(app, "status");
-  projection.has_status =
-      status != nullptr && !status->IsNull() && !(status->IsObject() && status->MemberCount() == 0);
   projection.attempt_id =
       json::Int(json::Member(json::Member(status, "currentAttemptSummary"), "attemptInfo"), "id")
           .value_or(0);
@@ -171,7 +186,7 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
           std::string(reason && !reason->empty() ? *reason : kSuspendReasonSpec);
     }
   }
-  return projection;
+  return projected;
 }
 
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
@@ -183,13 +198,22 @@ absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
   return ProjectApp(document);
 }
 
-bool HasState(const AppProjection& app) { return !app.history.empty(); }
+bool HasState(const AppProjection& app) {
+  // A v1beta2 status always carries a state: "" is the operator's New.
+  if (app.kind == OperatorKind::kKubeflow) return app.has_status;
+  return !app.history.empty();
+}
 
 bool IsHeldWithoutStatus(const AppProjection& app) {
+  // kubeflow/spark-operator writes a status for a suspended app too (SUSPENDING, SUSPENDED).
+  if (app.kind == OperatorKind::kKubeflow) return false;
   return app.suspend_requested || app.kueue_queued;
 }
 
 bool IsStopped(const AppProjection& app) {
+  if (app.kind == OperatorKind::kKubeflow) {
+    return app.has_status && kubeflow::IsTerminated(app.kubeflow.state);
+  }
   if (app.history.empty()) return false;
   AppState current = app.history.back().state;
   return IsOutcomeState(current) || IsStoppedState(current);

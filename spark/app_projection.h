@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "rapidjson/document.h"
 #include "spark/app_state.h"
+#include "spark/kubeflow/app_state.h"
 #include "spark/time_util.h"
 
 namespace kje::spark {
@@ -34,7 +35,14 @@ struct StateEntry {
   AppState state = AppState::kUnknown;
 };
 
+// Whose SparkApplication this is: the status fields read differ.
+enum class OperatorKind : uint8_t {
+  kApache,    // spark.apache.org/v1: `history` and the fields after it
+  kKubeflow,  // sparkoperator.k8s.io/v1beta2: `kubeflow`
+};
+
 struct AppProjection {
+  OperatorKind kind = OperatorKind::kApache;
   std::string namespace_;
   std::string name;
   std::string uid;
@@ -71,6 +79,9 @@ struct AppProjection {
   // The container the driver runs in: spark.kubernetes.driver.podTemplateContainerName, else the
   // name of the driver pod template's first container, else spark-kubernetes-driver.
   std::string driver_container;
+  // kubeflow/spark-operator's status (kind kKubeflow); its errorMessage is current_message and a
+  // status that is there at all is has_status.
+  kubeflow::KubeflowStatus kubeflow;
 
   // The operator's name of the current state; "" when there is no state.
   std::string OperatorState() const;
@@ -78,12 +89,21 @@ struct AppProjection {
   size_t ApproximateBytes() const;
 };
 
-// INVALID_ARGUMENT when the value isn't an object with metadata.name and metadata.namespace;
-// every other field is optional and a malformed one reads as absent.
+// The fields every operator's SparkApplication has alike: metadata (names, uid, times, labels,
+// the executor's labels and annotations) and whether a .status is there. INVALID_ARGUMENT when
+// the value isn't an object with a non-empty metadata.name and metadata.namespace; every other
+// field is optional and a malformed one reads as absent.
+absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app);
+
+// A message as the projection keeps it: at most kMaxMessageBytes, cut on a UTF-8 boundary.
+std::string CapMessage(std::string_view message);
+
+// An apache/spark-kubernetes-operator SparkApplication; errors as ProjectMetadata's.
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app);
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json);
 
 // Whether the application has any state: no status means the operator hasn't reconciled it.
+// These three answer for either operator's projection (AppProjection::kind).
 bool HasState(const AppProjection& app);
 // Whether a missing state is a hold rather than a loss: spec.suspend or a Kueue queue label (an
 // operator 1.1 writes no status for either until it lets the app run).

@@ -93,6 +93,13 @@ bool DriverPod::IsAlive(std::string_view name) const {
   return status == nullptr || status->run != ContainerRun::kTerminated;
 }
 
+std::string_view DriverPod::LabelValue(std::string_view key) const {
+  for (const auto& [label, value] : labels) {
+    if (label == key) return value;
+  }
+  return "";
+}
+
 absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
                                            std::string_view driver_container) {
   const rapidjson::Value* metadata = json::Member(pod, "metadata");
@@ -103,6 +110,14 @@ absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
   driver.driver_container = std::string(OrDefault(driver_container));
   driver.creation_time = json::Time(metadata, "creationTimestamp");
   driver.deleting = json::String(metadata, "deletionTimestamp").has_value();
+  if (const rapidjson::Value* labels = json::Member(metadata, "labels");
+      labels != nullptr && labels->IsObject()) {
+    for (const auto& label : labels->GetObject()) {
+      if (!label.value.IsString()) continue;
+      driver.labels.emplace_back(std::string(json::View(label.name)),
+                                 std::string(json::View(label.value)));
+    }
+  }
   const rapidjson::Value* status = json::Member(pod, "status");
   driver.phase = std::string(json::String(status, "phase").value_or(""));
   const rapidjson::Value* containers = json::Member(json::Member(pod, "spec"), "containers");

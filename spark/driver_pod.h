@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -53,7 +54,11 @@ struct DriverPod {
   std::string driver_container;
   ContainerTimes driver;  // the times of driver_container, from status.containerStatuses
   bool deleting = false;
+  // metadata.labels (string values), for operators that mark the attempt a pod belongs to.
+  std::vector<std::pair<std::string, std::string>> labels;
 
+  // The value of label `key`; "" when absent.
+  std::string_view LabelValue(std::string_view key) const;
   // Whether the driver may still run the job: not when the pod phase is Succeeded or Failed;
   // otherwise the driver container decides (a sidecar that keeps the pod Running doesn't keep a
   // finished driver alive), and when it can't be told, alive. `driver_container` "" means the

@@ -148,7 +148,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
 }
 
 bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver) {
-  return info.status == JobStatus::kFailed && !info.suspended &&
+  return info.status == JobStatus::kFailed && !info.suspended && !info.operator_removes_driver &&
          info.operator_state != AppStateName(AppState::kSuspended) &&
          driver.IsAlive(info.driver_container) && !driver.deleting;
 }

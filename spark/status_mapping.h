@@ -42,6 +42,9 @@ struct JobStatusInfo {
   std::string suspend_reason;  // SpecSuspend or KueueEviction when suspended; "" otherwise
   // No status yet, and none is owed: the app is held by spec.suspend or waits for Kueue.
   bool held = false;
+  // The operator removes the driver itself whatever the state (kubeflow/spark-operator): never
+  // an orphan for us to delete.
+  bool operator_removes_driver = false;
   // The container the driver runs in (AppProjection::driver_container), for the orphan check.
   std::string driver_container;
 };

@@ -34,11 +34,18 @@ CONFIG_PATH = "/etc/k8s-job-executor/config/config.yaml"
 # The rights the executor needs in a job namespace, as (apiGroup, resource, verb): nothing more.
 # tests/e2e/rbac_test.py proves each against kubesim's RBAC: the service works with exactly these,
 # and the removal of any one breaks a named behaviour.
-EXPECTED_RULES = frozenset(
-    [("spark.apache.org", "sparkapplications", v)
-     for v in ("create", "get", "list", "watch", "patch", "delete")]
-    + [("", "pods", v) for v in ("list", "delete")]
-    + [("", "pods/log", "get")])
+def expected_rules(group, pod_verbs):
+    return frozenset(
+        [(group, "sparkapplications", v)
+         for v in ("create", "get", "list", "watch", "patch", "delete")]
+        + [("", "pods", v) for v in pod_verbs]
+        + [("", "pods/log", "get")])
+
+
+EXPECTED_RULES = expected_rules("spark.apache.org", ("list", "delete"))
+# With config.operator kubeflow: the same rights on kubeflow/spark-operator's resource, none on the
+# Apache operator's, and no pod deletion (that operator removes its drivers itself).
+EXPECTED_RULES_KUBEFLOW = expected_rules("sparkoperator.k8s.io", ("list",))
 
 MINIMAL = {"config": {"spark": {"image": "apache/spark:3.5.5", "sparkVersion": "3.5.5"}}}
 
@@ -353,6 +360,18 @@ class HelmTest(unittest.TestCase):
                 config, _ = config_of(docs)
                 self.assertEqual(sorted(namespaces), sorted(config["server"]["allowedNamespaces"]))
                 self.assertIn(config["namespace"], namespaces)
+
+    def test_rbac_follows_the_operator(self):
+        for operator, rules in (("apache", EXPECTED_RULES), ("kubeflow", EXPECTED_RULES_KUBEFLOW)):
+            with self.subTest(operator=operator):
+                docs = render(merged({"jobNamespaces": ["spark-a", "spark-b"],
+                                      "config": {"operator": operator}}))
+                roles = of_kind(docs, "Role")
+                self.assertEqual(2, len(roles))
+                for role in roles:
+                    self.assertEqual(rules, rule_tuples(role["rules"]))
+                config, _ = config_of(docs)
+                self.assertEqual(operator, config["operator"])
 
     def test_rbac_and_service_account_can_be_left_to_others(self):
         docs = render(merged({"rbac": {"create": False},
@@ -960,6 +979,7 @@ spec:
             ({"config": {"server": {"drainTimeoutMs": 30000}}}, "must be below"),
             ({"metrics": {"port": 50051}}, "metrics.port must differ"),
             ({"podDisruptionBudget": {"enabled": "maybe"}}, "podDisruptionBudget.enabled must"),
+            ({"config": {"operator": "volcano"}}, "config.operator must be apache or kubeflow"),
         ]
         for override, message in cases:
             with self.subTest(override=override):

@@ -172,6 +172,9 @@ server:
     # --- the operator's and the executor's timeouts ----------------------------------------------
 
     def test_unschedulable_driver_fails_after_the_driver_start_timeout(self):
+        if kje.OPERATOR == "kubeflow":
+            self.unschedulable_driver_waits_on_kubeflow()
+            return
         resp = self.submit("1005", spark_template(outcome="unschedulable"))
         info = self.wait_status(resp.execution_id, S.FAILED)
         self.assertEqual(info.operator_state in ("DriverStartTimedOut", "ResourceReleased",
@@ -183,6 +186,22 @@ server:
             return all(p.status.phase in ("Succeeded", "Failed") or
                        p.metadata.deletion_timestamp for p in pods)
         kje.wait_until(no_live_driver, OPERATOR_WAIT, "the pending driver to go")
+
+    def unschedulable_driver_waits_on_kubeflow(self):
+        # kubeflow/spark-operator has no driver start timeout: the app stays SUBMITTED with its
+        # driver Pending, and the job QUEUED, until someone cancels it.
+        resp = self.submit("1005", spark_template(outcome="unschedulable"))
+        kje.wait_until(lambda: self.status(resp.execution_id).operator_state == "SUBMITTED",
+                       OPERATOR_WAIT, "the app to be submitted")
+        kje.wait_until(lambda: self.cluster.driver_pods("default", "gravitino-job-1005"),
+                       OPERATOR_WAIT, "the driver pod")
+        pods = self.cluster.driver_pods("default", "gravitino-job-1005")
+        self.assertEqual([p.status.phase for p in pods], ["Pending"])
+        info = self.status(resp.execution_id)
+        self.assertEqual(S.Name(info.status), "QUEUED", info)
+        self.assertEqual(info.driver_pod, "")  # only a stopped app's driver is looked up
+        self.stub.Cancel(pb.CancelRequest(execution_id=resp.execution_id),
+                         timeout=kje.RPC_TIMEOUT)
 
     def test_unwatched_namespace_fails_after_no_status_timeout_and_is_deleted(self):
         resp = self.submit("1006", spark_template(
@@ -206,13 +225,10 @@ server:
                          timeout=kje.RPC_TIMEOUT)
 
     def test_a_name_held_by_another_job_is_already_exists(self):
-        body = {"apiVersion": "spark.apache.org/v1", "kind": "SparkApplication",
-                "metadata": {"name": "gravitino-job-1008",
-                             "labels": {"gravitino.apache.org/job-id": "999"}},
-                "spec": {"runtimeVersions": {"sparkVersion": "4.0.0"},
-                         "sparkConf": {"kubesim.outcome": "hang"}}}
-        self.cluster.custom.create_namespaced_custom_object(
-            "spark.apache.org", "v1", "spark-jobs", "sparkapplications", body)
+        body = self.cluster.operator.app_body(
+            "gravitino-job-1008", {"gravitino.apache.org/job-id": "999"},
+            {"kubesim.outcome": "hang"})
+        self.cluster.create_app("spark-jobs", body)
         details = self.assert_code(
             grpc.StatusCode.ALREADY_EXISTS, self.submit, "1008",
             spark_template(extra_configs={"spark.kubernetes.namespace": "spark-jobs"}))

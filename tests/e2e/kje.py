@@ -27,6 +27,67 @@ CRD_DIR = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.0.0")
 CRD_OVERLAY_1_1 = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.1.0-overlay",
                                "sparkapplications-v1-overlay.yaml")
 RPC_TIMEOUT = 10
+# The backend under test: the server reads the same variable (config key `operator`), so every
+# Server started here serves the operator kubesim simulates. CMake runs the suites once per value.
+OPERATOR = os.environ.get("K8S_JOB_EXECUTOR_OPERATOR", "apache")
+KUBEFLOW_CRD_DIR = os.path.join(SOURCE_DIR, "crds", "kubeflow-spark-operator", "v2.5.2")
+
+
+class Operator:
+    """What a test needs to know of the operator under test: its resource and its pods' labels."""
+
+    def __init__(self, name):
+        self.name = name
+        if name == "kubeflow":
+            self.group, self.version = "sparkoperator.k8s.io", "v1beta2"
+            self.app_name_label = "sparkoperator.k8s.io/app-name"
+            self.terminal_states = ("COMPLETED", "FAILED")
+            # Where a succeeded app rests (until its TTL), and the states of a successful run.
+            self.resting_success_state = "COMPLETED"
+            self.success_run = ("", "SUBMITTED", "RUNNING", "SUCCEEDING", "COMPLETED")
+        else:
+            self.group, self.version = "spark.apache.org", "v1"
+            self.app_name_label = "spark.operator/spark-app-name"
+            self.terminal_states = ("Succeeded", "Failed", "ResourceReleased")
+            self.resting_success_state = "TerminatedWithoutReleaseResources"
+            self.success_run = None  # the app's own stateTransitionHistory records it
+
+    def recorded_states(self, app):
+        """The operator states an app went through, in order, as far as the app tells."""
+        if self.success_run is not None:
+            return list(self.success_run)
+        history = sorted(app["status"]["stateTransitionHistory"].items(),
+                         key=lambda kv: int(kv[0]))
+        return [h["currentStateSummary"] for _, h in history]
+
+    def kubesim_args(self, operator_namespaces, operator_version):
+        """kubesim's flags that load the CRD and run the operator in `operator_namespaces`."""
+        if self.name == "kubeflow":
+            assert operator_version is None, "operator_version is the Apache operator's"
+            return ["--crd-dir", KUBEFLOW_CRD_DIR, "--operator-namespaces=",
+                    "--kubeflow-namespaces=" + ",".join(operator_namespaces)]
+        return (["--crd-dir", CRD_DIR,
+                 "--operator-namespaces=" + ",".join(operator_namespaces)] +
+                (["--operator-version", operator_version] if operator_version else []) +
+                (["--crd-overlay", CRD_OVERLAY_1_1] if operator_version == "1.1" else []))
+
+    def app_body(self, name, labels, spark_conf, namespace=None):
+        """A minimal SparkApplication of this operator, as someone else than the executor makes
+        it."""
+        metadata = {"name": name, "labels": labels}
+        if namespace:
+            metadata["namespace"] = namespace
+        if self.name == "kubeflow":
+            spec = {"type": "Scala", "mode": "cluster", "sparkVersion": "4.0.0",
+                    "mainApplicationFile": "local:///opt/spark/examples/jars/spark-examples.jar",
+                    "sparkConf": spark_conf, "driver": {}, "executor": {}}
+        else:
+            spec = {"runtimeVersions": {"sparkVersion": "4.0.0"}, "sparkConf": spark_conf}
+        return {"apiVersion": "%s/%s" % (self.group, self.version), "kind": "SparkApplication",
+                "metadata": metadata, "spec": spec}
+
+
+OPERATOR_UNDER_TEST = Operator(OPERATOR)
 
 
 def wait_until(predicate, timeout, what, interval=0.05):
@@ -47,8 +108,9 @@ class Kubesim:
 
     def __init__(self, operator_namespaces=("default", "spark-jobs"),
                  namespaces=("spark-jobs", "unwatched"), time_scale=20, extra_args=(),
-                 operator_version=None):
+                 operator_version=None, operator=None):
         assert KUBESIM, "KJE_KUBESIM is not set"
+        self.operator = operator or OPERATOR_UNDER_TEST
         self.dir = tempfile.mkdtemp(prefix="kje-e2e-")
         self.kubeconfig = os.path.join(self.dir, "kubeconfig")
         self.token_file = os.path.join(self.dir, "token")
@@ -58,13 +120,11 @@ class Kubesim:
         self.err = open(os.path.join(self.dir, "kubesim.err"), "w")
         out = open(self.out_path, "w")
         self.proc = subprocess.Popen(
-            [KUBESIM, "--listen", "127.0.0.1:0", "--crd-dir", CRD_DIR,
+            [KUBESIM, "--listen", "127.0.0.1:0",
              "--token-file", self.token_file, "--write-kubeconfig", self.kubeconfig,
              "--namespaces", ",".join(namespaces),
-             "--operator-namespaces=" + ",".join(operator_namespaces),
              "--time-scale", str(time_scale)] + list(extra_args) +
-            (["--operator-version", operator_version] if operator_version else []) +
-            (["--crd-overlay", CRD_OVERLAY_1_1] if operator_version == "1.1" else []),
+            self.operator.kubesim_args(operator_namespaces, operator_version),
             stdout=out, stderr=self.err)
         out.close()
         atexit.register(self.stop)
@@ -86,7 +146,7 @@ class Kubesim:
         from kubernetes.client.rest import ApiException
         try:
             return self.custom.get_namespaced_custom_object(
-                "spark.apache.org", "v1", namespace, "sparkapplications", name)
+                self.operator.group, self.operator.version, namespace, "sparkapplications", name)
         except ApiException as e:
             if e.status == 404:
                 return None
@@ -94,12 +154,16 @@ class Kubesim:
 
     def apps(self, namespace):
         return self.custom.list_namespaced_custom_object(
-            "spark.apache.org", "v1", namespace, "sparkapplications")["items"]
+            self.operator.group, self.operator.version, namespace, "sparkapplications")["items"]
+
+    def create_app(self, namespace, body):
+        return self.custom.create_namespaced_custom_object(
+            self.operator.group, self.operator.version, namespace, "sparkapplications", body)
 
     def driver_pods(self, namespace, app_name):
         return self.core.list_namespaced_pod(
-            namespace, label_selector="spark.operator/spark-app-name=%s,spark-role=driver"
-            % app_name).items
+            namespace, label_selector="%s=%s,spark-role=driver"
+            % (self.operator.app_name_label, app_name)).items
 
     def stop(self):
         if self.proc.poll() is None:

@@ -418,5 +418,35 @@ TEST_CASE("config: server.staleAfterMs", "[config]") {
              Catch::StartsWith("server.staleAfterMs: must be a positive number"));
 }
 
+TEST_CASE("config: operator chooses the backend", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->operator_kind == OperatorKind::kApache);
+  c = FromYaml(With("operator: kubeflow\n"));
+  REQUIRE(c.ok());
+  CHECK(c->operator_kind == OperatorKind::kKubeflow);
+  c = FromYaml(kMinimal, Flags({{"operator", "kubeflow"}}));
+  REQUIRE(c.ok());
+  CHECK(c->operator_kind == OperatorKind::kKubeflow);
+  ConfigSources env;
+  env.env = {{"K8S_JOB_EXECUTOR_OPERATOR", "kubeflow"}};
+  c = FromYaml(kMinimal, env);
+  REQUIRE(c.ok());
+  CHECK(c->operator_kind == OperatorKind::kKubeflow);
+  CHECK_THAT(ErrorOf(With("operator: volcano\n")),
+             Catch::StartsWith("operator: must be apache (apache/spark-kubernetes-operator) or "
+                               "kubeflow (kubeflow/spark-operator), not \"volcano\""));
+  // What the Kubeflow operator's webhook refuses can't be a server-wide default there.
+  constexpr char kWithImageConf[] =
+      "spark:\n  image: a\n  sparkVersion: 3.5.5\n  conf:\n"
+      "    spark.kubernetes.container.image: x\n";
+  std::string denied = std::string("operator: kubeflow\n") + kWithImageConf;
+  CHECK_THAT(
+      ErrorOf(denied),
+      Catch::StartsWith("\"spark.conf.spark.kubernetes.container.image\": isn't allowed with "
+                        "operator kubeflow"));
+  CHECK(FromYaml(kWithImageConf).ok());
+}
+
 }  // namespace
 }  // namespace kje::server

@@ -2,16 +2,19 @@
 // that crd_validate_test.py can check them against the real CRDs.
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "spark/app_builder.h"
+#include "spark/kubeflow/app_builder.h"
 
 namespace {
 
 using kje::spark::BuilderOptions;
 using kje::spark::SparkTemplate;
 
-int Main() {
+// `kubeflow` as the argument: kubeflow/spark-operator's v1beta2 applications instead.
+int Main(bool kubeflow) {
   BuilderOptions options;
   options.image = "apache/spark:3.5.6";
   options.spark_version = "3.5.6";
@@ -51,8 +54,10 @@ int Main() {
 
   int job = 1;
   for (const SparkTemplate& t : templates) {
-    auto built = kje::spark::BuildSparkApplication(std::to_string(688822913391439376 + job++),
-                                                   "metalake_1", t, options);
+    std::string job_id = std::to_string(688822913391439376 + job++);
+    auto built = kubeflow
+                     ? kje::spark::kubeflow::BuildSparkApplication(job_id, "metalake_1", t, options)
+                     : kje::spark::BuildSparkApplication(job_id, "metalake_1", t, options);
     if (!built.ok()) {
       std::fprintf(stderr, "%s: %s\n", t.name.c_str(), built.status().ToString().c_str());
       return 1;
@@ -64,4 +69,4 @@ int Main() {
 
 }  // namespace
 
-int main() { return Main(); }
+int main(int argc, char** argv) { return Main(argc > 1 && std::strcmp(argv[1], "kubeflow") == 0); }

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Validates the builder's SparkApplications against the real apache/spark-kubernetes-operator CRDs.
+"""Validates the builder's SparkApplications against the operators' real CRDs.
 
 Stricter than the API server's default: an unknown field is an error (as with
 ?fieldValidation=Strict) instead of being pruned silently. Usage:
-  crd_validate_test.py <spark_builder_dump> <crd.yaml>...
+  crd_validate_test.py <spark_builder_dump> [--kubeflow] <crd.yaml>...
+(--kubeflow: kubeflow/spark-operator's v1beta2, else apache/spark-kubernetes-operator's v1).
 Exits 77 (skipped) when no CRD file exists.
 """
 
@@ -19,15 +20,15 @@ LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
-def v1_schema(path):
+def version_schema(path, wanted):
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(path) as f:
         for doc in yaml.load_all(f, Loader=loader):
             if doc and doc.get("kind") == "CustomResourceDefinition":
                 for version in doc["spec"]["versions"]:
-                    if version["name"] == "v1":
+                    if version["name"] == wanted:
                         return version["schema"]["openAPIV3Schema"]
-    raise SystemExit(f"{path}: no v1 version")
+    raise SystemExit(f"{path}: no {wanted} version")
 
 
 def validate(value, schema, path, errors):
@@ -69,9 +70,9 @@ def validate(value, schema, path, errors):
             validate(item, schema.get("items", {}), f"{path}[{i}]", errors)
 
 
-def check_app(app, schema):
+def check_app(app, schema, api_version):
     errors = []
-    if app.get("apiVersion") != "spark.apache.org/v1" or app.get("kind") != "SparkApplication":
+    if app.get("apiVersion") != api_version or app.get("kind") != "SparkApplication":
         errors.append("apiVersion/kind")
     meta = app.get("metadata", {})
     if not DNS_LABEL.match(meta.get("name", "")) or len(meta["name"]) > 63:
@@ -92,24 +93,38 @@ def check_app(app, schema):
 
 
 def main():
-    dump, crds = sys.argv[1], [p for p in sys.argv[2:] if os.path.exists(p)]
+    args = sys.argv[2:]
+    kubeflow = "--kubeflow" in args
+    dump, crds = sys.argv[1], [p for p in args if p != "--kubeflow" and os.path.exists(p)]
     if not crds:
         print("no CRD file found: skipped")
         return 77
+    version, api_version = (("v1beta2", "sparkoperator.k8s.io/v1beta2") if kubeflow
+                            else ("v1", "spark.apache.org/v1"))
     apps = [json.loads(line) for line in subprocess.run(
-        [dump], check=True, capture_output=True, text=True).stdout.splitlines()]
+        [dump] + (["kubeflow"] if kubeflow else []), check=True, capture_output=True,
+        text=True).stdout.splitlines()]
     assert len(apps) >= 4, apps
     failed = False
     for crd in crds:
-        schema = v1_schema(crd)
+        schema = version_schema(crd, version)
         # The validator must be able to fail: a wrong type, an unknown field and a bad enum.
         broken = json.loads(json.dumps(apps[0]))
-        broken["spec"]["driverArgs"] = "100"
         broken["spec"]["bogus"] = 1
-        broken["spec"]["applicationTolerations"]["resourceRetainPolicy"] = "Sometimes"
-        assert len(check_app(broken, schema)) == 3, check_app(broken, schema)
+        if kubeflow:
+            broken["spec"]["arguments"] = "100"
+            broken["spec"]["restartPolicy"]["type"] = "Sometimes"
+        else:
+            broken["spec"]["driverArgs"] = "100"
+            broken["spec"]["applicationTolerations"]["resourceRetainPolicy"] = "Sometimes"
+        assert len(check_app(broken, schema, api_version)) == 3, check_app(
+            broken, schema, api_version)
+        if kubeflow:
+            missing = json.loads(json.dumps(apps[0]))
+            del missing["spec"]["driver"]
+            assert check_app(missing, schema, api_version) == [".spec: missing required driver"]
         for app in apps:
-            errors = check_app(app, schema)
+            errors = check_app(app, schema, api_version)
             name = app["metadata"]["name"]
             print(f"{os.path.basename(os.path.dirname(crd))} {name}: {'OK' if not errors else errors}")
             failed = failed or bool(errors)

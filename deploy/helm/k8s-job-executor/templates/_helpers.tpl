@@ -145,6 +145,9 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- fail (printf "config.%s: write configuration keys nested, as values.yaml does (a dotted key next to its nested twin is a key set twice for the server)" $key) }}
 {{- end }}
 {{- end }}
+{{- if not (has (.Values.config.operator | default "apache") (list "apache" "kubeflow")) }}
+{{- fail (printf "config.operator must be apache or kubeflow, got %q" (toString .Values.config.operator)) }}
+{{- end }}
 {{- $spark := .Values.config.spark | default dict }}
 {{- if not $spark.image }}
 {{- fail "config.spark.image is required: the Spark container image of the jobs" }}
@@ -242,14 +245,16 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- toYaml $cfg }}
 {{- end }}
 
-{{/* The rules of the Role in each job namespace: exactly what the executor calls. */}}
+{{/* The rules of the Role in each job namespace: exactly what the executor calls, on the
+  configured operator's resource only. */}}
 {{- define "k8s-job-executor.policyRules" -}}
-- apiGroups: ["spark.apache.org"]
+- apiGroups: [{{ if eq (.Values.config.operator | default "apache") "kubeflow" }}"sparkoperator.k8s.io"{{ else }}"spark.apache.org"{{ end }}]
   resources: ["sparkapplications"]
   verbs: ["create", "get", "list", "watch", "patch", "delete"]
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["list", "delete"]
+{{- /* kubeflow/spark-operator removes its drivers itself: no orphan driver to delete there. */}}
+  verbs: [{{ if eq (.Values.config.operator | default "apache") "kubeflow" }}"list"{{ else }}"list", "delete"{{ end }}]
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]

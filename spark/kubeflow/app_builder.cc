@@ -1,0 +1,253 @@
+#include "spark/kubeflow/app_builder.h"
+
+#include <charconv>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/quote.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "spark/kubeflow/names.h"
+#include "spark/names.h"
+#include "spark/resolved_job.h"
+
+namespace kje::spark::kubeflow {
+namespace {
+
+constexpr std::string_view kConfDriverMaster = "spark.kubernetes.driver.master";
+constexpr std::string_view kConfAuthenticatePrefix = "spark.kubernetes.authenticate.";
+constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
+constexpr std::string_view kContainerImageSuffix = "container.image";
+constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
+
+// The conf keys written as spec fields instead of sparkConf entries, so that one value reaches
+// spark-submit: the operator passes both and which wins would be its argument order.
+constexpr std::string_view kConfDriverCores = "spark.driver.cores";
+constexpr std::string_view kConfDriverMemory = "spark.driver.memory";
+constexpr std::string_view kConfExecutorCores = "spark.executor.cores";
+constexpr std::string_view kConfExecutorMemory = "spark.executor.memory";
+constexpr std::string_view kConfExecutorInstances = "spark.executor.instances";
+constexpr std::string_view kConfJars = "spark.jars";
+constexpr std::string_view kConfFiles = "spark.files";
+constexpr std::string_view kConfArchives = "spark.archives";
+
+using Conf = std::map<std::string, ConfValue>;
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void Key(Writer& w, std::string_view key) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+}
+void Str(Writer& w, std::string_view value) {
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+void KeyStr(Writer& w, std::string_view key, std::string_view value) {
+  Key(w, key);
+  Str(w, value);
+}
+void KeyStrings(Writer& w, std::string_view key, const std::vector<std::string>& values) {
+  Key(w, key);
+  w.StartArray();
+  for (const std::string& value : values) Str(w, value);
+  w.EndArray();
+}
+
+absl::Status CheckDenylist(const Conf& conf) {
+  for (const auto& [key, value] : conf) {
+    if (!IsDeniedConfKey(key)) continue;
+    std::string instead;
+    if (absl::EndsWith(ToAbsl(key), ToAbsl(kContainerImageSuffix))) {
+      instead = ": the image is the executor's setting spark.image";
+    } else if (absl::StartsWith(ToAbsl(key), ToAbsl(kConfAuthenticatePrefix))) {
+      instead = ": the service account is the executor's setting spark.serviceAccount";
+    } else {
+      instead = ": the operator decides the driver's master";
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        QuoteBounded(key), " of ", value.source,
+        " isn't allowed with the Kubeflow Spark operator, whose webhook refuses it", instead));
+  }
+  return absl::OkStatus();
+}
+
+// Takes `key` out of the conf: its value, or nullopt when absent.
+std::optional<ConfValue> Take(Conf& conf, std::string_view key) {
+  auto it = conf.find(std::string(key));
+  if (it == conf.end()) return std::nullopt;
+  ConfValue value = std::move(it->second);
+  conf.erase(it);
+  return value;
+}
+
+// A whole number from 1 to int32's maximum, as the CRD holds cores and instances.
+absl::StatusOr<std::optional<int32_t>> TakeCount(Conf& conf, std::string_view key) {
+  std::optional<ConfValue> taken = Take(conf, key);
+  if (!taken) return std::optional<int32_t>();
+  std::string_view text = ToStd(absl::StripAsciiWhitespace(taken->value));
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > std::numeric_limits<int32_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(key), " of ", taken->source, " must be a whole number from 1 to ",
+                     std::numeric_limits<int32_t>::max(), ", not ", QuoteBounded(taken->value)));
+  }
+  return std::optional<int32_t>(static_cast<int32_t>(value));
+}
+
+std::optional<std::string> TakeText(Conf& conf, std::string_view key) {
+  std::optional<ConfValue> taken = Take(conf, key);
+  if (!taken) return std::nullopt;
+  return std::string(absl::StripAsciiWhitespace(taken->value));
+}
+
+// The conf's own list (comma-separated, blanks dropped) followed by the template's.
+std::vector<std::string> TakeList(Conf& conf, std::string_view key,
+                                  const std::vector<std::string>& appended) {
+  std::vector<std::string> list;
+  if (std::optional<ConfValue> taken = Take(conf, key)) {
+    for (absl::string_view item : absl::StrSplit(taken->value, ',')) {
+      item = absl::StripAsciiWhitespace(item);
+      if (!item.empty()) list.emplace_back(item);
+    }
+  }
+  list.insert(list.end(), appended.begin(), appended.end());
+  return list;
+}
+
+struct PodResources {
+  std::optional<int32_t> cores;
+  std::optional<std::string> memory;
+  std::optional<int32_t> instances;  // executors only
+};
+
+void WritePodSpec(Writer& w, std::string_view key, const std::string& service_account,
+                  const PodResources& resources) {
+  Key(w, key);
+  w.StartObject();
+  KeyStr(w, "serviceAccount", service_account);
+  if (resources.cores) {
+    Key(w, "cores");
+    w.Int(*resources.cores);
+  }
+  if (resources.memory) KeyStr(w, "memory", *resources.memory);
+  if (resources.instances) {
+    Key(w, "instances");
+    w.Int(*resources.instances);
+  }
+  w.EndObject();
+}
+
+std::string_view ApplicationType(std::string_view executable) {
+  if (IsPythonResource(executable)) return "Python";
+  if (IsRResource(executable)) return "R";
+  return "Java";
+}
+
+}  // namespace
+
+bool IsDeniedConfKey(std::string_view key) {
+  if (key == kConfDriverMaster) return true;
+  if (absl::StartsWith(ToAbsl(key), ToAbsl(kConfAuthenticatePrefix))) return true;
+  return absl::StartsWith(ToAbsl(key), ToAbsl(kConfKubernetesPrefix)) &&
+         absl::EndsWith(ToAbsl(key), ToAbsl(kContainerImageSuffix));
+}
+
+absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
+                                                       std::string_view metalake,
+                                                       const SparkTemplate& spark_template,
+                                                       const BuilderOptions& options) {
+  ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
+  RETURN_IF_ERROR(CheckDenylist(job.conf));
+  if (job.name.size() > kMaxNameLength || !absl::ascii_islower(job.name.front())) {
+    // ResolveJob's rules keep names within this; a looser prefix rule must not slip past.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SparkApplication name ", QuoteBounded(job.name),
+        " isn't a DNS-1035 label of at most 63 characters, as the Kubeflow Spark operator needs"));
+  }
+  Conf conf = std::move(job.conf);
+  // The operator passes the app's own namespace; ResolveJob took the namespace from here.
+  Take(conf, kConfNamespace);
+  PodResources driver;
+  PodResources executor;
+  ASSIGN_OR_RETURN(driver.cores, TakeCount(conf, kConfDriverCores));
+  ASSIGN_OR_RETURN(executor.cores, TakeCount(conf, kConfExecutorCores));
+  ASSIGN_OR_RETURN(executor.instances, TakeCount(conf, kConfExecutorInstances));
+  driver.memory = TakeText(conf, kConfDriverMemory);
+  executor.memory = TakeText(conf, kConfExecutorMemory);
+  std::vector<std::string> jars = TakeList(conf, kConfJars, job.jars);
+  std::vector<std::string> files = TakeList(conf, kConfFiles, job.files);
+  std::vector<std::string> archives = TakeList(conf, kConfArchives, job.archives);
+
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartObject();
+  KeyStr(w, "apiVersion", kApiVersion);
+  KeyStr(w, "kind", kKind);
+  Key(w, "metadata");
+  w.StartObject();
+  KeyStr(w, "name", job.name);
+  KeyStr(w, "namespace", job.namespace_);
+  Key(w, "labels");
+  w.StartObject();
+  KeyStr(w, spark::kLabelManagedBy, spark::kManagedByGravitino);
+  KeyStr(w, spark::kLabelJobId, job_id);
+  w.EndObject();
+  Key(w, "annotations");
+  w.StartObject();
+  KeyStr(w, spark::kAnnotationMetalake, metalake);
+  w.EndObject();
+  w.EndObject();  // metadata
+
+  Key(w, "spec");
+  w.StartObject();
+  KeyStr(w, "type", ApplicationType(job.executable));
+  KeyStr(w, "mode", "cluster");
+  KeyStr(w, "sparkVersion", options.spark_version);
+  KeyStr(w, "image", options.image);
+  KeyStr(w, "mainApplicationFile", job.executable);
+  if (!job.class_name.empty()) KeyStr(w, "mainClass", job.class_name);
+  KeyStrings(w, "arguments", job.arguments);
+  if (!jars.empty() || !files.empty() || !archives.empty()) {
+    Key(w, "deps");
+    w.StartObject();
+    if (!jars.empty()) KeyStrings(w, "jars", jars);
+    if (!files.empty()) KeyStrings(w, "files", files);
+    if (!archives.empty()) KeyStrings(w, "archives", archives);
+    w.EndObject();
+  }
+  Key(w, "sparkConf");
+  w.StartObject();
+  for (const auto& [key, value] : conf) KeyStr(w, key, value.value);
+  w.EndObject();
+  Key(w, "restartPolicy");
+  w.StartObject();
+  // One job run is one execution; a rerun would also make the failed states non-final.
+  KeyStr(w, "type", "Never");
+  w.EndObject();
+  WritePodSpec(w, "driver", options.service_account, driver);
+  WritePodSpec(w, "executor", options.service_account, executor);
+  Key(w, "timeToLiveSeconds");
+  w.Int64((options.ttl_after_stop_ms + 999) / 1000);
+  w.EndObject();  // spec
+  w.EndObject();
+  RETURN_IF_ERROR(CheckApplicationSize(buffer.GetSize(), job, options));
+
+  BuiltApplication built;
+  built.namespace_ = job.namespace_;
+  built.name = job.name;
+  built.execution_id = std::move(job.execution_id);
+  built.json.assign(buffer.GetString(), buffer.GetSize());
+  built.warnings = std::move(job.warnings);
+  return built;
+}
+
+}  // namespace kje::spark::kubeflow

@@ -1,0 +1,140 @@
+#include "spark/kubeflow/status_mapping.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "base/quote.h"
+#include "spark/kubeflow/names.h"
+
+namespace kje::spark::kubeflow {
+namespace {
+
+enum class Class { kQueued, kStarted, kFinal, kSuspended, kUnrecognized };
+
+Class Classify(State state) {
+  switch (state) {
+    case State::kCompleted:
+    case State::kFailed:
+      return Class::kFinal;
+    case State::kRunning:
+    case State::kSucceeding:
+    case State::kFailing:
+    case State::kUnknown:
+      return Class::kStarted;
+    case State::kNew:
+    case State::kSubmitted:
+    case State::kSubmissionFailed:
+    case State::kPendingRerun:
+    case State::kInvalidating:
+    case State::kResuming:
+      return Class::kQueued;
+    case State::kSuspending:
+    case State::kSuspended:
+      return Class::kSuspended;
+    case State::kUnrecognized:
+      return Class::kUnrecognized;
+  }
+  return Class::kUnrecognized;
+}
+
+std::optional<absl::Time> FinishedAt(const AppProjection& app, const ContainerTimes* driver) {
+  if (driver != nullptr && driver->finished != kNoTime) return ToOptionalTime(driver->finished);
+  if (app.kubeflow.termination_time != kNoTime) {
+    return ToOptionalTime(app.kubeflow.termination_time);
+  }
+  return ToOptionalTime(app.deletion_time);
+}
+
+}  // namespace
+
+JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
+                        absl::Duration no_status_timeout) {
+  const KubeflowStatus& status = app.kubeflow;
+  JobStatusInfo info;
+  info.operator_state = app.OperatorState();
+  info.message = app.current_message;
+  info.is_stopped = IsStopped(app);
+  info.deleting = app.deleting;
+  info.driver_container = app.driver_container;
+  // Its driver's lifetime is the operator's: it deletes a failed or missing run's driver itself
+  // and owns it, so Kubernetes deletes it with the app.
+  info.operator_removes_driver = true;
+  std::optional<ContainerTimes> driver_times;
+  if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container);
+  const ContainerTimes* driver = driver_times ? &*driver_times : nullptr;
+  const Class cls = app.has_status ? Classify(status.state) : Class::kQueued;
+  const bool submitted = status.execution_attempts > 0;
+  if (driver != nullptr && driver->started != kNoTime) {
+    info.started_at = ToOptionalTime(driver->started);
+  } else if (submitted && (cls == Class::kStarted || cls == Class::kFinal)) {
+    info.started_at = ToOptionalTime(status.submission_time);
+  }
+
+  if (app.deleting || (app.cancel_requested && info.is_stopped)) {  // 1 and 2
+    if (app.cancel_requested) {
+      info.status = JobStatus::kCancelled;
+    } else {
+      info.status = app.has_status && status.state == State::kCompleted ? JobStatus::kSucceeded
+                                                                        : JobStatus::kFailed;
+    }
+    info.finished_at = FinishedAt(app, driver);
+    return info;
+  }
+  if (!app.has_status) {  // 3
+    if (app.creation_time != kNoTime &&
+        absl::FromUnixMillis(app.creation_time) + no_status_timeout < now) {
+      info.status = JobStatus::kFailed;
+      info.no_status_timed_out = true;
+      info.message = absl::StrCat("The SparkApplication has had no status for more than ",
+                                  absl::FormatDuration(no_status_timeout),
+                                  ": is its namespace watched by the Spark operator?");
+      return info;
+    }
+    info.status = JobStatus::kQueued;
+  } else {
+    switch (cls) {
+      case Class::kFinal:  // 4
+        info.status =
+            status.state == State::kCompleted ? JobStatus::kSucceeded : JobStatus::kFailed;
+        info.finished_at = FinishedAt(app, driver);
+        return info;
+      case Class::kStarted:  // 5
+        info.status = JobStatus::kStarted;
+        break;
+      case Class::kQueued:  // 6
+        info.status = JobStatus::kQueued;
+        break;
+      case Class::kSuspended:  // 7
+        info.suspended = true;
+        info.suspend_reason = std::string(kSuspendReasonSpec);
+        info.message = info.message.empty()
+                           ? absl::StrCat(info.operator_state, " (spec.suspend)")
+                           : absl::StrCat(info.message, " (", info.operator_state, ")");
+        info.status = submitted ? JobStatus::kStarted : JobStatus::kQueued;
+        break;
+      case Class::kUnrecognized:
+        info.unknown_state = true;
+        info.message = absl::StrCat(
+            "The operator reports state ", QuoteBounded(info.operator_state),
+            ", which this executor doesn't know: it can't be told whether the job is over",
+            info.message.empty() ? "" : ": ", info.message);
+        info.status = submitted ? JobStatus::kStarted : JobStatus::kQueued;
+        break;
+    }
+  }
+  if (app.cancel_requested) info.status = JobStatus::kCancelling;
+  return info;
+}
+
+const DriverPod* PickDriver(const AppProjection* app, const std::vector<DriverPod>& pods) {
+  if (app == nullptr) return PickNewestDriver(pods);
+  const KubeflowStatus& status = app->kubeflow;
+  if (status.submission_id.empty()) return nullptr;
+  for (const DriverPod& pod : pods) {
+    if (!status.driver_pod_name.empty() && pod.name != status.driver_pod_name) continue;
+    if (pod.LabelValue(kLabelSubmissionId) == status.submission_id) return &pod;
+  }
+  return nullptr;
+}
+
+}  // namespace kje::spark::kubeflow

@@ -1,0 +1,234 @@
+#include "spark/resolved_job.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/names.h"
+#include "base/quote.h"
+#include "base/status_macros.h"
+#include "base/strings.h"
+#include "spark/names.h"
+
+namespace kje::spark {
+namespace {
+
+constexpr std::string_view kBuiltinPrefix = "builtin-";
+constexpr std::string_view kConfMaster = "spark.master";
+constexpr std::string_view kConfDeployMode = "spark.submit.deployMode";
+constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
+constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
+constexpr std::string_view kK8sMasterPrefix = "k8s://";
+
+using Conf = std::map<std::string, ConfValue>;
+
+std::string_view Trimmed(std::string_view s) {
+  return ToStd(absl::StripAsciiWhitespace(ToAbsl(s)));
+}
+
+absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& from,
+                       const std::string& source) {
+  for (const auto& [key, value] : from) {
+    if (HasControlByte(key)) {
+      return absl::InvalidArgumentError(absl::StrCat("The Spark configuration key ",
+                                                     QuoteBounded(key), " of ", source,
+                                                     " contains a control character"));
+    }
+    if (IsBlankText(value)) continue;  // Blank means unset: it doesn't override a default.
+    conf[key] = ConfValue{value, source};
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckDeployModeAndMaster(Conf& conf) {
+  if (auto it = conf.find(std::string(kConfDeployMode)); it != conf.end()) {
+    std::string_view mode = Trimmed(it->second.value);
+    if (mode == "client") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kConfDeployMode), "=client of ", it->second.source,
+          " isn't supported: the k8s job executor runs Spark jobs in cluster mode only"));
+    }
+    if (mode != "cluster") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(kConfDeployMode), " of ", it->second.source,
+                       " must be cluster or unset, not ", QuoteBounded(mode)));
+    }
+    conf.erase(it);  // The operator builds the driver in cluster mode itself.
+  }
+  if (auto it = conf.find(std::string(kConfMaster)); it != conf.end()) {
+    std::string_view master = Trimmed(it->second.value);
+    if (!absl::StartsWith(ToAbsl(master), ToAbsl(kK8sMasterPrefix))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kConfMaster), " of ", it->second.source, " is ", QuoteBounded(master),
+          ", which isn't a k8s:// master: the job runs on the Kubernetes cluster of the "
+          "executor"));
+    }
+    conf.erase(it);  // The operator sets the cluster's own master.
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckReachable(std::string_view uri) {
+  if (!IsValidUri(uri)) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid resource URI: ", QuoteBounded(uri)));
+  }
+  if (IsClusterReachable(uri)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Resource ", QuoteBounded(uri),
+      " of the job is a path on the Gravitino server, which the Spark job on Kubernetes can't "
+      "reach. Use a URI reachable from the cluster instead, such as local:// for a file in the "
+      "image, https://, s3a:// or hdfs://"));
+}
+
+// The checks of the template itself, before its conf is looked at.
+absl::Status CheckTemplate(std::string_view job_id, std::string_view metalake,
+                           const SparkTemplate& spark_template, const BuilderOptions& options,
+                           const std::string& template_name) {
+  if (spark_template.is_shell) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("The k8s job executor only supports Spark jobs, but job template ",
+                     template_name, " is a SHELL job"));
+  }
+  if (IsBlankText(spark_template.name)) {
+    return absl::InvalidArgumentError("The job template has no name");
+  }
+  if (IsBlankText(spark_template.executable)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Job template ", template_name, " has no executable"));
+  }
+  if (IsBlankText(metalake)) return absl::InvalidArgumentError("The job has no metalake");
+  if (IsBlankText(options.image) || IsBlankText(options.spark_version)) {
+    return absl::FailedPreconditionError(
+        "The executor is configured without a Spark image or Spark version");
+  }
+  RETURN_IF_ERROR(ValidateJobId(options.name_prefix, job_id));
+  if (!spark_template.environments.empty()) {
+    // A few names are enough to act on; a template may set thousands.
+    constexpr size_t kNamesShown = 5;
+    std::vector<std::string> names;
+    for (const auto& [name, value] : spark_template.environments) {
+      if (names.size() == kNamesShown) {
+        names.push_back(
+            absl::StrCat("and ", spark_template.environments.size() - kNamesShown, " more"));
+        break;
+      }
+      names.push_back(QuoteBounded(name, 48));
+    }
+    // Values may be secrets: only the names are ever quoted.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Job template ", template_name, " sets environment variables [", absl::StrJoin(names, ", "),
+        "], which the k8s job executor doesn't support yet. Pass them as Spark configurations "
+        "instead, for example spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
+  }
+  if (HasControlByte(metalake)) {
+    return absl::InvalidArgumentError(absl::StrCat("The metalake (annotation ",
+                                                   ToAbsl(kAnnotationMetalake),
+                                                   ") contains a control character"));
+  }
+  return absl::OkStatus();
+}
+
+// A built-in job applies its spark_conf inside the driver, too late for spark.jars and with
+// spark.master meaning local mode there: it goes into the application's conf instead.
+absl::Status MergeBuiltinSparkConf(Conf& merged, const SparkTemplate& spark_template,
+                                   const std::string& template_name,
+                                   std::vector<std::string>& warnings) {
+  absl::StatusOr<std::map<std::string, std::string>> spark_conf =
+      ParseSparkConfArgument(spark_template.arguments);
+  if (!spark_conf.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Job template ", template_name, ": ", spark_conf.status().message()));
+  }
+  std::map<std::string, std::string> applied;
+  for (auto& [key, value] : *spark_conf) {
+    if (key == kConfMaster || key == kConfDeployMode ||
+        absl::StartsWith(key, ToAbsl(kConfKubernetesPrefix))) {
+      if (!HasControlByte(key)) {
+        warnings.push_back(absl::StrCat("Ignored ", QuoteBounded(key),
+                                        " in the spark_conf of job template ", template_name,
+                                        ": the k8s job executor decides the master, the deploy "
+                                        "mode and the Kubernetes settings"));
+        continue;
+      }
+    }
+    applied[key] = std::move(value);
+  }
+  return MergeConf(merged, applied, absl::StrCat("the spark_conf of job template ", template_name));
+}
+
+}  // namespace
+
+bool IsBlankText(std::string_view text) { return absl::StripAsciiWhitespace(ToAbsl(text)).empty(); }
+
+absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view metalake,
+                                       const SparkTemplate& spark_template,
+                                       const BuilderOptions& options) {
+  ResolvedJob job;
+  job.template_name = QuoteBounded(spark_template.name);
+  RETURN_IF_ERROR(CheckTemplate(job_id, metalake, spark_template, options, job.template_name));
+  const bool builtin = absl::StartsWith(spark_template.name, ToAbsl(kBuiltinPrefix));
+  job.executable = spark_template.executable;
+  if (builtin && !IsClusterReachable(job.executable)) {
+    // Built-in jobs name the jobs jar on the server; the Spark image carries its own copy.
+    if (!IsValidUri(options.builtin_jobs_jar) || !IsClusterReachable(options.builtin_jobs_jar)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "The executor's spark.builtinJobsJar isn't a URI reachable from the cluster: ",
+          QuoteBounded(options.builtin_jobs_jar)));
+    }
+    job.executable = options.builtin_jobs_jar;
+  }
+  RETURN_IF_ERROR(CheckReachable(job.executable));
+  for (const auto* list : {&spark_template.jars, &spark_template.files, &spark_template.archives}) {
+    for (const std::string& uri : *list) {
+      RETURN_IF_ERROR(CheckReachable(uri));
+    }
+  }
+
+  // Later sources override earlier ones.
+  RETURN_IF_ERROR(MergeConf(job.conf, options.conf, "the executor's defaults (spark.conf.*)"));
+  RETURN_IF_ERROR(MergeConf(job.conf, spark_template.configs,
+                            absl::StrCat("job template ", job.template_name)));
+  if (builtin) {
+    RETURN_IF_ERROR(
+        MergeBuiltinSparkConf(job.conf, spark_template, job.template_name, job.warnings));
+  }
+  RETURN_IF_ERROR(CheckDeployModeAndMaster(job.conf));
+
+  job.namespace_ = options.namespace_;
+  if (auto it = job.conf.find(std::string(kConfNamespace));
+      it != job.conf.end() && !IsBlankText(it->second.value)) {
+    job.namespace_ = std::string(Trimmed(it->second.value));
+    if (!IsDns1123Label(job.namespace_)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(kConfNamespace), " of job template ", job.template_name,
+                       " isn't a valid namespace name: ", QuoteBounded(job.namespace_)));
+    }
+  }
+  if (!IsDns1123Label(job.namespace_)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("The executor's default namespace isn't a valid namespace name: ",
+                     QuoteBounded(job.namespace_)));
+  }
+  job.name = ResourceName(options.name_prefix, job_id);
+  absl::StatusOr<ExecutionId> id =
+      ExecutionId::Of(options.cluster, kKindSparkApp, job.namespace_, job.name);
+  if (!id.ok()) return absl::FailedPreconditionError(id.status().message());
+  job.execution_id = *std::move(id);
+  if (!IsBlankText(spark_template.class_name)) job.class_name = spark_template.class_name;
+  job.arguments = spark_template.arguments;
+  job.jars = spark_template.jars;
+  job.files = spark_template.files;
+  job.archives = spark_template.archives;
+  return job;
+}
+
+absl::Status CheckApplicationSize(size_t bytes, const ResolvedJob& job,
+                                  const BuilderOptions& options) {
+  if (bytes <= options.max_application_bytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("The SparkApplication of job template ", job.template_name, " would be ", bytes,
+                   " bytes, more than the limit of ", options.max_application_bytes,
+                   " bytes of an object in etcd: shorten its arguments or configuration"));
+}
+
+}  // namespace kje::spark

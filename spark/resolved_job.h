@@ -1,0 +1,61 @@
+#pragma once
+
+// What a job template resolves to before any operator's resource is written: the Java
+// executor's submit rules, which hold whatever operator runs the job (the checks of the template
+// and its resources, the merged Spark conf, the namespace, the name and the execution id). Each
+// backend's builder writes its own resource from one of these.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spark/app_builder.h"
+#include "spark/execution_id.h"
+
+namespace kje::spark {
+
+// One Spark conf value and where it came from, for errors that name the source.
+struct ConfValue {
+  std::string value;
+  std::string source;
+};
+
+struct ResolvedJob {
+  // The template's name, quoted and bounded once: every message names it.
+  std::string template_name;
+  // The executable to run: a built-in template's server-local one is replaced by the image's
+  // jobs jar (BuilderOptions::builtin_jobs_jar).
+  std::string executable;
+  std::string class_name;  // "" when blank
+  std::vector<std::string> arguments;
+  std::vector<std::string> jars;
+  std::vector<std::string> files;
+  std::vector<std::string> archives;
+  // The merged Spark conf, sorted by key like the Java TreeMap: no blank values, and neither
+  // spark.master nor spark.submit.deployMode (the operator sets both).
+  std::map<std::string, ConfValue> conf;
+  std::string namespace_;
+  std::string name;
+  ExecutionId execution_id;
+  // What was ignored and the caller should log (never a value).
+  std::vector<std::string> warnings;
+};
+
+// The checks and the merge BuildSparkApplication documents, without writing a resource: the
+// same errors for the same templates.
+absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view metalake,
+                                       const SparkTemplate& spark_template,
+                                       const BuilderOptions& options);
+
+// INVALID_ARGUMENT naming the size and the limit when an application's JSON is over
+// options.max_application_bytes.
+absl::Status CheckApplicationSize(size_t bytes, const ResolvedJob& job,
+                                  const BuilderOptions& options);
+
+// Whether the text is blank (empty or ASCII whitespace only).
+bool IsBlankText(std::string_view text);
+
+}  // namespace kje::spark
