@@ -66,7 +66,7 @@ TEST_CASE("The apache 1.0.0 CRD serves v1beta1 and v1 only", "[crd]") {
 
 TEST_CASE("The kubeflow CRDs load from a multi-document directory", "[crd]") {
   std::string error;
-  auto crds = LoadCrdDir(kRoot + "/kubeflow-spark-operator", &error);
+  auto crds = LoadCrdDir(kRoot + "/kubeflow-spark-operator/v2.5.2", &error);
   INFO(error);
   REQUIRE(crds.size() == 2);
   CHECK(crds[0].name == "scheduledsparkapplications.sparkoperator.k8s.io");

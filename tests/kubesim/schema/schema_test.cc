@@ -45,13 +45,14 @@ const Schema& Get(const std::string& label) {
           kRoot + "/apache-spark-operator/" + label + "/sparkapplications.spark.apache.org-v1.yaml",
           "sparkapplications.spark.apache.org", "v1");
     } else if (label == "kubeflow") {
-      schema =
-          LoadSchema(kRoot + "/kubeflow-spark-operator/sparkoperator.k8s.io_sparkapplications.yaml",
-                     "sparkapplications.sparkoperator.k8s.io", "v1beta2");
-    } else if (label == "kubeflow-scheduled") {
       schema = LoadSchema(
-          kRoot + "/kubeflow-spark-operator/sparkoperator.k8s.io_scheduledsparkapplications.yaml",
-          "scheduledsparkapplications.sparkoperator.k8s.io", "v1beta2");
+          kRoot + "/kubeflow-spark-operator/v2.5.2/sparkoperator.k8s.io_sparkapplications.yaml",
+          "sparkapplications.sparkoperator.k8s.io", "v1beta2");
+    } else if (label == "kubeflow-scheduled") {
+      schema = LoadSchema(kRoot +
+                              "/kubeflow-spark-operator/v2.5.2/"
+                              "sparkoperator.k8s.io_scheduledsparkapplications.yaml",
+                          "scheduledsparkapplications.sparkoperator.k8s.io", "v1beta2");
     }
     it = cache.emplace(label, schema).first;
   }
