@@ -365,11 +365,12 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
   }
   if (*seen == Stage::kTerminated) {
     // The driver shuts its executors down as it ends.
+    std::vector<std::string> deleted;
     for (json::object* e : executors) {
       std::string name = StringAt(*ObjectAt(e, "metadata"), "name");
       if (job.delete_executors_on_termination) {
         actions->delete_pods.push_back(name);
-        (*e)["kubesim.deleted"] = true;
+        deleted.push_back(name);
       } else if (StageOf(*e) != Stage::kTerminated) {
         json::object st =
             ExecutorPodStatus(job, *e, Stage::kTerminated, now_ms, options.time_scale);
@@ -377,10 +378,14 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
         actions->pod_status.push_back({name, std::move(st)});
       }
     }
-    std::erase_if(*pods, [](const json::object& p) { return p.contains("kubesim.deleted"); });
+    std::erase_if(*pods, [&deleted](const json::object& p) {
+      std::string name = StringAt(*ObjectAt(&p, "metadata"), "name");
+      return std::find(deleted.begin(), deleted.end(), name) != deleted.end();
+    });
     return next;
   }
-  if (*seen != Stage::kRunning) return next;
+  // An app being deleted gets no new executors: its pods are being collected.
+  if (*seen != Stage::kRunning || job.deleting) return next;
   // A running driver asks for its executors, and again for one that went away.
   const json::object driver_pod = *driver;  // pods may move as executors are added
   for (int64_t n = 1; n <= job.executor_instances; ++n) {

@@ -1,6 +1,7 @@
 // The state machine of the Kubeflow operator's SparkApplication controller, one state per pass.
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "kubesim/kubeflow/app.h"
@@ -9,10 +10,10 @@
 #include "kubesim/sim/clock.h"
 
 namespace kubesim::kubeflow {
+namespace internal {
 namespace {
 
 namespace json = boost::json;
-using namespace internal;  // NOLINT: the operator's vocabulary, internal to this folder
 
 // Operator-time delay between the passes of a transient state (SUCCEEDING, FAILING, ...): the
 // real operator requeues at once; a little time lets clients watch each state.
@@ -171,7 +172,8 @@ class Pass {
     std::string text = message;
     if (text.empty()) {
       std::string s = state;
-      std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+      std::transform(s.begin(), s.end(), s.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       text = "SparkApplication " + job_.name + " is " + s;
     }
     Event(reason, text, type, OccurrenceKey());
@@ -280,7 +282,8 @@ class Pass {
       auto old = status_.executor_state.find(name);
       if (old != status_.executor_state.end() && old->second == state) continue;
       std::string reason = "SparkExecutor" + std::string(1, state[0]) + [](std::string t) {
-        std::transform(t.begin(), t.end(), t.begin(), ::tolower);
+        std::transform(t.begin(), t.end(), t.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         return t;
       }(state.substr(1));
       Event(reason, "Executor " + name + " is " + state, state == "FAILED" ? "Warning" : "Normal",
@@ -461,10 +464,11 @@ class Pass {
 };
 
 }  // namespace
+}  // namespace internal
 
 sim::Actions Reconcile(const sim::AppView& view, const Options& options) {
   if (view.app == nullptr) return {};
-  return Pass(view, options).Run();
+  return internal::Pass(view, options).Run();
 }
 
 }  // namespace kubesim::kubeflow

@@ -255,6 +255,25 @@ TEST_CASE("Always reruns a finished run after its old driver is gone", "[kubeflo
   CHECK(std::find(w.states().begin(), w.states().end(), "COMPLETED") == w.states().end());
 }
 
+TEST_CASE("PENDING_RERUN waits until the old driver pod is gone", "[kubeflow]") {
+  json::object app = App();
+  SetRestart(app, json::object{{"type", "Always"}});
+  World w(app);
+  w.RunUntilState("PENDING_RERUN");
+  json::object old = w.deleted_pods().at("spark-pi-driver");
+  old["metadata"].as_object()["deletionTimestamp"] = "2026-05-12T10:00:10Z";
+  w.AddPod(old);  // still terminating
+  for (int i = 0; i < 5; ++i) {
+    sim::Actions a = w.Reconcile();
+    REQUIRE(a.requeue_at_ms);
+    w.Advance(*a.requeue_at_ms - w.now());
+  }
+  CHECK(w.State() == "PENDING_RERUN");
+  w.DeletePod("spark-pi-driver");
+  w.Reconcile();
+  CHECK(w.State() == "SUBMITTED");
+}
+
 TEST_CASE("timeToLiveSeconds deletes a finished app that long after terminationTime",
           "[kubeflow]") {
   json::object app = App();

@@ -130,6 +130,12 @@ class World {
     for (const std::string& o : orphans) DeletePod(o);
   }
 
+  // A pod from elsewhere, e.g. one still terminating.
+  void AddPod(json::object pod) {
+    std::string name = Str(pod.at("metadata").at("name"));
+    pods_[name] = std::move(pod);
+  }
+
   void SetPodPhase(const std::string& name, const std::string& phase) {
     pods_.at(name)["status"].as_object()["phase"] = phase;
   }
