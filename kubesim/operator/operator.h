@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "kubesim/sim/actions.h"
+
 namespace kubesim::op {
 
 // The operator release whose behaviour is simulated. 1.1 adds spec.suspend (held apps without a
@@ -50,38 +52,12 @@ struct Options {
   }
 };
 
-struct AppView {
-  const boost::json::object* app = nullptr;      // the SparkApplication
-  std::vector<const boost::json::object*> pods;  // pods whose ownerReference is this app
-  int64_t now_ms = 0;                            // wall clock, ms since the epoch
-};
-
-struct PodStatusUpdate {
-  std::string name;
-  boost::json::object status;  // the pod's new .status, whole
-};
-
-struct LogAppend {
-  std::string pod;
-  std::string container;
-  std::string text;
-};
-
-struct Actions {
-  bool add_finalizer = false;                    // sparkapplications.spark.apache.org/finalizer
-  bool remove_finalizer = false;                 // cleanup done after a deletion
-  std::optional<boost::json::object> status;     // the app's new .status, whole
-  std::vector<boost::json::object> create_pods;  // complete Pod objects (metadata incl.
-                                                 // ownerReferences, spec, status)
-  std::vector<PodStatusUpdate> pod_status;
-  std::vector<std::string> delete_pods;
-  std::vector<LogAppend> logs;
-  // core/v1 Events to create (complete objects). A name already taken means the event was
-  // published already: the controller ignores that 409.
-  std::vector<boost::json::object> events;
-  bool delete_app = false;               // ttlAfterStopMillis expired
-  std::optional<int64_t> requeue_at_ms;  // reconcile again at this wall-clock time
-};
+// The view and actions are the ones every simulated operator shares (kubesim/sim/actions.h);
+// add_finalizer/remove_finalizer mean sparkapplications.spark.apache.org/finalizer.
+using AppView = sim::AppView;
+using PodStatusUpdate = sim::PodStatusUpdate;
+using LogAppend = sim::LogAppend;
+using Actions = sim::Actions;
 
 Actions Reconcile(const AppView& view, const Options& options);
 

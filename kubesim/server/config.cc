@@ -53,6 +53,11 @@ std::string UsageText() {
          "                                1.1, for every namespace or one (repeatable)\n"
          "  --crd-overlay F               apply the CRD overlay F to the loaded CRDs (repeatable;\n"
          "                                1.1 needs crds/apache-spark-operator/1.1.0-overlay)\n"
+         "  --kubeflow-namespaces a,b     namespaces the Kubeflow Spark operator (v2.5.2,\n"
+         "                                sparkoperator.k8s.io) watches (default none; needs\n"
+         "                                --crd-dir crds/kubeflow-spark-operator/v2.5.2)\n"
+         "  --kubeflow-executor-owner app|driver-only  executor pods' owners: the driver and\n"
+         "                                the app (v2.5.2, default) or the driver alone\n"
          "  --threads N                   HTTP threads (default 2)\n"
          "  --max-body-bytes N            request body limit (default 3 MiB)\n"
          "  --bookmark-interval-ms N      watch BOOKMARK cadence (default 2000)\n"
@@ -122,6 +127,15 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* f, std::string* err
       } else {
         f->namespace_operator_versions[value.substr(0, eq)] = version;
       }
+    } else if (name == "--kubeflow-namespaces") {
+      f->kubeflow_namespaces = SplitList(value);
+      f->kubeflow_namespaces_given = true;
+    } else if (name == "--kubeflow-executor-owner") {
+      if (value != "app" && value != "driver-only") {
+        *error = "--kubeflow-executor-owner must be app or driver-only";
+        return false;
+      }
+      f->kubeflow_executor_owner = value;
     } else if (name == "--crd-overlay") {
       f->crd_overlays.push_back(value);
     } else if (name == "--time-scale") {

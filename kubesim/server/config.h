@@ -29,6 +29,12 @@ struct Flags {
   std::string operator_version = "1.0";
   std::map<std::string, std::string> namespace_operator_versions;
   std::vector<std::string> crd_overlays;  // --crd-overlay F, applied to the loaded CRDs in order
+  // Namespaces the simulated Kubeflow operator (sparkoperator.k8s.io) watches. Absent or empty:
+  // none.
+  std::vector<std::string> kubeflow_namespaces;
+  bool kubeflow_namespaces_given = false;
+  // --kubeflow-executor-owner: "app" (v2.5.2, default) or "driver-only".
+  std::string kubeflow_executor_owner = "app";
   int threads = 2;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t bookmark_interval_ms = 2000;

@@ -12,6 +12,7 @@
 
 #ifdef KUBESIM_HAVE_CONTROLLER
 #include "kubesim/controller/controller.h"
+#include "kubesim/kubeflow/controller.h"
 #endif
 #include "kubesim/schema/crd.h"
 #include "kubesim/schema/crd_overlay.h"
@@ -61,6 +62,21 @@ bool OperatorCrdFits(const kubesim::Flags& flags, const std::vector<kubesim::Crd
   *error =
       "--operator-version 1.1 needs a SparkApplication CRD with the Suspended state: add "
       "--crd-overlay crds/apache-spark-operator/1.1.0-overlay/sparkapplications-v1-overlay.yaml";
+  return false;
+}
+
+// The Kubeflow operator writes sparkoperator.k8s.io/v1beta2 SparkApplications: without their CRD
+// it would watch nothing, silently.
+bool KubeflowCrdFits(const kubesim::Flags& flags, const std::vector<kubesim::Crd>& crds,
+                     std::string* error) {
+  if (!flags.kubeflow_namespaces_given) return true;
+  for (const kubesim::Crd& crd : crds) {
+    if (crd.name == "sparkapplications.sparkoperator.k8s.io") return true;
+  }
+  *error =
+      "--kubeflow-namespaces needs the Kubeflow SparkApplication CRD "
+      "(sparkapplications.sparkoperator.k8s.io): add --crd-dir "
+      "crds/kubeflow-spark-operator/v2.5.2";
   return false;
 }
 
@@ -120,6 +136,7 @@ int main(int argc, char** argv) {
     if (!ApplyCrdOverlayFile(overlay, &all_crds, &error)) return Fail(error);
   }
   if (!OperatorCrdFits(flags, all_crds, &error)) return Fail(error);
+  if (!KubeflowCrdFits(flags, all_crds, &error)) return Fail(error);
   for (const Crd& crd : all_crds) api.AddCrd(crd);
 
   std::set<std::string> namespaces = {"default", "kube-system"};
@@ -203,6 +220,21 @@ int main(int argc, char** argv) {
                       op_options, WallMs);
     controller->Start();
   }
+  std::unique_ptr<Controller> kubeflow_controller;
+  const ResourceType* kubeflow_app =
+      store->FindType("sparkoperator.k8s.io", "v1beta2", "sparkapplications");
+  if (kubeflow_app != nullptr && !flags.kubeflow_namespaces.empty()) {
+    kubeflow::Options kf_options;
+    kf_options.time_scale = flags.time_scale;
+    kf_options.executor_owner = flags.kubeflow_executor_owner == "driver-only"
+                                    ? kubeflow::ExecutorOwner::kDriverOnly
+                                    : kubeflow::ExecutorOwner::kApp;
+    kubeflow_controller = kubeflow::NewController(
+        *store, *kubeflow_app,
+        std::set<std::string>(flags.kubeflow_namespaces.begin(), flags.kubeflow_namespaces.end()),
+        kf_options, WallMs);
+    kubeflow_controller->Start();
+  }
 #else
   std::cerr << "kubesim: built without the operator controller\n";
 #endif
@@ -232,6 +264,7 @@ int main(int argc, char** argv) {
   seeder.join();
 #ifdef KUBESIM_HAVE_CONTROLLER
   if (controller) controller->Stop();
+  if (kubeflow_controller) kubeflow_controller->Stop();
 #endif
   server->Stop();
   return 0;

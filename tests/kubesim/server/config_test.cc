@@ -66,6 +66,23 @@ TEST_CASE("The operator version is global or per namespace - CRD overlays repeat
   }
 }
 
+TEST_CASE("The Kubeflow operator's namespaces and executor owners", "[config]") {
+  Flags defaults;
+  CHECK(defaults.kubeflow_namespaces.empty());
+  CHECK_FALSE(defaults.kubeflow_namespaces_given);
+  CHECK(defaults.kubeflow_executor_owner == "app");
+  Flags f;
+  std::string error;
+  REQUIRE(ParseFlags({"--kubeflow-namespaces", "a,b", "--kubeflow-executor-owner=driver-only"}, &f,
+                     &error));
+  CHECK(f.kubeflow_namespaces == std::vector<std::string>{"a", "b"});
+  CHECK(f.kubeflow_namespaces_given);
+  CHECK(f.kubeflow_executor_owner == "driver-only");
+  Flags g;
+  CHECK_FALSE(ParseFlags({"--kubeflow-executor-owner", "both"}, &g, &error));
+  CHECK(error.find("--kubeflow-executor-owner") != std::string::npos);
+}
+
 TEST_CASE("SplitHostPort handles IPv4, IPv6 and localhost", "[config]") {
   std::string host, error;
   uint16_t port = 1;

@@ -1,0 +1,420 @@
+#include "kubesim/kubeflow/pods.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "kubesim/sim/clock.h"
+
+namespace kubesim::kubeflow::internal {
+namespace {
+
+namespace json = boost::json;
+
+// Operator-time delays of the simulated kubelet.
+constexpr int64_t kImagePullMs = 1500;      // driver pod created → container running
+constexpr int64_t kExecutorStartMs = 1000;  // executor pod created → running
+
+std::string PodTime(int64_t ms) { return sim::FormatTime(ms, false); }
+
+// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
+std::string PodMemory(const std::string& memory) {
+  char* end = nullptr;
+  double v = std::strtod(memory.c_str(), &end);
+  double mib = v;
+  if (end != nullptr && *end != '\0') {
+    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(*end)));
+    if (unit == 'k') mib = v / 1024;
+    if (unit == 'g') mib = v * 1024;
+    if (unit == 't') mib = v * 1024 * 1024;
+  }
+  int64_t heap = static_cast<int64_t>(mib);
+  return std::to_string(heap + std::max<int64_t>(384, heap / 10)) + "Mi";
+}
+
+std::string NodeName(const Job& job) { return "kubesim-node-" + std::to_string(job.seed % 3); }
+
+std::string PodIp(uint64_t seed) {
+  return "10.244." + std::to_string(seed % 4) + "." + std::to_string(2 + (seed >> 8) % 250);
+}
+
+json::object Condition(const char* type, bool status, int64_t at_ms, const char* reason = nullptr) {
+  json::object c{{"type", type},
+                 {"status", status ? "True" : "False"},
+                 {"lastProbeTime", nullptr},
+                 {"lastTransitionTime", PodTime(at_ms)}};
+  if (reason != nullptr) c["reason"] = reason;
+  return c;
+}
+
+json::object OwnerRef(const char* api_version, const char* kind, const std::string& name,
+                      const std::string& uid, bool controller) {
+  return json::object{{"apiVersion", api_version},
+                      {"kind", kind},
+                      {"name", name},
+                      {"uid", uid},
+                      {"controller", controller},
+                      {"blockOwnerDeletion", true}};
+}
+
+// The labels spark-submit is told to put on both kinds of pods, then Spark's own.
+json::object RunLabels(const Job& job, const json::object& role_labels,
+                       const std::string& submission_id, const char* role) {
+  json::object labels = job.app_labels;
+  for (const auto& kv : role_labels) labels[kv.key()] = kv.value();
+  labels[kLabelAppName] = job.name;
+  labels[kLabelLaunchedBy] = "true";
+  labels[kLabelSubmissionId] = submission_id;
+  if (!job.has_driver_template) labels[kLabelMutatedBy] = "true";
+  labels[kLabelAppSelector] = SparkAppId(submission_id);
+  labels[kLabelRole] = role;
+  return labels;
+}
+
+json::object Resources(int64_t cores, const std::string& memory) {
+  std::string mem = PodMemory(memory);
+  return json::object{{"limits", json::object{{"memory", mem}}},
+                      {"requests", json::object{{"cpu", std::to_string(cores)}, {"memory", mem}}}};
+}
+
+json::object ContainerStatus(const char* name, const std::string& image, Stage stage,
+                             int64_t started_ms, int64_t ended_ms, int exit_code, uint64_t seed) {
+  json::object cs{{"name", name},
+                  {"image", image},
+                  {"imageID", ""},
+                  {"lastState", json::object()},
+                  {"restartCount", 0}};
+  if (stage == Stage::kPending) {
+    cs["ready"] = false;
+    cs["started"] = false;
+    cs["state"] = json::object{{"waiting", json::object{{"reason", "ContainerCreating"}}}};
+    return cs;
+  }
+  const std::string container_id = "containerd://" + Hex(seed ^ 0xc0, 64);
+  cs["containerID"] = container_id;
+  cs["imageID"] = image.substr(0, image.rfind(':')) + "@sha256:" + Hex(Fnv1a(image), 64);
+  if (stage == Stage::kRunning) {
+    cs["ready"] = true;
+    cs["started"] = true;
+    cs["state"] = json::object{{"running", json::object{{"startedAt", PodTime(started_ms)}}}};
+    return cs;
+  }
+  cs["ready"] = false;
+  cs["started"] = false;
+  cs["state"] =
+      json::object{{"terminated", json::object{{"containerID", container_id},
+                                               {"exitCode", exit_code},
+                                               {"reason", exit_code == 0 ? "Completed" : "Error"},
+                                               {"startedAt", PodTime(started_ms)},
+                                               {"finishedAt", PodTime(ended_ms)}}}};
+  return cs;
+}
+
+json::object PodStatus(Stage stage, int64_t created_ms, int64_t started_ms, int64_t ended_ms,
+                       int exit_code, json::object container_status, uint64_t seed) {
+  json::object status{{"qosClass", "Burstable"},
+                      {"hostIP", "10.0.0." + std::to_string(10 + seed % 3)},
+                      {"startTime", PodTime(created_ms)}};
+  json::array conditions;
+  if (stage == Stage::kPending) {
+    status["phase"] = "Pending";
+    conditions = {Condition("Initialized", true, created_ms),
+                  Condition("Ready", false, created_ms, "ContainersNotReady"),
+                  Condition("ContainersReady", false, created_ms, "ContainersNotReady"),
+                  Condition("PodScheduled", true, created_ms)};
+  } else if (stage == Stage::kRunning) {
+    status["phase"] = "Running";
+    status["podIP"] = PodIp(seed);
+    conditions = {Condition("Initialized", true, created_ms), Condition("Ready", true, started_ms),
+                  Condition("ContainersReady", true, started_ms),
+                  Condition("PodScheduled", true, created_ms)};
+  } else {
+    const char* reason = exit_code == 0 ? "PodCompleted" : "PodFailed";
+    status["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
+    status["podIP"] = PodIp(seed);
+    conditions = {Condition("Initialized", true, created_ms),
+                  Condition("Ready", false, ended_ms, reason),
+                  Condition("ContainersReady", false, ended_ms, reason),
+                  Condition("PodScheduled", true, created_ms)};
+  }
+  status["conditions"] = std::move(conditions);
+  status["containerStatuses"] = json::array{std::move(container_status)};
+  return status;
+}
+
+json::object ExecutorPodStatus(const Job& job, const json::object& pod, Stage stage, int64_t now_ms,
+                               double time_scale) {
+  const int64_t created = CreatedMs(pod);
+  const int64_t started = created + sim::ScaledMs(kExecutorStartMs, time_scale);
+  const uint64_t seed = Fnv1a(StringAt(*ObjectAt(&pod, "metadata"), "name"));
+  return PodStatus(
+      stage, created, started, now_ms, 0,
+      ContainerStatus(kExecutorContainer, job.executor_image, stage, started, now_ms, 0, seed),
+      seed);
+}
+
+}  // namespace
+
+Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale) {
+  Timeline t;
+  t.created_ms = created_ms;
+  if (job.outcome == Outcome::kUnschedulable) return t;
+  t.started_ms = created_ms + sim::ScaledMs(kImagePullMs, time_scale);
+  if (job.outcome != Outcome::kHang) {
+    t.ended_ms = *t.started_ms + sim::ScaledMs(job.duration_ms, time_scale);
+  }
+  return t;
+}
+
+std::optional<Stage> StageOf(const json::object& pod) {
+  const json::object* status = ObjectAt(&pod, "status");
+  std::string phase = status != nullptr ? StringAt(*status, "phase") : "Pending";
+  if (phase == "Pending" || phase.empty()) return Stage::kPending;
+  if (phase == "Running") return Stage::kRunning;
+  if (phase == "Succeeded" || phase == "Failed") return Stage::kTerminated;
+  return std::nullopt;
+}
+
+int64_t CreatedMs(const json::object& pod) {
+  const json::object* meta = ObjectAt(&pod, "metadata");
+  if (meta == nullptr) return 0;
+  if (const json::object* a = ObjectAt(meta, "annotations")) {
+    std::string ms = StringAt(*a, kCreatedMsAnnotation);
+    if (!ms.empty()) return std::strtoll(ms.c_str(), nullptr, 10);
+  }
+  return sim::ParseTime(StringAt(*meta, "creationTimestamp")).value_or(0);
+}
+
+bool IsDeleting(const json::object& pod) {
+  const json::object* meta = ObjectAt(&pod, "metadata");
+  return meta != nullptr && meta->contains("deletionTimestamp") &&
+         !meta->at("deletionTimestamp").is_null();
+}
+
+std::string Label(const json::object& pod, std::string_view key) {
+  const json::object* labels = ObjectAt(ObjectAt(&pod, "metadata"), "labels");
+  return labels != nullptr ? StringAt(*labels, key) : "";
+}
+
+json::object BuildDriverPod(const Job& job, const std::string& submission_id, int64_t created_ms,
+                            double time_scale) {
+  const std::string app_id = SparkAppId(submission_id);
+  json::object annotations = job.driver_annotations;
+  annotations[kCreatedMsAnnotation] = std::to_string(created_ms);
+  json::object meta{{"name", job.driver_pod_name},
+                    {"namespace", job.ns},
+                    {"labels", RunLabels(job, job.driver_labels, submission_id, "driver")},
+                    {"annotations", std::move(annotations)},
+                    {"ownerReferences", json::array{OwnerRef(kApiVersion, "SparkApplication",
+                                                             job.name, job.uid, true)}}};
+  json::array args{"driver", "--properties-file", "/opt/spark/conf/spark.properties"};
+  if (!job.main_class.empty()) {
+    args.emplace_back("--class");
+    args.emplace_back(job.main_class);
+  }
+  args.emplace_back(job.main_file.empty() ? "spark-internal" : job.main_file);
+  for (const std::string& a : job.arguments) args.emplace_back(a);
+  json::object container{
+      {"name", kDriverContainer},
+      {"image", job.driver_image},
+      {"imagePullPolicy", "IfNotPresent"},
+      {"args", std::move(args)},
+      {"env", json::array{json::object{{"name", "SPARK_USER"}, {"value", "spark"}},
+                          json::object{{"name", "SPARK_APPLICATION_ID"}, {"value", app_id}},
+                          json::object{{"name", "SPARK_CONF_DIR"}, {"value", "/opt/spark/conf"}}}},
+      {"ports",
+       json::array{
+           json::object{{"containerPort", 7078}, {"name", "driver-rpc-port"}, {"protocol", "TCP"}},
+           json::object{{"containerPort", 7079}, {"name", "blockmanager"}, {"protocol", "TCP"}},
+           json::object{{"containerPort", 4040}, {"name", "spark-ui"}, {"protocol", "TCP"}}}},
+      {"resources", Resources(job.driver_cores, job.driver_memory)},
+      {"terminationMessagePath", "/dev/termination-log"},
+      {"terminationMessagePolicy", "File"}};
+  json::object spec{{"containers", json::array{std::move(container)}},
+                    {"restartPolicy", "Never"},
+                    {"serviceAccountName", job.driver_service_account},
+                    {"serviceAccount", job.driver_service_account},
+                    {"dnsPolicy", "ClusterFirst"},
+                    {"schedulerName", "default-scheduler"},
+                    {"terminationGracePeriodSeconds", 30},
+                    {"enableServiceLinks", true}};
+  if (job.outcome != Outcome::kUnschedulable) spec["nodeName"] = NodeName(job);
+  Timeline t = DriverTimeline(job, created_ms, time_scale);
+  return json::object{{"apiVersion", "v1"},
+                      {"kind", "Pod"},
+                      {"metadata", std::move(meta)},
+                      {"spec", std::move(spec)},
+                      {"status", DriverPodStatus(job, t, Stage::kPending)}};
+}
+
+json::object BuildExecutorPod(const Job& job, const json::object& driver, int64_t n,
+                              int64_t created_ms, const Options& options) {
+  const json::object* dmeta = ObjectAt(&driver, "metadata");
+  const std::string driver_name = dmeta != nullptr ? StringAt(*dmeta, "name") : "";
+  const std::string driver_uid = dmeta != nullptr ? StringAt(*dmeta, "uid") : "";
+  const std::string submission_id = Label(driver, kLabelSubmissionId);
+  json::object labels = RunLabels(job, job.executor_labels, submission_id, "executor");
+  labels[kLabelExecId] = std::to_string(n);
+  labels["spark-exec-resourceprofile-id"] = "0";
+  json::object annotations = job.executor_annotations;
+  annotations[kCreatedMsAnnotation] = std::to_string(created_ms);
+  json::array owners{OwnerRef("v1", "Pod", driver_name, driver_uid, true)};
+  if (options.executor_owner == ExecutorOwner::kApp) {
+    owners.push_back(OwnerRef(kApiVersion, "SparkApplication", job.name, job.uid, false));
+  }
+  const std::string name = ExecutorName(job, submission_id, n);
+  json::object container{
+      {"name", kExecutorContainer},
+      {"image", job.executor_image},
+      {"imagePullPolicy", "IfNotPresent"},
+      {"args", json::array{"executor"}},
+      {"env", json::array{json::object{{"name", "SPARK_EXECUTOR_ID"}, {"value", std::to_string(n)}},
+                          json::object{{"name", "SPARK_APPLICATION_ID"},
+                                       {"value", SparkAppId(submission_id)}},
+                          json::object{{"name", "SPARK_DRIVER_URL"},
+                                       {"value", "spark://CoarseGrainedScheduler@" + driver_name +
+                                                     "-svc." + job.ns + ".svc:7078"}}}},
+      {"resources", Resources(job.executor_cores, job.executor_memory)}};
+  json::object spec{{"containers", json::array{std::move(container)}},
+                    {"restartPolicy", "Never"},
+                    {"serviceAccountName", job.executor_service_account},
+                    {"serviceAccount", job.executor_service_account},
+                    {"hostname", name},
+                    {"nodeName", NodeName(job)}};
+  json::object pod{{"apiVersion", "v1"},
+                   {"kind", "Pod"},
+                   {"metadata", json::object{{"name", name},
+                                             {"namespace", job.ns},
+                                             {"labels", std::move(labels)},
+                                             {"annotations", std::move(annotations)},
+                                             {"ownerReferences", std::move(owners)}}},
+                   {"spec", std::move(spec)}};
+  pod["status"] = ExecutorPodStatus(job, pod, Stage::kPending, created_ms, options.time_scale);
+  return pod;
+}
+
+json::object DriverPodStatus(const Job& job, const Timeline& t, Stage stage) {
+  if (job.outcome == Outcome::kUnschedulable) {
+    return json::object{
+        {"phase", "Pending"},
+        {"qosClass", "Burstable"},
+        {"conditions",
+         json::array{
+             json::object{{"type", "PodScheduled"},
+                          {"status", "False"},
+                          {"lastProbeTime", nullptr},
+                          {"lastTransitionTime", PodTime(t.created_ms)},
+                          {"reason", "Unschedulable"},
+                          {"message",
+                           "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are "
+                           "available: 3 No preemption victims found for incoming pod."}}}}};
+  }
+  const int64_t started = t.started_ms.value_or(t.created_ms);
+  const int64_t ended = t.ended_ms.value_or(started);
+  const int exit_code = job.outcome == Outcome::kFail ? 1 : 0;
+  return PodStatus(stage, t.created_ms, started, ended, exit_code,
+                   ContainerStatus(kDriverContainer, job.driver_image, stage, started, ended,
+                                   exit_code, job.seed),
+                   job.seed);
+}
+
+std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Options& options,
+                                  int64_t now_ms, std::vector<json::object>* pods,
+                                  sim::Actions* actions) {
+  std::optional<int64_t> next;
+  auto due = [&next](int64_t at) { next = next ? std::min(*next, at) : at; };
+  if (status.submission_id.empty()) return next;
+  json::object* driver = nullptr;
+  std::vector<json::object*> executors;
+  for (json::object& pod : *pods) {
+    if (IsDeleting(pod) || Label(pod, kLabelSubmissionId) != status.submission_id) continue;
+    std::string role = Label(pod, kLabelRole);
+    std::string name = StringAt(*ObjectAt(&pod, "metadata"), "name");
+    if (role == "driver" && name == status.pod_name) driver = &pod;
+    if (role == "executor") executors.push_back(&pod);
+  }
+  if (driver == nullptr) return next;
+  const std::string driver_name = status.pod_name;
+  std::optional<Stage> seen = StageOf(*driver);
+  if (!seen) return next;  // phase Unknown (a lost node): the kubelet has nothing to say
+  const Timeline t = DriverTimeline(job, CreatedMs(*driver), options.time_scale);
+  Stage want = Stage::kPending;
+  if (t.started_ms && now_ms >= *t.started_ms) want = Stage::kRunning;
+  if (t.ended_ms && now_ms >= *t.ended_ms) want = Stage::kTerminated;
+  if (want == Stage::kPending && t.started_ms) due(*t.started_ms);
+  if (want == Stage::kRunning && t.ended_ms) due(*t.ended_ms);
+  const std::string app_id = Label(*driver, kLabelAppSelector);
+  if (want > *seen) {
+    // A container writes its log before it terminates: followers must see every line.
+    std::string log;
+    if (*seen == Stage::kPending) log += DriverLogStart(job, app_id, t);
+    if (want == Stage::kTerminated && job.outcome != Outcome::kDriverDeleted) {
+      log += DriverLogEnd(job, app_id, t);
+    }
+    if (!log.empty()) actions->logs.push_back({driver_name, kDriverContainer, std::move(log)});
+    if (want == Stage::kTerminated && job.outcome == Outcome::kDriverDeleted) {
+      // The pod goes before anyone sees its final phase (evicted and collected, or deleted by
+      // hand); a dead driver deletes no executors.
+      actions->delete_pods.push_back(driver_name);
+      pods->erase(pods->begin() + (driver - pods->data()));
+      return next;
+    }
+    json::object st = DriverPodStatus(job, t, want);
+    (*driver)["status"] = st;
+    actions->pod_status.push_back({driver_name, std::move(st)});
+    seen = want;
+  }
+  if (*seen == Stage::kTerminated) {
+    // The driver shuts its executors down as it ends.
+    std::vector<std::string> deleted;
+    for (json::object* e : executors) {
+      std::string name = StringAt(*ObjectAt(e, "metadata"), "name");
+      if (job.delete_executors_on_termination) {
+        actions->delete_pods.push_back(name);
+        deleted.push_back(name);
+      } else if (StageOf(*e) != Stage::kTerminated) {
+        json::object st =
+            ExecutorPodStatus(job, *e, Stage::kTerminated, now_ms, options.time_scale);
+        (*e)["status"] = st;
+        actions->pod_status.push_back({name, std::move(st)});
+      }
+    }
+    std::erase_if(*pods, [&deleted](const json::object& p) {
+      std::string name = StringAt(*ObjectAt(&p, "metadata"), "name");
+      return std::find(deleted.begin(), deleted.end(), name) != deleted.end();
+    });
+    return next;
+  }
+  // An app being deleted gets no new executors: its pods are being collected.
+  if (*seen != Stage::kRunning || job.deleting) return next;
+  // A running driver asks for its executors, and again for one that went away.
+  const json::object driver_pod = *driver;  // pods may move as executors are added
+  for (int64_t n = 1; n <= job.executor_instances; ++n) {
+    std::string name = ExecutorName(job, status.submission_id, n);
+    bool exists = false;
+    for (const json::object& pod : *pods) {
+      exists = exists || StringAt(*ObjectAt(&pod, "metadata"), "name") == name;
+    }
+    if (exists) continue;
+    json::object pod = BuildExecutorPod(job, driver_pod, n, now_ms, options);
+    actions->create_pods.push_back(pod);
+    due(now_ms + sim::ScaledMs(kExecutorStartMs, options.time_scale));
+    pods->push_back(std::move(pod));
+  }
+  for (json::object& pod : *pods) {
+    if (IsDeleting(pod) || Label(pod, kLabelSubmissionId) != status.submission_id ||
+        Label(pod, kLabelRole) != "executor" || StageOf(pod) != Stage::kPending) {
+      continue;
+    }
+    int64_t start = CreatedMs(pod) + sim::ScaledMs(kExecutorStartMs, options.time_scale);
+    if (now_ms < start) {
+      due(start);
+      continue;
+    }
+    json::object st = ExecutorPodStatus(job, pod, Stage::kRunning, now_ms, options.time_scale);
+    pod["status"] = st;
+    actions->pod_status.push_back({StringAt(*ObjectAt(&pod, "metadata"), "name"), std::move(st)});
+  }
+  return next;
+}
+
+}  // namespace kubesim::kubeflow::internal

@@ -1,0 +1,51 @@
+#pragma once
+
+// What a simulated operator's reconciler sees and returns, neutral between the operators: the
+// controller loop (kubesim/controller/loop.h) reads the view from the store and applies the
+// actions through it, whichever reconciler it drives.
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kubesim::sim {
+
+struct AppView {
+  const boost::json::object* app = nullptr;      // the application
+  std::vector<const boost::json::object*> pods;  // pods the controller attributes to it
+  int64_t now_ms = 0;                            // wall clock, ms since the epoch
+};
+
+struct PodStatusUpdate {
+  std::string name;
+  boost::json::object status;  // the pod's new .status, whole
+};
+
+struct LogAppend {
+  std::string pod;
+  std::string container;
+  std::string text;
+};
+
+struct Actions {
+  bool add_finalizer = false;                    // the loop's finalizer (LoopConfig::finalizer)
+  bool remove_finalizer = false;                 // cleanup done after a deletion
+  std::optional<boost::json::object> status;     // the app's new .status, whole
+  std::vector<boost::json::object> create_pods;  // complete Pod objects (metadata incl.
+                                                 // ownerReferences, spec, status)
+  std::vector<PodStatusUpdate> pod_status;
+  std::vector<std::string> delete_pods;
+  std::vector<LogAppend> logs;
+  // core/v1 Events to create (complete objects). A name already taken means the event was
+  // published already: the controller ignores that 409.
+  std::vector<boost::json::object> events;
+  // Annotations to set on the app's metadata, written after the status.
+  std::map<std::string, std::string> set_annotations;
+  bool delete_app = false;               // e.g. a time-to-live expired
+  std::optional<int64_t> requeue_at_ms;  // reconcile again at this wall-clock time
+};
+
+}  // namespace kubesim::sim

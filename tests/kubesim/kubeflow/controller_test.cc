@@ -1,0 +1,161 @@
+// The Kubeflow operator through the store, over the real v2.5.2 CRD: spark-pi.yaml runs to
+// COMPLETED, executors are found in both ownership modes, and a Foreground deletion takes every
+// pod with the application.
+
+#include "kubesim/kubeflow/controller.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+#include "kubesim/schema/crd.h"
+#include "kubesim/store/core_types.h"
+
+namespace kubesim::kubeflow {
+namespace {
+
+namespace json = boost::json;
+
+constexpr int64_t kStartMs = 1764552000000;  // 2025-12-01T01:20:00Z
+const std::string kCrdRoot = KUBESIM_CRD_ROOT;
+
+struct Fixture {
+  int64_t now = kStartMs;
+  std::unique_ptr<Store> store = NewMemoryStore([this] { return now; });
+  ResourceType app_type;
+
+  Fixture() {
+    for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
+    std::string error;
+    auto crds = LoadCrdFile(
+        kCrdRoot + "/kubeflow-spark-operator/v2.5.2/sparkoperator.k8s.io_sparkapplications.yaml",
+        &error);
+    REQUIRE(crds.size() == 1);
+    const Crd& crd = crds[0];
+    app_type.group = crd.group;
+    app_type.version = "v1beta2";
+    app_type.plural = crd.plural;
+    app_type.singular = crd.singular;
+    app_type.kind = crd.kind;
+    app_type.list_kind = crd.list_kind;
+    app_type.status_subresource = true;
+    std::shared_ptr<const Schema> schema = crd.versions.at(0).schema;
+    app_type.validator = [schema](json::object& obj, bool strict, std::vector<std::string>* u) {
+      return schema->Validate(obj, strict, u);
+    };
+    store->RegisterType(app_type);
+    REQUIRE(store->Create(NamespaceType(), "", {{"metadata", {{"name", "jobs"}}}}, {}).ok());
+  }
+
+  json::object Example() {
+    json::object app =
+        YamlToJson(YAML::LoadFile(kCrdRoot + "/kubeflow-spark-operator/examples/spark-pi.yaml"))
+            .as_object();
+    app["metadata"].as_object()["namespace"] = "jobs";
+    return app;
+  }
+
+  std::string State() {
+    auto got = store->Get(app_type, "jobs", "spark-pi");
+    if (!got.ok()) return "<gone>";
+    const json::value* s = got.value().if_contains("status");
+    return s == nullptr ? "<none>" : std::string(s->at("applicationState").at("state").as_string());
+  }
+
+  std::vector<std::string> Pods(const std::string& selector = "") {
+    ListOptions options;
+    options.label_selector = selector;
+    auto list = store->List(PodType(), "jobs", options);
+    REQUIRE(list.ok());
+    std::vector<std::string> out;
+    for (const json::value& p : list.value().at("items").as_array()) {
+      out.emplace_back(p.at("metadata").at("name").as_string());
+    }
+    return out;
+  }
+
+  // Runs the controller on a 50 ms clock until `until` holds, collecting the states seen.
+  std::vector<std::string> RunUntil(Controller& c, const std::function<bool()>& until) {
+    std::vector<std::string> states;
+    for (int i = 0; i < 2000 && !until(); ++i) {
+      c.RunOnce();
+      std::string s = State();
+      if (states.empty() || states.back() != s) states.push_back(s);
+      now += 50;
+    }
+    REQUIRE(until());
+    return states;
+  }
+};
+
+TEST_CASE_METHOD(Fixture, "spark-pi.yaml runs to COMPLETED through the store",
+                 "[kubeflow][controller]") {
+  REQUIRE(store->Create(app_type, "jobs", Example(), {}).ok());
+  auto c = NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
+  bool saw_executor = false;
+  auto states = RunUntil(*c, [&] {
+    saw_executor = saw_executor || !Pods("spark-role=executor").empty();
+    return State() == "COMPLETED";
+  });
+  // The first pass submits: no moment without a status.
+  CHECK(states == std::vector<std::string>{"SUBMITTED", "RUNNING", "SUCCEEDING", "COMPLETED"});
+  CHECK(saw_executor);
+  CHECK(Pods() == std::vector<std::string>{"spark-pi-driver"});
+  auto log = store->ReadLog("jobs", "spark-pi-driver", {});
+  REQUIRE(log.ok());
+  CHECK(log.value().find("Pi is roughly 3.14") != std::string::npos);
+  auto app = store->Get(app_type, "jobs", "spark-pi");
+  REQUIRE(app.ok());
+  CHECK(app.value().at("metadata").at("annotations").as_object().contains(kSpecHashAnnotation));
+  auto events = store->List(*store->FindType("", "v1", "events"), "jobs", {});
+  REQUIRE(events.ok());
+  CHECK(events.value().at("items").as_array().size() >= 8);
+}
+
+TEST_CASE_METHOD(Fixture, "a Foreground deletion takes the driver and executors with the app",
+                 "[kubeflow][controller]") {
+  json::object app = Example();
+  app["spec"].as_object()["sparkConf"] = json::object{{"kubesim.outcome", "hang"}};
+  app["spec"].as_object()["executor"].as_object()["instances"] = 2;
+  REQUIRE(store->Create(app_type, "jobs", app, {}).ok());
+  auto c = NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
+  RunUntil(*c, [&] { return Pods().size() == 3 && State() == "RUNNING"; });
+  DeleteOptions del;
+  del.propagation_policy = "Foreground";
+  REQUIRE(store->Delete(app_type, "jobs", "spark-pi", del).ok());
+  RunUntil(*c, [&] { return State() == "<gone>"; });
+  CHECK(Pods().empty());
+}
+
+TEST_CASE_METHOD(Fixture, "driver-only executors are found by their labels",
+                 "[kubeflow][controller]") {
+  json::object app = Example();
+  app["spec"].as_object()["sparkConf"] = json::object{{"kubesim.outcome", "hang"}};
+  REQUIRE(store->Create(app_type, "jobs", app, {}).ok());
+  Options options;
+  options.executor_owner = ExecutorOwner::kDriverOnly;
+  auto c = NewController(*store, app_type, {"jobs"}, options, [this] { return now; });
+  auto running = [&] {
+    auto got = store->Get(app_type, "jobs", "spark-pi");
+    const json::value* s = got.value().if_contains("status");
+    if (s == nullptr || !s->as_object().contains("executorState")) return false;
+    return s->at("executorState").as_object().begin()->value() == "RUNNING";
+  };
+  RunUntil(*c, running);
+  // Deleting the driver takes its executors (garbage collection) and fails the run.
+  REQUIRE(store->Delete(PodType(), "jobs", "spark-pi-driver", {}).ok());
+  RunUntil(*c, [&] { return State() == "FAILED"; });
+  CHECK(Pods().empty());
+}
+
+TEST_CASE_METHOD(Fixture, "apps outside the operator's namespaces get no status",
+                 "[kubeflow][controller]") {
+  REQUIRE(store->Create(app_type, "jobs", Example(), {}).ok());
+  auto c = NewController(*store, app_type, {"elsewhere"}, Options{}, [this] { return now; });
+  for (int i = 0; i < 20; ++i, now += 100) c->RunOnce();
+  CHECK(State() == "<none>");
+  CHECK(Pods().empty());
+}
+
+}  // namespace
+}  // namespace kubesim::kubeflow
