@@ -67,16 +67,16 @@ class Pass {
       Due(*at);
     }
     if (job_.deleting) {
-      // No finalizer: garbage collection takes the pods; the operator deletes the driver too.
+      // No finalizer: garbage collection takes the pods; the operator deletes the driver too,
+      // and writes nothing more.
       DeleteDriver();
-      return Finish();
+      actions_.requeue_at_ms = due_;
+      return std::move(actions_);
     }
     if (!old_.present) {
       Event("SparkApplicationAdded",
-            "SparkApplication " + job_.name +
-                " was added, enqueuing it "
-                "for submission",
-            "Normal", job_.uid);
+            "SparkApplication " + job_.name + " was added, enqueuing it for submission", "Normal",
+            job_.uid);
     }
     if (job_.recorded_spec_hash != job_.spec_hash) {
       actions_.set_annotations[kSpecHashAnnotation] = job_.spec_hash;

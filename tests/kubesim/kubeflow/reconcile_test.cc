@@ -409,6 +409,15 @@ TEST_CASE("a deleted app: the operator deletes the driver, writes no status", "[
   CHECK(a.events.empty());
 }
 
+TEST_CASE("an app deleted before its first pass gets no status", "[kubeflow]") {
+  World w(App());
+  w.MarkDeleted();
+  sim::Actions a = w.Reconcile();
+  CHECK_FALSE(a.status);
+  CHECK(a.create_pods.empty());
+  CHECK(a.events.empty());
+}
+
 TEST_CASE("a call before anything is due changes nothing", "[kubeflow]") {
   World w(App("hang"));
   w.Run(60000);
