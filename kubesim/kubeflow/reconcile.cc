@@ -172,8 +172,9 @@ class Pass {
     std::string text = message;
     if (text.empty()) {
       std::string s = state;
-      std::transform(s.begin(), s.end(), s.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
+        return c == '_' ? ' ' : static_cast<char>(std::tolower(c));
+      });
       text = "SparkApplication " + job_.name + " is " + s;
     }
     Event(reason, text, type, OccurrenceKey());
@@ -282,8 +283,9 @@ class Pass {
       auto old = status_.executor_state.find(name);
       if (old != status_.executor_state.end() && old->second == state) continue;
       std::string reason = "SparkExecutor" + std::string(1, state[0]) + [](std::string t) {
-        std::transform(t.begin(), t.end(), t.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) {
+          return c == '_' ? ' ' : static_cast<char>(std::tolower(c));
+        });
         return t;
       }(state.substr(1));
       Event(reason, "Executor " + name + " is " + state, state == "FAILED" ? "Warning" : "Normal",
