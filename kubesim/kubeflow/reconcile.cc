@@ -67,16 +67,16 @@ class Pass {
       Due(*at);
     }
     if (job_.deleting) {
-      // No finalizer: garbage collection takes the pods; the operator deletes the driver too.
+      // No finalizer: garbage collection takes the pods; the operator deletes the driver too,
+      // and writes nothing more.
       DeleteDriver();
-      return Finish();
+      actions_.requeue_at_ms = due_;
+      return std::move(actions_);
     }
     if (!old_.present) {
       Event("SparkApplicationAdded",
-            "SparkApplication " + job_.name +
-                " was added, enqueuing it "
-                "for submission",
-            "Normal", job_.uid);
+            "SparkApplication " + job_.name + " was added, enqueuing it for submission", "Normal",
+            job_.uid);
     }
     if (job_.recorded_spec_hash != job_.spec_hash) {
       actions_.set_annotations[kSpecHashAnnotation] = job_.spec_hash;
@@ -172,8 +172,9 @@ class Pass {
     std::string text = message;
     if (text.empty()) {
       std::string s = state;
-      std::transform(s.begin(), s.end(), s.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
+        return c == '_' ? ' ' : static_cast<char>(std::tolower(c));
+      });
       text = "SparkApplication " + job_.name + " is " + s;
     }
     Event(reason, text, type, OccurrenceKey());
@@ -282,8 +283,9 @@ class Pass {
       auto old = status_.executor_state.find(name);
       if (old != status_.executor_state.end() && old->second == state) continue;
       std::string reason = "SparkExecutor" + std::string(1, state[0]) + [](std::string t) {
-        std::transform(t.begin(), t.end(), t.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) {
+          return c == '_' ? ' ' : static_cast<char>(std::tolower(c));
+        });
         return t;
       }(state.substr(1));
       Event(reason, "Executor " + name + " is " + state, state == "FAILED" ? "Warning" : "Normal",

@@ -200,6 +200,26 @@ TEST_CASE("OnFailure retries failed runs with a linear backoff", "[kubeflow]") {
   CHECK(submitted_at[2] - submitted_at[1] <= 4500 + 20000 + 1000);
   std::vector<std::string> states = w.states();
   CHECK(std::count(states.begin(), states.end(), "PENDING_RERUN") == 2);
+  // One event per occurrence, each run's own.
+  Strings reasons = w.EventReasons();
+  CHECK(std::count(reasons.begin(), reasons.end(), "SparkApplicationSubmitted") == 3);
+  CHECK(std::count(reasons.begin(), reasons.end(), "SparkDriverFailed") == 3);
+  CHECK(std::count(reasons.begin(), reasons.end(), "SparkExecutorFailed") == 3);
+  CHECK(std::count(reasons.begin(), reasons.end(), "SparkApplicationPendingRerun") == 2);
+  CHECK(std::count(reasons.begin(), reasons.end(), "SparkApplicationFailed") == 1);
+}
+
+TEST_CASE("Always reruns a failed run too, after the failure backoff", "[kubeflow]") {
+  json::object app = App("fail");
+  SetRestart(app, json::object{{"type", "Always"}, {"onFailureRetryInterval", 7}});
+  World w(app);
+  w.RunUntilState("FAILING");
+  int64_t failed_at = w.now();
+  w.RunUntilState("PENDING_RERUN");
+  CHECK(w.now() - failed_at >= 6000);
+  CHECK(w.now() - failed_at <= 7000);
+  w.RunUntilState("SUBMITTED");
+  CHECK(Int(w.Status(), "executionAttempts") == 2);
 }
 
 TEST_CASE("OnFailure resubmits after a failed submission, then gives up", "[kubeflow]") {
@@ -406,6 +426,15 @@ TEST_CASE("a deleted app: the operator deletes the driver, writes no status", "[
   sim::Actions a = w.Reconcile();
   CHECK_FALSE(a.status);
   CHECK(a.delete_pods == Strings{"spark-pi-driver"});
+  CHECK(a.events.empty());
+}
+
+TEST_CASE("an app deleted before its first pass gets no status", "[kubeflow]") {
+  World w(App());
+  w.MarkDeleted();
+  sim::Actions a = w.Reconcile();
+  CHECK_FALSE(a.status);
+  CHECK(a.create_pods.empty());
   CHECK(a.events.empty());
 }
 
