@@ -22,6 +22,7 @@ constexpr std::array kRows = {
     ErrorRow{"timeout", Rpc::kAny, StatusCode::kUnavailable, ""},
     ErrorRow{"unreachable", Rpc::kAny, StatusCode::kUnavailable, ""},
     ErrorRow{"refused locally", Rpc::kAny, StatusCode::kInvalidArgument, ""},
+    ErrorRow{"throttled", Rpc::kAny, StatusCode::kResourceExhausted, ""},
     ErrorRow{"400", Rpc::kAny, StatusCode::kInvalidArgument, ""},
     ErrorRow{"401", Rpc::kAny, StatusCode::kFailedPrecondition, kCredentialsHint},
     ErrorRow{"403", Rpc::kAny, StatusCode::kPermissionDenied, kRbacHint},
@@ -92,6 +93,7 @@ std::string_view OutcomeOf(const absl::Status& status, absl::Time rpc_deadline, 
     if (absl::IsDeadlineExceeded(status)) return now >= rpc_deadline ? "deadline" : "timeout";
     if (absl::IsUnavailable(status)) return "unreachable";
     if (absl::IsInvalidArgument(status)) return "refused locally";
+    if (absl::IsResourceExhausted(status)) return "throttled";
     return "other";
   }
   if (code == 409) {

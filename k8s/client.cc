@@ -146,6 +146,24 @@ struct Request {
   std::string content_type;
   Idempotency idempotency = Idempotency::kIdempotent;
   bool raw = false;  // non-2xx answers are results, not errors
+  // A watch or a followed log: it draws a token but holds no in-flight slot (it lasts as long
+  // as the caller wants).
+  bool long_running = false;
+};
+
+// Wakes a coroutine waiting for admission when the limiter hands it a slot. Both the wake-up and
+// the wait run on the call's strand, so a wake-up before the wait starts is never lost.
+struct AdmissionWaker : std::enable_shared_from_this<AdmissionWaker> {
+  explicit AdmissionWaker(Strand s) : strand(s), timer(s) {}
+  void Wake() {
+    net::post(strand, [self = shared_from_this()] {
+      self->woken = true;
+      self->timer.cancel();
+    });
+  }
+  Strand strand;
+  net::steady_timer timer;
+  bool woken = false;
 };
 
 struct Response {
@@ -299,6 +317,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     req.verb_label = "watch";
     req.resource_label = ResourceLabel(collection);
     req.target = *path;
+    req.long_running = true;
     return Spawn<bool>(
         deadline,
         [self = shared_from_this(), req = std::move(req), options, on_event = std::move(on_event)](
@@ -320,6 +339,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     req.verb_label = "get";
     req.resource_label = ResourceLabel(ref);
     req.target = *path + LogQuery(options);
+    req.long_running = options.follow;
     return Spawn<bool>(
         deadline,
         [self = shared_from_this(), req = std::move(req), on_chunk = std::move(on_chunk)](
@@ -641,6 +661,42 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         net::use_awaitable);
   }
 
+  // Waits until the limiter lets the attempt go, within the call's deadline. `ticket` is set when
+  // the attempt holds a place the caller must release once it is over.
+  net::awaitable<absl::Status> Admit(const Request& req, CallState& state,
+                                     std::shared_ptr<RequestLimiter::Ticket>& ticket) {
+    if (options_.limiter == nullptr) co_return absl::OkStatus();
+    auto waker = std::make_shared<AdmissionWaker>(state.strand());
+    ticket =
+        std::make_shared<RequestLimiter::Ticket>([weak = std::weak_ptr<AdmissionWaker>(waker)] {
+          if (auto w = weak.lock()) w->Wake();
+        });
+    for (;;) {
+      absl::StatusOr<RequestLimiter::Decision> decision =
+          options_.limiter->Ask(ticket, req.long_running);
+      if (!decision.ok()) {
+        ticket = nullptr;
+        co_return decision.status();
+      }
+      if (decision->go) co_return absl::OkStatus();
+      if (!waker->woken && !state.interrupted()) {
+        waker->timer.expires_after(
+            ToChrono(std::min(decision->retry_at, state.deadline()) - absl::Now()));
+        state.SetAbort([&timer = waker->timer] { timer.cancel(); });
+        beast::error_code ec;
+        co_await waker->timer.async_wait(net::redirect_error(net::use_awaitable, ec));
+        state.ClearAbort();
+      }
+      waker->woken = false;
+      if (state.interrupted()) {
+        options_.limiter->Release(ticket);
+        ticket = nullptr;
+        co_return state.InterruptedStatus(
+            absl::StrCat(req.verb_label, " ", req.resource_label, " (waiting for admission)"));
+      }
+    }
+  }
+
   // The request with retries. With a sink, a 2xx body is streamed to it and the call ends with
   // the stream (streams are never retried once they started).
   net::awaitable<absl::StatusOr<Response>> Execute(const Request& req, CallState& state,
@@ -653,8 +709,13 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       }
       absl::StatusOr<Credentials> creds = co_await CurrentCredentials();
       if (!creds.ok()) co_return creds.status();
+      std::shared_ptr<RequestLimiter::Ticket> ticket;
+      if (absl::Status admitted = co_await Admit(req, state, ticket); !admitted.ok()) {
+        co_return admitted;
+      }
       absl::Time start = absl::Now();
       AttemptResult r = co_await Attempt(req, *creds, state, sink);
+      if (ticket != nullptr) options_.limiter->Release(ticket);
       Record(req, r, absl::Now() - start);
       if (!r.sink_status.ok()) co_return r.sink_status;
       if (r.http_code == 0 || r.ec) {

@@ -14,6 +14,9 @@
 //  - CallHandle::Cancel() (any thread) ends it with kCancelled unless it already finished;
 //  - every response body is size-limited; errors of the API server arrive as absl::Status with
 //    the HTTP code, reason and message kept (k8s/errors.h: IsK8sNotFound, IsK8sGone, ...);
+//  - admission (ClientOptions::limiter): each attempt waits for the rate limit and an in-flight
+//    slot within the deadline (DeadlineExceeded past it), or fails at once with
+//    ResourceExhausted when the queue of waiters is full;
 //  - retries (k8s/retry.h): lost connections and 429/5xx with exponential backoff and jitter within
 //    the deadline, 429's Retry-After honoured, only when repeating is safe; a 401 reloads the
 //    credentials and retries if they changed (at most 3 times: a token rotating during a request).
@@ -28,6 +31,7 @@
 #include "absl/time/time.h"
 #include "k8s/connection_config.h"
 #include "k8s/metrics.h"
+#include "k8s/request_limiter.h"
 #include "k8s/resource.h"
 #include "k8s/retry.h"
 
@@ -48,6 +52,10 @@ struct ClientOptions {
   size_t max_watch_event_bytes = 16 << 20;  // one line of a watch stream
   std::string user_agent = "k8s-job-executor";
   RequestMetrics* metrics = nullptr;  // not owned; may be null
+  // Admission of every attempt (k8s/request_limiter.h): a call waits for its token and, unless it
+  // is a watch or a followed log, for a slot, within its deadline; a full slot queue fails it
+  // with RESOURCE_EXHAUSTED at once. Null: no limit. Shared by every call of the client.
+  std::shared_ptr<RequestLimiter> limiter;
   // Uniform in [0, 1), for backoff jitter. Default: a thread-safe absl::BitGen.
   std::function<double()> random01;
 };

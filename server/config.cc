@@ -411,6 +411,28 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
       *out = n;
     }
   }
+
+  KubernetesConfig& kube = c.kubernetes;
+  if (auto v = r.Get("kubernetes.maxInFlight")) {
+    if (!absl::SimpleAtoi(*v, &kube.max_in_flight) || kube.max_in_flight < 1 ||
+        kube.max_in_flight > 100000) {
+      return KeyError("kubernetes.maxInFlight",
+                      absl::StrCat("must be a number from 1 to 100000, got ", QuoteBounded(*v)));
+    }
+  }
+  if (auto v = r.Get("kubernetes.qps")) {
+    if (!absl::SimpleAtod(*v, &kube.qps) || !(kube.qps >= 0) || kube.qps > 1e6) {
+      return KeyError(
+          "kubernetes.qps",
+          absl::StrCat("must be a number from 0 (no limit) to 1000000, got ", QuoteBounded(*v)));
+    }
+  }
+  if (auto v = r.Get("kubernetes.burst")) {
+    if (!absl::SimpleAtoi(*v, &kube.burst) || kube.burst < 1 || kube.burst > 1000000) {
+      return KeyError("kubernetes.burst",
+                      absl::StrCat("must be a number from 1 to 1000000, got ", QuoteBounded(*v)));
+    }
+  }
   return c;
 }
 
@@ -472,6 +494,9 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.maxConcurrentRpcs",
       "server.maxStreams",
       "server.staleAfterMs",
+      "kubernetes.maxInFlight",
+      "kubernetes.qps",
+      "kubernetes.burst",
   };
   return keys;
 }

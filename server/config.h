@@ -55,6 +55,13 @@ struct ServerConfig {
   int64_t max_streams = 16384;
 };
 
+// The service's own limits on its requests to the Kubernetes API server (k8s/request_limiter.h).
+struct KubernetesConfig {
+  int64_t max_in_flight = 64;  // kubernetes.maxInFlight: requests at once, watches aside
+  double qps = 100;            // kubernetes.qps: sustained requests a second (0: no limit)
+  int64_t burst = 200;         // kubernetes.burst: requests above qps for a moment
+};
+
 // The Spark operator whose SparkApplications this deployment creates and reads.
 enum class OperatorKind {
   kApache,    // apache/spark-kubernetes-operator, spark.apache.org/v1
@@ -75,6 +82,7 @@ struct Config {
   int64_t no_status_timeout_ms = 600000;
   SparkConfig spark;
   ServerConfig server;
+  KubernetesConfig kubernetes;
 };
 
 // Where the raw values come from. Each is optional.

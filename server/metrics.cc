@@ -73,11 +73,16 @@ class Metrics::KubernetesCollector final : public prometheus::Collectable {
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     std::map<k8s::RequestMetrics::Key, k8s::RequestMetrics::Value> snapshot;
+    std::shared_ptr<const k8s::RequestLimiter> limiter;
+    bool has_requests = false;
     {
       absl::MutexLock lock(&metrics_.mu_);
-      if (metrics_.requests_ == nullptr) return {};
-      snapshot = metrics_.requests_->Snapshot();
+      limiter = metrics_.limiter_;
+      has_requests = metrics_.requests_ != nullptr;
+      if (has_requests) snapshot = metrics_.requests_->Snapshot();
     }
+    std::vector<prometheus::MetricFamily> out;
+    if (limiter != nullptr) AddLimiterFamilies(limiter->Stats(), out);
     auto requests = NewFamily("k8s_job_executor_kubernetes_requests_total",
                               "Requests to the Kubernetes API server by verb, resource and HTTP "
                               "status code (\"error\": no response); every attempt, retries "
@@ -116,13 +121,62 @@ class Metrics::KubernetesCollector final : public prometheus::Collectable {
       metric.histogram.bucket.push_back({value.count, std::numeric_limits<double>::infinity()});
       duration.metric.push_back(std::move(metric));
     }
-    std::vector<prometheus::MetricFamily> out;
-    out.push_back(std::move(requests));
-    out.push_back(std::move(duration));
+    if (has_requests) {
+      out.push_back(std::move(requests));
+      out.push_back(std::move(duration));
+    }
     return out;
   }
 
  private:
+  // A family of one unlabelled gauge or counter.
+  static prometheus::MetricFamily Single(const char* name, const char* help,
+                                         prometheus::MetricType type, double value) {
+    auto family = NewFamily(name, help, type);
+    prometheus::ClientMetric metric;
+    (type == prometheus::MetricType::Gauge ? metric.gauge.value : metric.counter.value) = value;
+    family.metric.push_back(std::move(metric));
+    return family;
+  }
+  static prometheus::MetricFamily Gauge(const char* name, const char* help, double value) {
+    return Single(name, help, prometheus::MetricType::Gauge, value);
+  }
+  static prometheus::MetricFamily Counter(const char* name, const char* help, double value) {
+    return Single(name, help, prometheus::MetricType::Counter, value);
+  }
+
+  static void AddLimiterFamilies(const k8s::LimiterStats& stats,
+                                 std::vector<prometheus::MetricFamily>& out) {
+    out.push_back(Gauge("k8s_job_executor_kubernetes_requests_in_flight",
+                        "Requests to the Kubernetes API server holding one of "
+                        "kubernetes.maxInFlight's places (watches and followed logs aside).",
+                        static_cast<double>(stats.in_flight)));
+    out.push_back(Gauge("k8s_job_executor_kubernetes_requests_waiting",
+                        "Requests waiting for a place under kubernetes.maxInFlight.",
+                        static_cast<double>(stats.waiting_slot)));
+    auto waits = NewFamily("k8s_job_executor_kubernetes_request_waits_total",
+                           "Requests that waited before they went, by the limit they waited for: "
+                           "qps (the token bucket of kubernetes.qps and kubernetes.burst) or "
+                           "maxInFlight.",
+                           prometheus::MetricType::Counter);
+    for (auto [limit, count] :
+         {std::pair{"maxInFlight", stats.waited_slot}, std::pair{"qps", stats.waited_rate}}) {
+      prometheus::ClientMetric metric;
+      metric.label = {Label("limit", limit)};
+      metric.counter.value = static_cast<double>(count);
+      waits.metric.push_back(std::move(metric));
+    }
+    out.push_back(std::move(waits));
+    out.push_back(Counter("k8s_job_executor_kubernetes_request_wait_seconds_total",
+                          "Time requests spent waiting for kubernetes.qps or "
+                          "kubernetes.maxInFlight, summed.",
+                          stats.waited_seconds));
+    out.push_back(Counter("k8s_job_executor_kubernetes_requests_refused_total",
+                          "Requests refused at once (RESOURCE_EXHAUSTED) because as many as "
+                          "kubernetes.maxInFlight were already waiting.",
+                          static_cast<double>(stats.refused)));
+  }
+
   const Metrics& metrics_;
 };
 
@@ -300,6 +354,11 @@ Metrics::~Metrics() = default;
 void Metrics::SetKubernetesRequests(const k8s::RequestMetrics* requests) {
   absl::MutexLock lock(&mu_);
   requests_ = requests;
+}
+
+void Metrics::SetKubernetesLimiter(std::shared_ptr<const k8s::RequestLimiter> limiter) {
+  absl::MutexLock lock(&mu_);
+  limiter_ = std::move(limiter);
 }
 
 void Metrics::SetInformerStats(InformerStatsSource source) {

@@ -29,6 +29,7 @@
 #include "base/clock.h"
 #include "cache/app_informer.h"
 #include "k8s/metrics.h"
+#include "k8s/request_limiter.h"
 
 namespace google::protobuf {
 class ServiceDescriptor;
@@ -67,6 +68,8 @@ class Metrics {
   // Scrape-time sources; either may be left unset (its series are then absent). Not owned: they
   // must outlive this object, or be replaced by a null source before they go.
   void SetKubernetesRequests(const k8s::RequestMetrics* requests);
+  // The client's admission (kubernetes.maxInFlight, qps, burst), shared so it may go first.
+  void SetKubernetesLimiter(std::shared_ptr<const k8s::RequestLimiter> limiter);
   void SetInformerStats(InformerStatsSource source);
 
   // k8s_job_executor_submissions_total{result}: "created", "adopted", or GrpcCodeResult() of the
@@ -126,6 +129,7 @@ class Metrics {
 
   mutable absl::Mutex mu_;
   const k8s::RequestMetrics* requests_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::shared_ptr<const k8s::RequestLimiter> limiter_ ABSL_GUARDED_BY(mu_);
   InformerStatsSource informer_stats_ ABSL_GUARDED_BY(mu_);
 };
 

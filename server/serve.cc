@@ -170,6 +170,10 @@ int RunServe(const ServeArgs& args) {
   std::string kube_source = connection->source;
   k8s::ClientOptions client_options;
   client_options.metrics = &k8s_requests;
+  auto limiter = std::make_shared<k8s::RequestLimiter>(
+      k8s::LimiterOptions{config->kubernetes.qps, config->kubernetes.burst,
+                          static_cast<size_t>(config->kubernetes.max_in_flight)});
+  client_options.limiter = limiter;
   auto client = k8s::NewClient(ioc, *std::move(connection), client_options);
   if (!client.ok()) {
     std::cerr << "k8s-job-executor: can't use the Kubernetes connection: "
@@ -227,6 +231,7 @@ int RunServe(const ServeArgs& args) {
   }
   Metrics metrics(KJE_VERSION, clock);
   metrics.SetKubernetesRequests(&k8s_requests);
+  metrics.SetKubernetesLimiter(limiter);
   metrics.SetInformerStats([&cache] { return cache.Stats(); });
   for (const char* name : {"jobexecutor.v1.JobExecutor", "grpc.health.v1.Health"}) {
     if (const auto* d =

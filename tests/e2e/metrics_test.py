@@ -158,6 +158,14 @@ server:
                   verb="create", resource="sparkapplications"), 1)
         self.assertEqual(types.get("k8s_job_executor_kubernetes_request_duration_seconds"),
                          "histogram")
+        # The client's admission (kubernetes.maxInFlight, qps, burst): idle now, nothing refused.
+        self.assertEqual(types.get("k8s_job_executor_kubernetes_requests_in_flight"), "gauge")
+        self.assertEqual(value(after, "k8s_job_executor_kubernetes_requests_in_flight"), 0)
+        self.assertEqual(value(after, "k8s_job_executor_kubernetes_requests_waiting"), 0)
+        self.assertEqual(value(after, "k8s_job_executor_kubernetes_requests_refused_total"), 0)
+        self.assertEqual({labels["limit"] for labels, _ in
+                          matching(after, "k8s_job_executor_kubernetes_request_waits_total")},
+                         {"qps", "maxInFlight"})
 
         self.assertEqual(value(after, "k8s_job_executor_informer_synced", namespace=NAMESPACE), 1)
         staleness = value(after, "k8s_job_executor_informer_staleness_seconds",

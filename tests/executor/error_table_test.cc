@@ -71,6 +71,10 @@ Made StatusWithOutcome(std::string_view outcome) {
   if (outcome == "timeout") return {absl::DeadlineExceededError("request timeout"), later, now};
   if (outcome == "unreachable") return {absl::UnavailableError("connection reset"), later, now};
   if (outcome == "refused locally") return {absl::InvalidArgumentError("bad segment"), later, now};
+  if (outcome == "throttled") {
+    return {absl::ResourceExhaustedError("kubernetes: queue full (kubernetes.maxInFlight)"), later,
+            now};
+  }
   if (outcome == "other") return {k8s::MakeApiStatus({418, "Teapot", "m"}), later, now};
   if (outcome == "other 5xx") return {k8s::MakeApiStatus({507, "", "m"}), later, now};
   if (outcome == "409 AlreadyExists") {

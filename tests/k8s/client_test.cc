@@ -338,6 +338,72 @@ TEST_CASE("Cancel ends a call in flight with Cancelled") {
   CHECK(absl::Now() - start < absl::Seconds(4));
 }
 
+TEST_CASE("Past kubernetes.maxInFlight a request waits for a place, past its queue it is refused") {
+  FakeApiServer server;
+  IoThread io;
+  server.Script(kPodPath, R"([{"status":200,"body":"{}","delayMs":1500}])");
+  ClientOptions options = FastRetries();
+  options.limiter = std::make_shared<RequestLimiter>(LimiterOptions{0, 0, /*max_in_flight=*/1});
+  auto client = NewClient(io.io(), server.Config(), options);
+  REQUIRE(client.ok());
+  auto slow = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
+  auto slow_done = slow->get_future();
+  (*client)->Get(kPod, In(absl::Seconds(30)), [slow](auto r) { slow->set_value(std::move(r)); });
+  // The slow GET holds the only place once it is on the wire.
+  for (int i = 0; i < 2000 && server.Requests().empty(); ++i) {
+  }
+  REQUIRE(options.limiter->Stats().in_flight == 1);
+  const ResourceRef other{"", "v1", "pods", "ns", "p2", ""};
+  auto waiting = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
+  auto waiting_done = waiting->get_future();
+  (*client)->Get(other, In(absl::Seconds(30)),
+                 [waiting](auto r) { waiting->set_value(std::move(r)); });
+  for (int i = 0; i < 2000 && options.limiter->Stats().waiting_slot == 0; ++i) {
+    std::this_thread::yield();
+  }
+  REQUIRE(options.limiter->Stats().waiting_slot == 1);
+  // The queue is full: a third request is refused at once, and nothing was sent for it.
+  auto refused =
+      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(30)), cb); });
+  CHECK(absl::IsResourceExhausted(refused.status()));
+  CHECK(refused.status().message().find("kubernetes.maxInFlight") != std::string::npos);
+  REQUIRE(waiting_done.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  REQUIRE(slow_done.wait_for(std::chrono::seconds(1)) == std::future_status::ready);
+  CHECK(slow_done.get().ok());
+  CHECK_FALSE(absl::IsResourceExhausted(waiting_done.get().status()));  // it went (404 or 200)
+  std::vector<Recorded> seen = server.Requests();
+  size_t for_pods = std::count_if(seen.begin(), seen.end(), [](const Recorded& r) {
+    return r.path.rfind("/api/v1/namespaces/ns/pods/", 0) == 0;
+  });
+  CHECK(for_pods == 2);
+  LimiterStats stats = options.limiter->Stats();
+  CHECK(stats.in_flight == 0);
+  CHECK(stats.waited_slot == 1);
+  CHECK(stats.refused == 1);
+}
+
+TEST_CASE("Past kubernetes.burst a request waits for its token until its deadline") {
+  FakeApiServer server;
+  IoThread io;
+  server.Script(kPodPath, absl::StrCat("[", Ok(kPodJson), ",", Ok(kPodJson), "]"));
+  ClientOptions options = FastRetries();
+  // One token now, the next in 100 s: the second GET can't go within its deadline.
+  options.limiter = std::make_shared<RequestLimiter>(LimiterOptions{0.01, 1, 0});
+  auto client = NewClient(io.io(), server.Config(), options);
+  REQUIRE(client.ok());
+  auto first =
+      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(30)), cb); });
+  CHECK(first.ok());
+  auto second =
+      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Milliseconds(300)), cb); });
+  CHECK(absl::IsDeadlineExceeded(second.status()));
+  CHECK(second.status().message().find("waiting for admission") != std::string::npos);
+  std::vector<Recorded> seen = server.Requests();
+  CHECK(std::count_if(seen.begin(), seen.end(),
+                      [](const Recorded& r) { return r.path == kPodPath; }) == 1);
+  CHECK(options.limiter->Stats().waited_rate == 0);  // the waiter never went
+}
+
 TEST_CASE("An infinite deadline is rejected") {
   FakeApiServer server;
   IoThread io;

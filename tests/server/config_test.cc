@@ -448,5 +448,29 @@ TEST_CASE("config: operator chooses the backend", "[config]") {
   CHECK(FromYaml(kWithImageConf).ok());
 }
 
+TEST_CASE("config: kubernetes.maxInFlight, qps and burst", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->kubernetes.max_in_flight == 64);
+  CHECK(c->kubernetes.qps == 100);
+  CHECK(c->kubernetes.burst == 200);
+  c = FromYaml(With("kubernetes:\n  maxInFlight: 8\n  qps: 2.5\n  burst: 5\n"));
+  REQUIRE(c.ok());
+  CHECK(c->kubernetes.max_in_flight == 8);
+  CHECK(c->kubernetes.qps == 2.5);
+  CHECK(c->kubernetes.burst == 5);
+  c = FromYaml(With("kubernetes:\n  qps: 0\n"));
+  REQUIRE(c.ok());
+  CHECK(c->kubernetes.qps == 0);  // no rate limit
+  CHECK_THAT(ErrorOf(With("kubernetes:\n  maxInFlight: 0\n")),
+             Catch::StartsWith("kubernetes.maxInFlight: must be a number from 1 to 100000"));
+  CHECK_THAT(ErrorOf(With("kubernetes:\n  qps: -1\n")),
+             Catch::StartsWith("kubernetes.qps: must be a number from 0 (no limit)"));
+  CHECK_THAT(ErrorOf(With("kubernetes:\n  qps: nan\n")),
+             Catch::StartsWith("kubernetes.qps: must be a number"));
+  CHECK_THAT(ErrorOf(With("kubernetes:\n  burst: 0\n")),
+             Catch::StartsWith("kubernetes.burst: must be a number from 1 to 1000000"));
+}
+
 }  // namespace
 }  // namespace kje::server

@@ -219,6 +219,36 @@ TEST_CASE("metrics: Kubernetes requests are read from RequestMetrics at scrape t
   CHECK(Scrape(m).Matching(kTotal).empty());
 }
 
+TEST_CASE("metrics: the Kubernetes client's admission is read from its limiter at scrape time",
+          "[metrics]") {
+  FakeClock clock;
+  Metrics m("v", clock);
+  CHECK(Scrape(m).Matching("k8s_job_executor_kubernetes_requests_in_flight").empty());
+  auto limiter = std::make_shared<k8s::RequestLimiter>(k8s::LimiterOptions{0, 0, 1});
+  m.SetKubernetesLimiter(limiter);
+  auto a = std::make_shared<k8s::RequestLimiter::Ticket>([] {});
+  auto b = std::make_shared<k8s::RequestLimiter::Ticket>([] {});
+  auto c = std::make_shared<k8s::RequestLimiter::Ticket>([] {});
+  REQUIRE(limiter->Ask(a, false).ok());
+  REQUIRE(limiter->Ask(b, false).ok());        // queued
+  REQUIRE_FALSE(limiter->Ask(c, false).ok());  // refused
+  PromText t = Scrape(m);
+  CHECK(t.types["k8s_job_executor_kubernetes_requests_in_flight"] == "gauge");
+  CHECK(t.Value("k8s_job_executor_kubernetes_requests_in_flight", {}) == 1.0);
+  CHECK(t.Value("k8s_job_executor_kubernetes_requests_waiting", {}) == 1.0);
+  CHECK(t.Value("k8s_job_executor_kubernetes_requests_refused_total", {}) == 1.0);
+  limiter->Release(a);
+  REQUIRE(limiter->Ask(b, false)->go);
+  t = Scrape(m);
+  CHECK(t.Value("k8s_job_executor_kubernetes_requests_waiting", {}) == 0.0);
+  CHECK(t.Value("k8s_job_executor_kubernetes_request_waits_total", {{"limit", "maxInFlight"}}) ==
+        1.0);
+  CHECK(t.Value("k8s_job_executor_kubernetes_request_waits_total", {{"limit", "qps"}}) == 0.0);
+  CHECK(t.Value("k8s_job_executor_kubernetes_request_wait_seconds_total", {}).has_value());
+  m.SetKubernetesLimiter(nullptr);
+  CHECK(Scrape(m).Matching("k8s_job_executor_kubernetes_requests_in_flight").empty());
+}
+
 TEST_CASE("metrics: informer series per namespace, staleness from the clock", "[metrics]") {
   FakeClock clock;
   Metrics m("v", clock);
