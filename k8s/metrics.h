@@ -35,8 +35,18 @@ class RequestMetrics {
     std::array<uint64_t, kBuckets.size()> bucket_counts{};
   };
 
+  // The API server's health as the requests saw it: the last time one was answered (any HTTP
+  // status but 429 and 5xx: a 404 or a 403 is the API server working), and since when every
+  // request has failed (no response, 429 or 5xx); InfiniteFuture while the last one was answered.
+  struct Health {
+    absl::Time last_answered = absl::InfinitePast();
+    absl::Time failing_since = absl::InfiniteFuture();
+  };
+
+  // `now` is when the attempt ended.
   void Record(const std::string& verb, const std::string& resource, const std::string& code,
-              absl::Duration latency);
+              absl::Duration latency, absl::Time now = absl::Now());
+  Health ApiHealth() const;
 
   std::map<Key, Value> Snapshot() const;
   uint64_t Count(const std::string& verb, const std::string& resource,
@@ -45,6 +55,7 @@ class RequestMetrics {
  private:
   mutable absl::Mutex mu_;
   std::map<Key, Value> values_ ABSL_GUARDED_BY(mu_);
+  Health health_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kje::k8s

@@ -12,6 +12,7 @@
 
 #include "absl/time/time.h"
 #include "cache/app_informer.h"
+#include "k8s/metrics.h"
 
 namespace kje::server {
 
@@ -24,5 +25,16 @@ struct Readiness {
 // left out until it has).
 Readiness JudgeReadiness(const std::vector<std::pair<std::string, cache::InformerStats>>& informers,
                          absl::Time now, absl::Duration stale_after, bool requires_sync);
+
+// Without informers (statusCacheTtlMs <= 0, or no configured namespace) the requests themselves
+// tell: not ready while every request for longer than stale_after has failed (no response, 429
+// or 5xx), ready again at the first answer. The caller keeps requests coming while it is quiet
+// (ShouldProbe), or a replica nobody calls could never recover.
+Readiness JudgeApiReadiness(const k8s::RequestMetrics::Health& health, absl::Time now,
+                            absl::Duration stale_after);
+// Whether the API server should be asked something now so that JudgeApiReadiness has news:
+// nothing answered for half of stale_after.
+bool ShouldProbe(const k8s::RequestMetrics::Health& health, absl::Time now,
+                 absl::Duration stale_after);
 
 }  // namespace kje::server

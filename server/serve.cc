@@ -288,7 +288,8 @@ int RunServe(const ServeArgs& args) {
 
   // Readiness that tells the truth (server/readiness.h): with readinessRequiresSync NOT_SERVING
   // until the configured namespaces have synced, and at any time while one of their informers has
-  // heard nothing from the API server for server.staleAfterMs; SERVING again once it hears.
+  // heard nothing from the API server for server.staleAfterMs (without the cache: while every
+  // request has failed that long); SERVING again once it hears.
   // Judged on a timer of the io_context, never by blocking a thread.
   auto ready_strand = boost::asio::make_strand(ioc);
   boost::asio::steady_timer ready_timer(ready_strand);
@@ -300,9 +301,27 @@ int RunServe(const ServeArgs& args) {
   const auto period =
       std::chrono::milliseconds(std::clamp<int64_t>(config->server.stale_after_ms / 4, 10, 1000));
   std::optional<bool> ready_now;  // ready_strand only
+  bool probing = false;           // ready_strand only: a probe of the API server is under way
+  // Without informers the requests tell (JudgeApiReadiness); a quiet replica asks GET /version
+  // (allowed to every authenticated client) so that it notices a recovery without traffic.
+  auto probe = [&] {
+    probing = true;
+    const absl::Duration timeout = std::min(stale_after / 2, absl::Seconds(10));
+    (*client)->Raw("GET", "/version", "", "", k8s::Idempotency::kIdempotent, absl::Now() + timeout,
+                   [&](const absl::StatusOr<k8s::RawResponse>&) {
+                     boost::asio::post(ready_strand, [&] { probing = false; });
+                   });
+  };
   std::function<void()> check = [&] {
-    Readiness verdict =
-        JudgeReadiness(cache.PinnedStats(), clock.Now(), stale_after, requires_sync);
+    std::vector<std::pair<std::string, cache::InformerStats>> informers = cache.PinnedStats();
+    Readiness verdict;
+    if (!informers.empty()) {
+      verdict = JudgeReadiness(informers, clock.Now(), stale_after, requires_sync);
+    } else {
+      k8s::RequestMetrics::Health health = k8s_requests.ApiHealth();
+      verdict = JudgeApiReadiness(health, absl::Now(), stale_after);
+      if (!probing && ShouldProbe(health, absl::Now(), stale_after)) probe();
+    }
     if (verdict.ready != ready_now) {
       absl::MutexLock lock(&ready_mu);
       if (draining) return;
@@ -319,10 +338,8 @@ int RunServe(const ServeArgs& args) {
       if (!ec) check();
     });
   };
-  if (cache.enabled()) {
-    if (requires_sync) (*server)->SetReady(false);
-    boost::asio::post(ready_strand, check);
-  }
+  if (cache.enabled() && requires_sync) (*server)->SetReady(false);
+  boost::asio::post(ready_strand, check);
 
   stop_requested.WaitForNotification();
   {

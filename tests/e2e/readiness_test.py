@@ -6,6 +6,10 @@ hung API server): once the informer has heard nothing for server.staleAfterMs, t
 `jobexecutor.v1.JobExecutor` health service (and its alias `readiness`) is NOT_SERVING while `""`
 and `liveness` stay SERVING, and the server logs why. When the API server answers again
 (SIGCONT), the replica is SERVING again, with no restart.
+
+Without the cache (statusCacheTtlMs 0) there is no informer: a replica nobody calls asks the API
+server itself (GET /version) once it has heard nothing for half the bound, and is NOT_SERVING once
+every request has failed for server.staleAfterMs, SERVING again at the first answer.
 """
 
 import os
@@ -37,20 +41,23 @@ server:
 """ % (cls.cluster.kubeconfig, STALE_AFTER_MS))
         cls.server = kje.Server(["--config", cls.config])
         cls.channel = cls.server.channel()
+        # The same cluster, a second replica without the cache.
+        cls.no_cache = kje.Server(["--config", cls.config, "--set", "statusCacheTtlMs=0"])
+        cls.no_cache_channel = cls.no_cache.channel()
 
     @classmethod
     def tearDownClass(cls):
         cls.cluster.proc.send_signal(signal.SIGCONT)  # whatever the test left it in
-        code = cls.server.terminate()
+        codes = [cls.server.terminate(), cls.no_cache.terminate()]
         cls.cluster.stop()
         os.unlink(cls.config)
-        assert code == 0, code
+        assert codes == [0, 0], codes
 
-    def statuses(self, services):
-        return {s: kje.health(self.channel, s) for s in services}
+    def statuses(self, services, channel=None):
+        return {s: kje.health(channel or self.channel, s) for s in services}
 
-    def log_lines(self, msg):
-        return [line for line in self.server.lines
+    def log_lines(self, msg, server=None):
+        return [line for line in (server or self.server).lines
                 if 'msg="%s"' % msg in line or "msg=%s " % msg in line]
 
     def test_a_silent_api_server_takes_the_replica_out_and_its_return_brings_it_back(self):
@@ -79,6 +86,26 @@ server:
         self.assertEqual({s: "SERVING" for s in LIVENESS}, self.statuses(LIVENESS))
         self.assertGreater(len(self.log_lines("ready")), ready_lines)
         self.assertIsNone(self.server.proc.poll())
+
+    def test_without_the_cache_failing_requests_take_the_replica_out(self):
+        channel, server = self.no_cache_channel, self.no_cache
+        kje.wait_until(lambda: set(self.statuses(READINESS, channel).values()) == {"SERVING"}, 30,
+                       "the replica without cache to be ready")
+        self.cluster.proc.send_signal(signal.SIGSTOP)
+        try:
+            # Nobody calls it: its own probes find the API server silent.
+            kje.wait_until(
+                lambda: set(self.statuses(READINESS, channel).values()) == {"NOT_SERVING"}, 30,
+                "readiness without cache to turn NOT_SERVING while the API server is silent")
+            self.assertEqual({s: "SERVING" for s in LIVENESS}, self.statuses(LIVENESS, channel))
+            not_ready = kje.wait_until(lambda: self.log_lines("not ready", server), 10,
+                                       "the 'not ready' log line")
+            self.assertIn("every request to the API server has failed for ", not_ready[-1])
+        finally:
+            self.cluster.proc.send_signal(signal.SIGCONT)
+        kje.wait_until(lambda: set(self.statuses(READINESS, channel).values()) == {"SERVING"}, 30,
+                       "readiness without cache to turn SERVING again")
+        self.assertIsNone(server.proc.poll())
 
 
 if __name__ == "__main__":

@@ -54,5 +54,34 @@ TEST_CASE("readiness: a clock behind the informer's last sync is current", "[rea
   CHECK(JudgeReadiness({{"a", Synced(-absl::Seconds(5))}}, kNow, kStale, true).ready);
 }
 
+TEST_CASE("readiness without informers: the requests tell, answered or not", "[readiness]") {
+  k8s::RequestMetrics requests;
+  auto at = [](absl::Duration d) { return kNow - absl::Hours(1) + d; };
+  // Nothing asked yet: ready, and worth a probe.
+  CHECK(JudgeApiReadiness(requests.ApiHealth(), at(absl::ZeroDuration()), kStale).ready);
+  CHECK(ShouldProbe(requests.ApiHealth(), at(absl::ZeroDuration()), kStale));
+  requests.Record("get", "raw", "200", absl::Milliseconds(2), at(absl::ZeroDuration()));
+  CHECK_FALSE(ShouldProbe(requests.ApiHealth(), at(kStale / 2), kStale));
+  CHECK(ShouldProbe(requests.ApiHealth(), at(kStale / 2 + absl::Milliseconds(1)), kStale));
+  // A 404 or a 403 is the API server answering; no response, 429 and 5xx are not.
+  requests.Record("get", "pods", "404", absl::Milliseconds(2), at(absl::Seconds(1)));
+  requests.Record("get", "pods", "error", absl::Seconds(10), at(absl::Seconds(20)));
+  requests.Record("get", "pods", "503", absl::Milliseconds(2), at(absl::Seconds(30)));
+  requests.Record("get", "pods", "429", absl::Milliseconds(2), at(absl::Seconds(40)));
+  k8s::RequestMetrics::Health health = requests.ApiHealth();
+  CHECK(health.last_answered == at(absl::Seconds(1)));
+  CHECK(health.failing_since == at(absl::Seconds(20)));
+  CHECK(JudgeApiReadiness(health, at(absl::Seconds(20)) + kStale, kStale).ready);
+  Readiness down =
+      JudgeApiReadiness(health, at(absl::Seconds(20)) + kStale + absl::Milliseconds(1), kStale);
+  CHECK_FALSE(down.ready);
+  CHECK(down.reason ==
+        "every request to the API server has failed for 180001 ms (server.staleAfterMs: 180000)");
+  // The first answer heals it.
+  requests.Record("get", "raw", "200", absl::Milliseconds(2), at(absl::Minutes(5)));
+  CHECK(JudgeApiReadiness(requests.ApiHealth(), at(absl::Minutes(5)), kStale).ready);
+  CHECK(requests.ApiHealth().failing_since == absl::InfiniteFuture());
+}
+
 }  // namespace
 }  // namespace kje::server
