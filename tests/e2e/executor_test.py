@@ -169,6 +169,35 @@ server:
                          (app["metadata"].get("annotations") or {}))
         self.assertEqual(self.status(resp.execution_id).status, S.SUCCEEDED)
 
+    def test_cancel_racing_the_operators_ttl_deletion_is_idempotent(self):
+        # A replica whose apps the operator deletes a second after they stop (TTL): Cancel while
+        # that deletion happens answers OK or NOT_FOUND, never an error, and changes nothing.
+        server = kje.Server(["--config", self.config, "--set", "spark.ttlAfterStopMs=1000"])
+        try:
+            with server.channel() as channel:
+                stub = pb_grpc.JobExecutorStub(channel)
+                resp = self.submit("1016", spark_template(duration_ms=500), stub=stub)
+                self.wait_status(resp.execution_id, S.SUCCEEDED, stub=stub)
+                answers = set()
+
+                def gone():
+                    try:
+                        stub.Cancel(pb.CancelRequest(execution_id=resp.execution_id),
+                                    timeout=kje.RPC_TIMEOUT)
+                        answers.add("OK")
+                    except grpc.RpcError as e:
+                        answers.add(e.code().name)
+                        return e.code() == grpc.StatusCode.NOT_FOUND
+                    return False
+                kje.wait_until(gone, OPERATOR_WAIT, "the operator's TTL to delete the app")
+                self.assertLessEqual(answers, {"OK", "NOT_FOUND"})
+                self.assertIsNone(self.cluster.app("default", "gravitino-job-1016"))
+                self.assert_code(grpc.StatusCode.NOT_FOUND, stub.Cancel,
+                                 pb.CancelRequest(execution_id=resp.execution_id),
+                                 kje.RPC_TIMEOUT)
+        finally:
+            self.assertEqual(server.terminate(), 0)
+
     # --- the operator's and the executor's timeouts ----------------------------------------------
 
     def test_unschedulable_driver_fails_after_the_driver_start_timeout(self):
