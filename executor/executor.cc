@@ -40,377 +40,366 @@ std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& 
 
 }  // namespace
 
-// The coroutines, with access to the executor's members.
-struct Executor::Coroutines {
-  using AppResult = absl::StatusOr<cache::AppPtr>;
+// The coroutines: free functions over the executor's context, each straight-line.
+namespace coroutines {
 
-  static std::string Where(std::string_view ns, std::string_view name) {
-    return absl::StrCat(ToAbsl(ns), "/", ToAbsl(name));
-  }
+using AppResult = absl::StatusOr<cache::AppPtr>;
 
-  // GET the application (fresh: never from the cache).
-  static asio::awaitable<AppResult> Fetch(Executor& ex, std::string ns, std::string name,
-                                          absl::Time rpc_deadline) {
-    auto get = kw::Get(*ex.client_, AppRef(ex, ns, name), ex.Deadline(rpc_deadline));
-    auto got = co_await std::move(get);
-    if (!got.ok()) {
-      if (k8s::IsK8sNotFound(got.status())) {
-        ex.cache_.ObserveGone(ns, name);
-        co_return absl::NotFoundError(
-            absl::StrCat("SparkApplication ", Where(ns, name), " doesn't exist"));
-      }
-      // A read shared by every RPC: its 404 is answered above, and no RPC answers its other
-      // outcomes differently.
-      co_return FromKubernetes(got.status(), Rpc::kAny,
-                               absl::StrCat("reading SparkApplication ", Where(ns, name)),
-                               rpc_deadline, absl::Now());
-    }
-    auto app = ex.backend_->ProjectJson(*got);
-    if (!app.ok()) {
-      co_return absl::InternalError(absl::StrCat(
-          "the API server returned an unreadable SparkApplication: ", app.status().message()));
-    }
-    ex.cache_.ObserveWrite(*app);
-    co_return std::make_shared<const spark::AppProjection>(*std::move(app));
-  }
-
-  // Through the cache when it knows the app; a miss isn't "gone" (the app may be younger than
-  // the informer's snapshot).
-  static asio::awaitable<AppResult> LookUp(Executor& ex, std::string ns, std::string name,
-                                           absl::Time rpc_deadline) {
-    if (auto cached = ex.cache_.Find(ns, name)) co_return cached;
-    co_return co_await Fetch(ex, std::move(ns), std::move(name), rpc_deadline);
-  }
-
-  static k8s::ResourceRef AppRef(const Executor& ex, std::string_view ns, std::string_view name) {
-    k8s::ResourceRef ref = ex.backend_->Applications(ns);
-    ref.name = std::string(name);
-    return ref;
-  }
-
-  static k8s::ResourceRef PodRef(std::string_view ns, std::string_view name) {
-    return k8s::ResourceRef{"", "v1", "pods", std::string(ns), std::string(name), ""};
-  }
-
-  // The driver pod of `app_name` the backend picks (the newest, or the current attempt's):
-  // nullopt when there is none; an error when the LIST failed (logged: the driver only refines
-  // times and output). `app`: the app as last seen, null when unknown (gone, unreadable).
-  static asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
-      Executor& ex, std::string ns, std::string app_name, cache::AppPtr app,
-      absl::Time rpc_deadline) {
-    const std::string driver_container = app != nullptr ? app->driver_container : "";
-    k8s::ListOptions list;
-    list.label_selector = ex.backend_->DriverSelector(app_name);
-    auto list_pods = kw::List(*ex.client_, PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
-    auto page = co_await std::move(list_pods);
-    if (!page.ok()) {
-      log::Warn("can't list the driver pods")
-          .Kv("namespace", ns)
-          .Kv("app", app_name)
-          .Kv("error", std::string(page.status().message()));
-      co_return page.status();
-    }
-    std::vector<spark::DriverPod> pods;
-    for (const k8s::ParsedJson& item : page->items) {
-      if (auto pod = spark::ProjectDriverPod(item.value(), driver_container); pod.ok()) {
-        pods.push_back(*std::move(pod));
-      }
-    }
-    const spark::DriverPod* picked = ex.backend_->PickDriver(app.get(), pods);
-    co_return picked ? std::optional<spark::DriverPod>(*picked) : std::nullopt;
-  }
-
-  // The driver of a stopped app, remembered per resourceVersion; nullopt when unknown (the LIST
-  // failed).
-  static asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
-      Executor& ex, cache::AppPtr app, absl::Time rpc_deadline) {
-    if (auto known = ex.KnownDriverOf(*app)) co_return known;
-    auto found = co_await FindDriver(ex, app->namespace_, app->name, app, rpc_deadline);
-    if (!found.ok()) co_return std::nullopt;
-    ex.RememberDriver(*app, *found);
-    co_return *found;
-  }
-
-  // Status of an app looked up: the driver's times for a stopped one, and the two
-  // fail-safe deletions.
-  static asio::awaitable<absl::StatusOr<JobResult>> Resolve(Executor& ex, spark::ExecutionId id,
-                                                            cache::AppPtr app,
-                                                            absl::Time rpc_deadline) {
-    bool refetched = false;
-    for (;;) {
-      std::optional<spark::DriverPod> driver;
-      if (spark::HasState(*app) && spark::IsStopped(*app)) {
-        // The driver pod's container gives the exact times (the operator records the end 10 s to
-        // 2 min late).
-        if (auto known = co_await StoppedDriver(ex, app, rpc_deadline)) driver = *known;
-      }
-      spark::JobStatusInfo info = ex.backend_->MapStatus(
-          *app, driver ? &*driver : nullptr, ex.clock_.Now(), ex.options_.no_status_timeout);
-      if (info.unknown_state) {
-        log::Warn("unknown operator state; it can't be told whether it is final")
-            .Kv("app", Where(app->namespace_, app->name))
-            .Kv("state", info.operator_state);
-      }
-      if (info.no_status_timed_out) {
-        if (!refetched) {
-          // The cached copy may be stale: decide on a fresh one.
-          refetched = true;
-          auto fresh = co_await Fetch(ex, app->namespace_, app->name, rpc_deadline);
-          if (absl::IsNotFound(fresh.status())) {
-            co_return ex.ResultOf(id, *app, nullptr);  // gone already: FAILED, as with ours
-          }
-          if (!fresh.ok()) co_return fresh.status();
-          app = *std::move(fresh);
-          continue;
-        }
-        // Still no status on a fresh copy: delete it first, or the operator would still run it
-        // once it comes back. The uid precondition keeps a race with a resubmission from
-        // deleting a new app of the same name; 404/409 mean another replica got there first.
-        log::Warn(
-            "no operator status in time; deleting the application (is its namespace watched "
-            "by the Spark operator?)")
-            .Kv("app", Where(app->namespace_, app->name));
-        k8s::DeleteOptions del;
-        del.propagation_policy = "Foreground";
-        del.precondition_uid = app->uid;
-        auto delete_app = kw::Delete(*ex.client_, AppRef(ex, app->namespace_, app->name), del,
-                                     ex.Deadline(rpc_deadline));
-        auto deleted = co_await std::move(delete_app);
-        if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status()) &&
-            !k8s::IsK8sConflict(deleted.status())) {
-          co_return FromKubernetes(deleted.status(), Rpc::kStatus,
-                                   "deleting an application without status", rpc_deadline,
-                                   absl::Now());
-        }
-        if (deleted.ok()) ex.ObserveReturned(*deleted);
-        co_return ex.ResultOf(id, *app, nullptr, info);
-      }
-      JobResult result = ex.ResultOf(id, *app, driver ? &*driver : nullptr, info);
-      if (driver && spark::ShouldDeleteOrphanDriver(info, *driver)) {
-        // A failed job's live driver could still run the job: delete it. A failure fails this
-        // query, so the next one tries again.
-        log::Warn("deleting the live driver of a failed job")
-            .Kv("pod", Where(app->namespace_, driver->name));
-        auto delete_pod = kw::Delete(*ex.client_, PodRef(app->namespace_, driver->name),
-                                     k8s::DeleteOptions{}, ex.Deadline(rpc_deadline));
-        auto deleted = co_await std::move(delete_pod);
-        if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
-          co_return FromKubernetes(deleted.status(), Rpc::kStatus, "deleting an orphan driver pod",
-                                   rpc_deadline, absl::Now());
-        }
-      }
-      co_return result;
-    }
-  }
-
-  static asio::awaitable<absl::StatusOr<JobResult>> Status(Executor& ex, spark::ExecutionId id,
-                                                           absl::Time rpc_deadline) {
-    auto app = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline);
-    if (!app.ok()) co_return app.status();
-    co_return co_await Resolve(ex, std::move(id), *std::move(app), rpc_deadline);
-  }
-
-  static asio::awaitable<absl::StatusOr<SubmitResult>> Submit(Executor& ex,
-                                                              spark::BuiltApplication app,
-                                                              std::string job_id,
-                                                              std::string template_name,
-                                                              absl::Time rpc_deadline) {
-    std::string where = Where(app.namespace_, app.name);
-    std::string execution_id = app.execution_id.ToString();
-    auto create = kw::Create(*ex.client_, AppRef(ex, app.namespace_, ""), std::move(app.json),
-                             ex.Deadline(rpc_deadline));
-    auto created = co_await std::move(create);
-    for (const std::string& warning : app.warnings) {
-      log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
-    }
-    if (created.ok()) {
-      ex.ObserveReturned(*created);
-      log::Info("submitted").Kv("job_id", job_id).Kv("execution_id", execution_id);
-      co_return SubmitResult{execution_id, false};
-    }
-    if (!k8s::IsK8sConflict(created.status())) {
-      // The create may or may not have happened: a retried Submit finds out through 409 and the
-      // job-id label, never by creating blindly.
-      co_return FromKubernetes(
-          created.status(), Rpc::kSubmit,
-          absl::StrCat("creating SparkApplication ", where, " of job template ", template_name),
-          rpc_deadline, absl::Now());
-    }
-    // 409: adopt the existing application only if it is this job's and not being deleted.
-    auto existing = co_await Fetch(ex, app.namespace_, app.name, rpc_deadline);
-    if (absl::IsNotFound(existing.status())) {
-      co_return absl::UnavailableError(
-          absl::StrCat("SparkApplication ", where,
-                       " existed a moment ago and is gone now; retry the submission"));
-    }
-    if (!existing.ok()) co_return existing.status();
-    if (absl::Status adoption = spark::CheckAdoption(**existing, job_id); !adoption.ok()) {
-      co_return adoption;
-    }
-    log::Info("adopted an existing application")
-        .Kv("job_id", job_id)
-        .Kv("execution_id", execution_id);
-    co_return SubmitResult{execution_id, true};
-  }
-
-  static asio::awaitable<absl::StatusOr<bool>> Cancel(Executor& ex, spark::ExecutionId id,
-                                                      absl::Time rpc_deadline) {
-    const std::string& ns = id.namespace_;
-    const std::string& name = id.name;
-    auto app = co_await Fetch(ex, ns, name, rpc_deadline);
-    if (!app.ok()) co_return app.status();
-    // Already stopped: its real outcome stays visible.
-    if (spark::HasState(**app) && spark::IsStopped(**app)) co_return false;
-    // Mark first, so a status query on any replica tells a cancelled job from one deleted by
-    // someone else.
-    auto patch = kw::Patch(*ex.client_, AppRef(ex, ns, name), k8s::PatchType::kMerge,
-                           ex.backend_->CancelPatch(), ex.Deadline(rpc_deadline));
-    auto patched = co_await std::move(patch);
-    if (!patched.ok()) {
-      if (k8s::IsK8sNotFound(patched.status())) {
-        co_return absl::NotFoundError(
-            absl::StrCat("SparkApplication ", Where(ns, name), " doesn't exist"));
-      }
-      co_return FromKubernetes(patched.status(), Rpc::kCancel, "marking the application cancelled",
-                               rpc_deadline, absl::Now());
-    }
-    ex.ObserveReturned(*patched);
-    // Foreground: the app stays until its pods are gone, so a status query sees it being
-    // deleted rather than gone.
-    k8s::DeleteOptions del;
-    del.propagation_policy = "Foreground";
-    del.precondition_uid = (*app)->uid;
-    auto delete_app = kw::Delete(*ex.client_, AppRef(ex, ns, name), del, ex.Deadline(rpc_deadline));
-    auto deleted = co_await std::move(delete_app);
-    if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
-      co_return FromKubernetes(deleted.status(), Rpc::kCancel, "deleting the application",
-                               rpc_deadline, absl::Now());
-    }
-    if (deleted.ok()) ex.ObserveReturned(*deleted);
-    log::Info("cancel requested").Kv("app", Where(ns, name));
-    co_return true;
-  }
-
-  static asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(Executor& ex,
-                                                                      spark::ExecutionId id,
-                                                                      int64_t max_lines,
-                                                                      spark::LogTail tail,
-                                                                      absl::Time rpc_deadline) {
-    // The app names its driver container (a renamed pod-template container); without it (gone,
-    // unreadable) the default one is read.
-    cache::AppPtr app;
-    if (auto found = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline); found.ok()) {
-      app = *std::move(found);
-    }
-    auto driver = co_await FindDriver(ex, id.namespace_, id.name, app, rpc_deadline);
-    // No driver (or none to be found now): nothing to show, not an error.
-    if (!driver.ok() || !driver->has_value()) co_return spark::LogTailResult{};
-    const spark::DriverPod& pod = **driver;
-    k8s::LogOptions options;
-    // One line more than wanted: if it comes, older lines exist and the answer says so.
-    options.tail_lines = max_lines + 1;
-    if (auto container = spark::LogContainer(pod)) options.container = *container;
-    // Streamed through the bounded tail: memory stays within max_bytes however long the lines
-    // are (tailLines bounds lines, not bytes). The chunks arrive one at a time, before the end.
-    auto shared_tail = std::make_shared<spark::LogTail>(std::move(tail));
-    // Named, and the operation built before the co_await (see k8s/awaitable.h).
-    k8s::Client::ChunkCallback feed = [shared_tail](std::string_view chunk) {
-      shared_tail->Feed(chunk);
-    };
-    auto stream = kw::StreamLog(*ex.client_, PodRef(id.namespace_, pod.name), options,
-                                ex.Deadline(rpc_deadline), std::move(feed));
-    absl::Status streamed = co_await std::move(stream);
-    if (!streamed.ok()) {
-      // Best effort: output must never fail the caller.
-      log::Warn("can't read the driver log")
-          .Kv("pod", Where(id.namespace_, pod.name))
-          .Kv("error", std::string(streamed.message()));
-      co_return spark::LogTailResult{};
-    }
-    co_return shared_tail->Finish();
-  }
-
-  static asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(Executor& ex, std::string ns,
-                                                              k8s::ListOptions list,
-                                                              absl::Time rpc_deadline) {
-    auto list_apps = kw::List(*ex.client_, AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
-    auto page = co_await std::move(list_apps);
-    if (!page.ok()) {
-      co_return FromKubernetes(page.status(), Rpc::kListJobs,
-                               absl::StrCat("listing the SparkApplications of ", ns), rpc_deadline,
-                               absl::Now());
-    }
-    JobPage out;
-    for (const k8s::ParsedJson& item : page->items) {
-      auto app = ex.backend_->Project(item.value());
-      if (!app.ok()) continue;
-      spark::ExecutionId id{ex.options_.builder.cluster, std::string(spark::kKindSparkApp),
-                            app->namespace_, app->name};
-      out.jobs.push_back(ex.ResultOf(id, *app, nullptr));
-    }
-    if (!page->continue_token.empty()) {
-      out.next_page_token = PageToken::Continue(page->continue_token).Encode();
-    }
-    co_return out;
-  }
-};
-
-asio::awaitable<absl::StatusOr<cache::AppPtr>> Executor::StreamAccess::LookUp(Executor& ex,
-                                                                              std::string ns,
-                                                                              std::string name,
-                                                                              absl::Time deadline) {
-  return Coroutines::LookUp(ex, std::move(ns), std::move(name), deadline);
+std::string Where(std::string_view ns, std::string_view name) {
+  return absl::StrCat(ToAbsl(ns), "/", ToAbsl(name));
 }
 
-asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> Executor::StreamAccess::FindDriver(
-    Executor& ex, std::string ns, std::string app_name, cache::AppPtr app, absl::Time deadline) {
-  return Coroutines::FindDriver(ex, std::move(ns), std::move(app_name), std::move(app), deadline);
+k8s::ResourceRef AppRef(const ExecutorContext& ex, std::string_view ns, std::string_view name) {
+  k8s::ResourceRef ref = ex.backend->Applications(ns);
+  ref.name = std::string(name);
+  return ref;
 }
 
-asio::awaitable<std::optional<std::optional<spark::DriverPod>>>
-Executor::StreamAccess::StoppedDriver(Executor& ex, cache::AppPtr app, absl::Time deadline) {
-  return Coroutines::StoppedDriver(ex, std::move(app), deadline);
+k8s::ResourceRef PodRef(std::string_view ns, std::string_view name) {
+  return k8s::ResourceRef{"", "v1", "pods", std::string(ns), std::string(name), ""};
 }
+
+// GET the application (fresh: never from the cache).
+asio::awaitable<AppResult> Fetch(ExecutorContext& ex, std::string ns, std::string name,
+                                 absl::Time rpc_deadline) {
+  auto get = kw::Get(*ex.client, AppRef(ex, ns, name), ex.Deadline(rpc_deadline));
+  auto got = co_await std::move(get);
+  if (!got.ok()) {
+    if (k8s::IsK8sNotFound(got.status())) {
+      ex.cache.ObserveGone(ns, name);
+      co_return absl::NotFoundError(
+          absl::StrCat("SparkApplication ", Where(ns, name), " doesn't exist"));
+    }
+    // A read shared by every RPC: its 404 is answered above, and no RPC answers its other
+    // outcomes differently.
+    co_return FromKubernetes(got.status(), Rpc::kAny,
+                             absl::StrCat("reading SparkApplication ", Where(ns, name)),
+                             rpc_deadline, absl::Now());
+  }
+  auto app = ex.backend->ProjectJson(*got);
+  if (!app.ok()) {
+    co_return absl::InternalError(absl::StrCat(
+        "the API server returned an unreadable SparkApplication: ", app.status().message()));
+  }
+  ex.cache.ObserveWrite(*app);
+  co_return std::make_shared<const spark::AppProjection>(*std::move(app));
+}
+
+// Through the cache when it knows the app; a miss isn't "gone" (the app may be younger than
+// the informer's snapshot).
+asio::awaitable<AppResult> LookUp(ExecutorContext& ex, std::string ns, std::string name,
+                                  absl::Time rpc_deadline) {
+  if (auto cached = ex.cache.Find(ns, name)) co_return cached;
+  co_return co_await Fetch(ex, std::move(ns), std::move(name), rpc_deadline);
+}
+
+// The driver pod of `app_name` the backend picks (the newest, or the current attempt's):
+// nullopt when there is none; an error when the LIST failed (logged: the driver only refines
+// times and output). `app`: the app as last seen, null when unknown (gone, unreadable).
+asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
+    ExecutorContext& ex, std::string ns, std::string app_name, cache::AppPtr app,
+    absl::Time rpc_deadline) {
+  const std::string driver_container = app != nullptr ? app->driver_container : "";
+  k8s::ListOptions list;
+  list.label_selector = ex.backend->DriverSelector(app_name);
+  auto list_pods = kw::List(*ex.client, PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
+  auto page = co_await std::move(list_pods);
+  if (!page.ok()) {
+    log::Warn("can't list the driver pods")
+        .Kv("namespace", ns)
+        .Kv("app", app_name)
+        .Kv("error", std::string(page.status().message()));
+    co_return page.status();
+  }
+  std::vector<spark::DriverPod> pods;
+  for (const k8s::ParsedJson& item : page->items) {
+    if (auto pod = spark::ProjectDriverPod(item.value(), driver_container); pod.ok()) {
+      pods.push_back(*std::move(pod));
+    }
+  }
+  const spark::DriverPod* picked = ex.backend->PickDriver(app.get(), pods);
+  co_return picked ? std::optional<spark::DriverPod>(*picked) : std::nullopt;
+}
+
+// The driver of a stopped app, remembered per resourceVersion; nullopt when unknown (the LIST
+// failed).
+asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
+    ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline) {
+  if (auto known = ex.KnownDriverOf(*app)) co_return known;
+  auto found = co_await FindDriver(ex, app->namespace_, app->name, app, rpc_deadline);
+  if (!found.ok()) co_return std::nullopt;
+  ex.RememberDriver(*app, *found);
+  co_return *found;
+}
+
+// Status of an app looked up: the driver's times for a stopped one, and the two
+// fail-safe deletions.
+asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::ExecutionId id,
+                                                   cache::AppPtr app, absl::Time rpc_deadline) {
+  bool refetched = false;
+  for (;;) {
+    std::optional<spark::DriverPod> driver;
+    if (spark::HasState(*app) && spark::IsStopped(*app)) {
+      // The driver pod's container gives the exact times (the operator records the end 10 s to
+      // 2 min late).
+      if (auto known = co_await StoppedDriver(ex, app, rpc_deadline)) driver = *known;
+    }
+    spark::JobStatusInfo info = ex.backend->MapStatus(*app, driver ? &*driver : nullptr,
+                                                      ex.clock.Now(), ex.options.no_status_timeout);
+    if (info.unknown_state) {
+      log::Warn("unknown operator state; it can't be told whether it is final")
+          .Kv("app", Where(app->namespace_, app->name))
+          .Kv("state", info.operator_state);
+    }
+    if (info.no_status_timed_out) {
+      if (!refetched) {
+        // The cached copy may be stale: decide on a fresh one.
+        refetched = true;
+        auto fresh = co_await Fetch(ex, app->namespace_, app->name, rpc_deadline);
+        if (absl::IsNotFound(fresh.status())) {
+          co_return ex.ResultOf(id, *app, nullptr);  // gone already: FAILED, as with ours
+        }
+        if (!fresh.ok()) co_return fresh.status();
+        app = *std::move(fresh);
+        continue;
+      }
+      // Still no status on a fresh copy: delete it first, or the operator would still run it
+      // once it comes back. The uid precondition keeps a race with a resubmission from
+      // deleting a new app of the same name; 404/409 mean another replica got there first.
+      log::Warn(
+          "no operator status in time; deleting the application (is its namespace watched "
+          "by the Spark operator?)")
+          .Kv("app", Where(app->namespace_, app->name));
+      k8s::DeleteOptions del;
+      del.propagation_policy = "Foreground";
+      del.precondition_uid = app->uid;
+      auto delete_app = kw::Delete(*ex.client, AppRef(ex, app->namespace_, app->name), del,
+                                   ex.Deadline(rpc_deadline));
+      auto deleted = co_await std::move(delete_app);
+      if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status()) &&
+          !k8s::IsK8sConflict(deleted.status())) {
+        co_return FromKubernetes(deleted.status(), Rpc::kStatus,
+                                 "deleting an application without status", rpc_deadline,
+                                 absl::Now());
+      }
+      if (deleted.ok()) ex.ObserveReturned(*deleted);
+      co_return ex.ResultOf(id, *app, nullptr, info);
+    }
+    JobResult result = ex.ResultOf(id, *app, driver ? &*driver : nullptr, info);
+    if (driver && spark::ShouldDeleteOrphanDriver(info, *driver)) {
+      // A failed job's live driver could still run the job: delete it. A failure fails this
+      // query, so the next one tries again.
+      log::Warn("deleting the live driver of a failed job")
+          .Kv("pod", Where(app->namespace_, driver->name));
+      auto delete_pod = kw::Delete(*ex.client, PodRef(app->namespace_, driver->name),
+                                   k8s::DeleteOptions{}, ex.Deadline(rpc_deadline));
+      auto deleted = co_await std::move(delete_pod);
+      if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
+        co_return FromKubernetes(deleted.status(), Rpc::kStatus, "deleting an orphan driver pod",
+                                 rpc_deadline, absl::Now());
+      }
+    }
+    co_return result;
+  }
+}
+
+asio::awaitable<absl::StatusOr<JobResult>> Status(ExecutorContext& ex, spark::ExecutionId id,
+                                                  absl::Time rpc_deadline) {
+  auto app = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline);
+  if (!app.ok()) co_return app.status();
+  co_return co_await Resolve(ex, std::move(id), *std::move(app), rpc_deadline);
+}
+
+asio::awaitable<absl::StatusOr<SubmitResult>> Submit(ExecutorContext& ex,
+                                                     spark::BuiltApplication app,
+                                                     std::string job_id, std::string template_name,
+                                                     absl::Time rpc_deadline) {
+  std::string where = Where(app.namespace_, app.name);
+  std::string execution_id = app.execution_id.ToString();
+  auto create = kw::Create(*ex.client, AppRef(ex, app.namespace_, ""), std::move(app.json),
+                           ex.Deadline(rpc_deadline));
+  auto created = co_await std::move(create);
+  for (const std::string& warning : app.warnings) {
+    log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
+  }
+  if (created.ok()) {
+    ex.ObserveReturned(*created);
+    log::Info("submitted").Kv("job_id", job_id).Kv("execution_id", execution_id);
+    co_return SubmitResult{execution_id, false};
+  }
+  if (!k8s::IsK8sConflict(created.status())) {
+    // The create may or may not have happened: a retried Submit finds out through 409 and the
+    // job-id label, never by creating blindly.
+    co_return FromKubernetes(
+        created.status(), Rpc::kSubmit,
+        absl::StrCat("creating SparkApplication ", where, " of job template ", template_name),
+        rpc_deadline, absl::Now());
+  }
+  // 409: adopt the existing application only if it is this job's and not being deleted.
+  auto existing = co_await Fetch(ex, app.namespace_, app.name, rpc_deadline);
+  if (absl::IsNotFound(existing.status())) {
+    co_return absl::UnavailableError(absl::StrCat(
+        "SparkApplication ", where, " existed a moment ago and is gone now; retry the submission"));
+  }
+  if (!existing.ok()) co_return existing.status();
+  if (absl::Status adoption = spark::CheckAdoption(**existing, job_id); !adoption.ok()) {
+    co_return adoption;
+  }
+  log::Info("adopted an existing application")
+      .Kv("job_id", job_id)
+      .Kv("execution_id", execution_id);
+  co_return SubmitResult{execution_id, true};
+}
+
+asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::ExecutionId id,
+                                             absl::Time rpc_deadline) {
+  const std::string& ns = id.namespace_;
+  const std::string& name = id.name;
+  auto app = co_await Fetch(ex, ns, name, rpc_deadline);
+  if (!app.ok()) co_return app.status();
+  // Already stopped: its real outcome stays visible.
+  if (spark::HasState(**app) && spark::IsStopped(**app)) co_return false;
+  // Mark first, so a status query on any replica tells a cancelled job from one deleted by
+  // someone else.
+  auto patch = kw::Patch(*ex.client, AppRef(ex, ns, name), k8s::PatchType::kMerge,
+                         ex.backend->CancelPatch(), ex.Deadline(rpc_deadline));
+  auto patched = co_await std::move(patch);
+  if (!patched.ok()) {
+    if (k8s::IsK8sNotFound(patched.status())) {
+      co_return absl::NotFoundError(
+          absl::StrCat("SparkApplication ", Where(ns, name), " doesn't exist"));
+    }
+    co_return FromKubernetes(patched.status(), Rpc::kCancel, "marking the application cancelled",
+                             rpc_deadline, absl::Now());
+  }
+  ex.ObserveReturned(*patched);
+  // Foreground: the app stays until its pods are gone, so a status query sees it being
+  // deleted rather than gone.
+  k8s::DeleteOptions del;
+  del.propagation_policy = "Foreground";
+  del.precondition_uid = (*app)->uid;
+  auto delete_app = kw::Delete(*ex.client, AppRef(ex, ns, name), del, ex.Deadline(rpc_deadline));
+  auto deleted = co_await std::move(delete_app);
+  if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
+    co_return FromKubernetes(deleted.status(), Rpc::kCancel, "deleting the application",
+                             rpc_deadline, absl::Now());
+  }
+  if (deleted.ok()) ex.ObserveReturned(*deleted);
+  log::Info("cancel requested").Kv("app", Where(ns, name));
+  co_return true;
+}
+
+asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex,
+                                                             spark::ExecutionId id,
+                                                             int64_t max_lines, spark::LogTail tail,
+                                                             absl::Time rpc_deadline) {
+  // The app names its driver container (a renamed pod-template container); without it (gone,
+  // unreadable) the default one is read.
+  cache::AppPtr app;
+  if (auto found = co_await LookUp(ex, id.namespace_, id.name, rpc_deadline); found.ok()) {
+    app = *std::move(found);
+  }
+  auto driver = co_await FindDriver(ex, id.namespace_, id.name, app, rpc_deadline);
+  // No driver (or none to be found now): nothing to show, not an error.
+  if (!driver.ok() || !driver->has_value()) co_return spark::LogTailResult{};
+  const spark::DriverPod& pod = **driver;
+  k8s::LogOptions options;
+  // One line more than wanted: if it comes, older lines exist and the answer says so.
+  options.tail_lines = max_lines + 1;
+  if (auto container = spark::LogContainer(pod)) options.container = *container;
+  // Streamed through the bounded tail: memory stays within max_bytes however long the lines
+  // are (tailLines bounds lines, not bytes). The chunks arrive one at a time, before the end.
+  auto shared_tail = std::make_shared<spark::LogTail>(std::move(tail));
+  // Named, and the operation built before the co_await (see k8s/awaitable.h).
+  k8s::Client::ChunkCallback feed = [shared_tail](std::string_view chunk) {
+    shared_tail->Feed(chunk);
+  };
+  auto stream = kw::StreamLog(*ex.client, PodRef(id.namespace_, pod.name), options,
+                              ex.Deadline(rpc_deadline), std::move(feed));
+  absl::Status streamed = co_await std::move(stream);
+  if (!streamed.ok()) {
+    // Best effort: output must never fail the caller.
+    log::Warn("can't read the driver log")
+        .Kv("pod", Where(id.namespace_, pod.name))
+        .Kv("error", std::string(streamed.message()));
+    co_return spark::LogTailResult{};
+  }
+  co_return shared_tail->Finish();
+}
+
+asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::string ns,
+                                                     k8s::ListOptions list,
+                                                     absl::Time rpc_deadline) {
+  auto list_apps = kw::List(*ex.client, AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
+  auto page = co_await std::move(list_apps);
+  if (!page.ok()) {
+    co_return FromKubernetes(page.status(), Rpc::kListJobs,
+                             absl::StrCat("listing the SparkApplications of ", ns), rpc_deadline,
+                             absl::Now());
+  }
+  JobPage out;
+  for (const k8s::ParsedJson& item : page->items) {
+    auto app = ex.backend->Project(item.value());
+    if (!app.ok()) continue;
+    spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp),
+                          app->namespace_, app->name};
+    out.jobs.push_back(ex.ResultOf(id, *app, nullptr));
+  }
+  if (!page->continue_token.empty()) {
+    out.next_page_token = PageToken::Continue(page->continue_token).Encode();
+  }
+  co_return out;
+}
+
+}  // namespace coroutines
+
+ExecutorContext::ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
+                                 cache::AppCache& cache, NamespacePolicy policy,
+                                 ExecutorOptions options, const Clock& clock,
+                                 std::shared_ptr<const OperatorBackend> backend)
+    : io(io),
+      client(std::move(client)),
+      cache(cache),
+      policy(std::move(policy)),
+      options(std::move(options)),
+      clock(clock),
+      backend(backend != nullptr ? std::move(backend) : NewApacheSparkBackend()),
+      next_driver_sweep_(this->options.known_drivers_first_sweep) {}
 
 Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
                    cache::AppCache& cache, NamespacePolicy policy, ExecutorOptions options,
                    const Clock& clock, std::shared_ptr<const OperatorBackend> backend)
-    : io_(io),
-      client_(std::move(client)),
-      cache_(cache),
-      policy_(std::move(policy)),
-      options_(std::move(options)),
-      clock_(clock),
-      backend_(backend != nullptr ? std::move(backend) : NewApacheSparkBackend()),
-      next_driver_sweep_(options_.known_drivers_first_sweep) {}
+    : ctx_(io, std::move(client), cache, std::move(policy), std::move(options), clock,
+           std::move(backend)) {}
 
 Executor::~Executor() = default;
 
-absl::Time Executor::Deadline(absl::Time rpc_deadline) const {
-  return std::min(rpc_deadline, absl::Now() + options_.request_timeout);
+absl::Time ExecutorContext::Deadline(absl::Time rpc_deadline) const {
+  return std::min(rpc_deadline, absl::Now() + options.request_timeout);
 }
 
-absl::StatusOr<spark::ExecutionId> Executor::ParseId(std::string_view execution_id) const {
-  auto id = spark::ParseForCluster(execution_id, options_.builder.cluster);
+absl::StatusOr<spark::ExecutionId> ExecutorContext::ParseId(std::string_view execution_id) const {
+  auto id = spark::ParseForCluster(execution_id, options.builder.cluster);
   if (!id.ok()) return id.status();
-  if (absl::Status allowed = policy_.Check(id->namespace_); !allowed.ok()) return allowed;
+  if (absl::Status allowed = policy.Check(id->namespace_); !allowed.ok()) return allowed;
   return id;
 }
 
-void Executor::ObserveReturned(const std::string& json) {
+void ExecutorContext::ObserveReturned(const std::string& json) {
   // A delete answers with the object while it is held by finalizers and with a Status once it is
   // gone; only an object is worth remembering (the informer sees the deletion).
-  if (auto app = backend_->ProjectJson(json); app.ok()) cache_.ObserveWrite(*app);
+  if (auto app = backend->ProjectJson(json); app.ok()) cache.ObserveWrite(*app);
 }
 
-JobResult Executor::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
-                             const spark::DriverPod* driver) const {
+JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                                    const spark::DriverPod* driver) const {
   return ResultOf(id, app, driver,
-                  backend_->MapStatus(app, driver, clock_.Now(), options_.no_status_timeout));
+                  backend->MapStatus(app, driver, clock.Now(), options.no_status_timeout));
 }
 
-JobResult Executor::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
-                             const spark::DriverPod* driver, spark::JobStatusInfo info) const {
+JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                                    const spark::DriverPod* driver,
+                                    spark::JobStatusInfo info) const {
   JobResult result;
   result.execution_id = id.ToString();
   result.namespace_ = app.namespace_;
@@ -421,8 +410,8 @@ JobResult Executor::ResultOf(const spark::ExecutionId& id, const spark::AppProje
   return result;
 }
 
-std::optional<JobResult> Executor::StatusFromSnapshot(const spark::ExecutionId& id) const {
-  cache::AppPtr app = cache_.Find(id.namespace_, id.name);
+std::optional<JobResult> ExecutorContext::StatusFromSnapshot(const spark::ExecutionId& id) const {
+  cache::AppPtr app = cache.Find(id.namespace_, id.name);
   if (app == nullptr) return std::nullopt;
   const spark::DriverPod* driver = nullptr;
   std::optional<std::optional<spark::DriverPod>> known;
@@ -439,7 +428,7 @@ std::optional<JobResult> Executor::StatusFromSnapshot(const spark::ExecutionId& 
   return result;
 }
 
-std::optional<std::optional<spark::DriverPod>> Executor::KnownDriverOf(
+std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
     const spark::AppProjection& app) const {
   absl::MutexLock lock(&drivers_mu_);
   auto it = known_drivers_.find(app.uid);
@@ -449,8 +438,8 @@ std::optional<std::optional<spark::DriverPod>> Executor::KnownDriverOf(
   return it->second.driver;
 }
 
-void Executor::RememberDriver(const spark::AppProjection& app,
-                              const std::optional<spark::DriverPod>& driver) {
+void ExecutorContext::RememberDriver(const spark::AppProjection& app,
+                                     const std::optional<spark::DriverPod>& driver) {
   // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
   if (app.uid.empty() || (driver && driver->IsAlive(app.driver_container))) return;
   {
@@ -463,7 +452,7 @@ void Executor::RememberDriver(const spark::AppProjection& app,
   SweepKnownDrivers();
 }
 
-void Executor::SweepKnownDrivers() {
+void ExecutorContext::SweepKnownDrivers() {
   struct Held {
     std::string uid;
     std::string namespace_;
@@ -479,52 +468,52 @@ void Executor::SweepKnownDrivers() {
   }
   std::vector<std::string> gone;
   for (const Held& h : held) {
-    cache::AppPtr app = cache_.Find(h.namespace_, h.name);
+    cache::AppPtr app = cache.Find(h.namespace_, h.name);
     if (app == nullptr || app->uid != h.uid) gone.push_back(h.uid);
   }
   absl::MutexLock lock(&drivers_mu_);
   for (const std::string& uid : gone) known_drivers_.erase(uid);
   if (known_drivers_.size() >= kMaxKnownDrivers) known_drivers_.clear();
-  next_driver_sweep_ = std::max(options_.known_drivers_first_sweep, 2 * known_drivers_.size());
+  next_driver_sweep_ = std::max(options.known_drivers_first_sweep, 2 * known_drivers_.size());
 }
 
 std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::string& metalake,
                                             const spark::SparkTemplate& job, absl::Time deadline,
                                             Done<SubmitResult> done) {
-  auto built = backend_->Build(job_id, metalake, job, options_.builder);
+  auto built = ctx_.backend->Build(job_id, metalake, job, ctx_.options.builder);
   if (!built.ok()) {
     // Nothing was created: the template can't run as an application.
     absl::Status error = built.status();
     if (absl::IsFailedPrecondition(error)) error = absl::InternalError(error.message());
     return Answer<SubmitResult>(done, error);
   }
-  if (absl::Status allowed = policy_.Check(built->namespace_); !allowed.ok()) {
+  if (absl::Status allowed = ctx_.policy.Check(built->namespace_); !allowed.ok()) {
     return Answer<SubmitResult>(done, allowed);
   }
   return Spawn<SubmitResult>(
-      io_,
+      ctx_.io,
       [this, app = *std::move(built), job_id = std::move(job_id), name = job.name,
        deadline]() mutable {
-        return Coroutines::Submit(*this, std::move(app), std::move(job_id), std::move(name),
+        return coroutines::Submit(ctx_, std::move(app), std::move(job_id), std::move(name),
                                   deadline);
       },
       std::move(done));
 }
 
 StatusLookup Executor::StatusNow(std::string_view execution_id) const {
-  auto id = ParseId(execution_id);
+  auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) return id.status();
   // A cache hit that needs no request answers at once, from the immutable snapshot.
-  if (auto result = StatusFromSnapshot(*id)) return *std::move(result);
+  if (auto result = ctx_.StatusFromSnapshot(*id)) return *std::move(result);
   return *std::move(id);
 }
 
 std::shared_ptr<RpcHandle> Executor::Status(spark::ExecutionId id, absl::Time deadline,
                                             Done<JobResult> done) {
   return Spawn<JobResult>(
-      io_,
+      ctx_.io,
       [this, id = std::move(id), deadline]() mutable {
-        return Coroutines::Status(*this, std::move(id), deadline);
+        return coroutines::Status(ctx_, std::move(id), deadline);
       },
       std::move(done));
 }
@@ -540,12 +529,12 @@ std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl:
 
 std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id, absl::Time deadline,
                                             Done<bool> done) {
-  auto id = ParseId(execution_id);
+  auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) return Answer<bool>(done, id.status());
   return Spawn<bool>(
-      io_,
+      ctx_.io,
       [this, id = *std::move(id), deadline]() mutable {
-        return Coroutines::Cancel(*this, std::move(id), deadline);
+        return coroutines::Cancel(ctx_, std::move(id), deadline);
       },
       std::move(done));
 }
@@ -553,21 +542,21 @@ std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id, absl:
 std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64_t max_lines,
                                             int64_t max_bytes, absl::Time deadline,
                                             Done<spark::LogTailResult> done) {
-  auto id = ParseId(execution_id);
+  auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) return Answer<spark::LogTailResult>(done, id.status());
   if (max_lines < 0 || max_bytes < 0) {
     return Answer<spark::LogTailResult>(
         done, absl::InvalidArgumentError("max_lines and max_bytes must not be negative"));
   }
-  if (max_lines == 0) max_lines = options_.default_max_lines;
-  if (max_bytes == 0) max_bytes = options_.default_max_bytes;
-  max_bytes = std::min(max_bytes, options_.max_output_bytes);
+  if (max_lines == 0) max_lines = ctx_.options.default_max_lines;
+  if (max_bytes == 0) max_bytes = ctx_.options.default_max_bytes;
+  max_bytes = std::min(max_bytes, ctx_.options.max_output_bytes);
   auto tail = spark::LogTail::Create(max_lines, max_bytes);
   if (!tail.ok()) return Answer<spark::LogTailResult>(done, tail.status());
   return Spawn<spark::LogTailResult>(
-      io_,
+      ctx_.io,
       [this, id = *std::move(id), max_lines, tail = *std::move(tail), deadline]() mutable {
-        return Coroutines::Output(*this, std::move(id), max_lines, std::move(tail), deadline);
+        return coroutines::Output(ctx_, std::move(id), max_lines, std::move(tail), deadline);
       },
       std::move(done));
 }
@@ -576,16 +565,16 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
                                               const std::string& label_selector, int64_t page_size,
                                               const std::string& page_token, absl::Time deadline,
                                               Done<JobPage> done) {
-  absl::StatusOr<ListRequest> request = ParseListRequest(namespace_arg, options_.builder.namespace_,
-                                                         label_selector, page_size, page_token);
+  absl::StatusOr<ListRequest> request = ParseListRequest(
+      namespace_arg, ctx_.options.builder.namespace_, label_selector, page_size, page_token);
   if (!request.ok()) return Answer<JobPage>(done, request.status());
   const std::string& ns = request->namespace_;
-  if (absl::Status allowed = policy_.Check(ns); !allowed.ok()) {
+  if (absl::Status allowed = ctx_.policy.Check(ns); !allowed.ok()) {
     return Answer<JobPage>(done, allowed);
   }
   const size_t limit = static_cast<size_t>(request->page_size);
   if (request->page_token.kind != PageToken::Kind::kApi) {
-    auto apps = cache_.ListAfter(
+    auto apps = ctx_.cache.ListAfter(
         ns, request->page_token.value, limit + 1,
         [&](const spark::AppProjection& app) { return request->selector.Matches(app.labels); });
     if (apps) {
@@ -595,9 +584,9 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
         page.next_page_token = PageToken::AfterName(apps->back()->name).Encode();
       }
       for (const auto& app : *apps) {
-        spark::ExecutionId id{options_.builder.cluster, std::string(spark::kKindSparkApp),
+        spark::ExecutionId id{ctx_.options.builder.cluster, std::string(spark::kKindSparkApp),
                               app->namespace_, app->name};
-        page.jobs.push_back(ResultOf(id, *app, nullptr));
+        page.jobs.push_back(ctx_.ResultOf(id, *app, nullptr));
       }
       return Answer<JobPage>(done, std::move(page));
     }
@@ -610,16 +599,16 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   }
   // Straight to the API server: the informer can't answer, or the cache is off.
   k8s::ListOptions list;
-  list.label_selector = backend_->ManagedSelector();
+  list.label_selector = ctx_.backend->ManagedSelector();
   if (!request->selector.empty()) absl::StrAppend(&list.label_selector, ",", label_selector);
   list.limit = request->page_size;
   if (request->page_token.kind == PageToken::Kind::kApi) {
     list.continue_token = request->page_token.value;
   }
   return Spawn<JobPage>(
-      io_,
+      ctx_.io,
       [this, ns = request->namespace_, list = std::move(list), deadline]() mutable {
-        return Coroutines::ListFromApi(*this, std::move(ns), std::move(list), deadline);
+        return coroutines::ListFromApi(ctx_, std::move(ns), std::move(list), deadline);
       },
       std::move(done));
 }

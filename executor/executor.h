@@ -62,6 +62,66 @@ struct ExecutorOptions {
   size_t known_drivers_first_sweep = 1024;
 };
 
+// What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
+// cluster, the cache, the configuration and the operator's backend, plus the drivers of stopped
+// apps remembered for Status. The fields are plain by design: the coroutines are this context's
+// only readers, and it is never handed past the executor.
+class ExecutorContext {
+ public:
+  ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
+                  cache::AppCache& cache, NamespacePolicy policy, ExecutorOptions options,
+                  const Clock& clock, std::shared_ptr<const OperatorBackend> backend);
+
+  boost::asio::io_context& io;
+  const std::shared_ptr<k8s::Client> client;
+  cache::AppCache& cache;
+  const NamespacePolicy policy;
+  const ExecutorOptions options;
+  const Clock& clock;
+  const std::shared_ptr<const OperatorBackend> backend;
+
+  // A Kubernetes call's deadline: the RPC's, within options.request_timeout.
+  absl::Time Deadline(absl::Time rpc_deadline) const;
+  // The execution id parsed for this cluster, within the namespace policy.
+  absl::StatusOr<spark::ExecutionId> ParseId(std::string_view execution_id) const;
+  // An application the API server returned, for the cache.
+  void ObserveReturned(const std::string& json);
+  JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                     const spark::DriverPod* driver) const;
+  // The same with the status already mapped.
+  JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
+                     const spark::DriverPod* driver, spark::JobStatusInfo info) const;
+  // The answer to Status straight from the cache, when it needs no request.
+  std::optional<JobResult> StatusFromSnapshot(const spark::ExecutionId& id) const;
+
+  // The driver a stopped app had at this resourceVersion, if recorded (nullopt), or that it had
+  // none.
+  std::optional<std::optional<spark::DriverPod>> KnownDriverOf(
+      const spark::AppProjection& app) const;
+  void RememberDriver(const spark::AppProjection& app,
+                      const std::optional<spark::DriverPod>& driver);
+
+ private:
+  // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
+  // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the
+  // pod's removal moves it to ResourceReleased), so Status of a finished job needs no pod LIST.
+  // An entry outlives its app only until the next sweep: when the map has doubled since the
+  // last one, the entries of apps the cache no longer holds (deleted, or not followed) go, so it
+  // stays within twice the stopped apps the cache holds (and small when the cache is off).
+  struct KnownDriver {
+    std::string resource_version;
+    std::optional<spark::DriverPod> driver;
+    std::string namespace_;
+    std::string name;
+  };
+  static constexpr size_t kMaxKnownDrivers = 200000;
+  // Drops the entries whose app the cache no longer holds; asks the cache without the lock.
+  void SweepKnownDrivers();
+  mutable absl::Mutex drivers_mu_;
+  absl::flat_hash_map<std::string, KnownDriver> known_drivers_ ABSL_GUARDED_BY(drivers_mu_);
+  size_t next_driver_sweep_ ABSL_GUARDED_BY(drivers_mu_);
+};
+
 class Executor final : public JobExecutor {
  public:
   // `io` runs every coroutine; `client`, `cache`, `clock` and `io` must outlive the executor
@@ -70,9 +130,6 @@ class Executor final : public JobExecutor {
            NamespacePolicy policy, ExecutorOptions options, const Clock& clock,
            std::shared_ptr<const OperatorBackend> backend = nullptr);
   ~Executor() override;
-
-  const ExecutorOptions& options() const { return options_; }
-  const NamespacePolicy& policy() const { return policy_; }
 
   std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                     const spark::SparkTemplate& job, absl::Time deadline,
@@ -100,59 +157,11 @@ class Executor final : public JobExecutor {
                                           absl::Time deadline, StreamWriter<OutputBatch>* writer,
                                           std::function<void(absl::Status)> done) override;
 
-  // The coroutines (executor.cc, streams.cc); not part of the interface.
-  struct Coroutines;
-  struct StreamAccess;
+  const ExecutorOptions& options() const { return ctx_.options; }
+  const NamespacePolicy& policy() const { return ctx_.policy; }
 
  private:
-  friend struct Coroutines;
-  friend struct StreamAccess;
-
-  absl::Time Deadline(absl::Time rpc_deadline) const;
-  // The execution id parsed for this cluster, within the namespace policy.
-  absl::StatusOr<spark::ExecutionId> ParseId(std::string_view execution_id) const;
-  void ObserveReturned(const std::string& json);
-  JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
-                     const spark::DriverPod* driver) const;
-  // The same with the status already mapped.
-  JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
-                     const spark::DriverPod* driver, spark::JobStatusInfo info) const;
-  // The answer to Status straight from the cache, when it needs no request.
-  std::optional<JobResult> StatusFromSnapshot(const spark::ExecutionId& id) const;
-
-  // The driver a stopped app had at this resourceVersion, if recorded (nullopt), or that it had
-  // none.
-  std::optional<std::optional<spark::DriverPod>> KnownDriverOf(
-      const spark::AppProjection& app) const;
-  void RememberDriver(const spark::AppProjection& app,
-                      const std::optional<spark::DriverPod>& driver);
-
-  boost::asio::io_context& io_;
-  const std::shared_ptr<k8s::Client> client_;
-  cache::AppCache& cache_;
-  const NamespacePolicy policy_;
-  const ExecutorOptions options_;
-  const Clock& clock_;
-  const std::shared_ptr<const OperatorBackend> backend_;
-
-  // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
-  // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the
-  // pod's removal moves it to ResourceReleased), so Status of a finished job needs no pod LIST.
-  // An entry outlives its app only until the next sweep: when the map has doubled since the
-  // last one, the entries of apps the cache no longer holds (deleted, or not followed) go, so it
-  // stays within twice the stopped apps the cache holds (and small when the cache is off).
-  struct KnownDriver {
-    std::string resource_version;
-    std::optional<spark::DriverPod> driver;
-    std::string namespace_;
-    std::string name;
-  };
-  static constexpr size_t kMaxKnownDrivers = 200000;
-  // Drops the entries whose app the cache no longer holds; asks the cache without the lock.
-  void SweepKnownDrivers();
-  mutable absl::Mutex drivers_mu_;
-  absl::flat_hash_map<std::string, KnownDriver> known_drivers_ ABSL_GUARDED_BY(drivers_mu_);
-  size_t next_driver_sweep_ ABSL_GUARDED_BY(drivers_mu_);
+  ExecutorContext ctx_;
 };
 
 }  // namespace kje::executor

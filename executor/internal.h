@@ -184,23 +184,21 @@ namespace kje::executor {
 
 namespace asio = boost::asio;
 
-// What the stream loops (streams.cc) use of the executor; the coroutines are in executor.cc.
-struct Executor::StreamAccess {
-  static cache::AppCache& Cache(Executor& ex) { return ex.cache_; }
-  static k8s::Client& Client(Executor& ex) { return *ex.client_; }
-  static const ExecutorOptions& Options(Executor& ex) { return ex.options_; }
-  static const Clock& ClockOf(Executor& ex) { return ex.clock_; }
-  static JobResult ResultOf(Executor& ex, const spark::ExecutionId& id,
-                            const spark::AppProjection& app, const spark::DriverPod* driver) {
-    return ex.ResultOf(id, app, driver);
-  }
-  static asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(Executor& ex, std::string ns,
-                                                               std::string name,
-                                                               absl::Time deadline);
-  static asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
-      Executor& ex, std::string ns, std::string app_name, cache::AppPtr app, absl::Time deadline);
-  static asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
-      Executor& ex, cache::AppPtr app, absl::Time deadline);
-};
+// The coroutines the stream loops (streams.cc) share with the unary RPCs (executor.cc).
+namespace coroutines {
+
+// The app through the cache when it knows it, else a GET.
+asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(ExecutorContext& ex, std::string ns,
+                                                      std::string name, absl::Time rpc_deadline);
+// The driver pod the backend picks among the app's (`app` as last seen, null when unknown):
+// nullopt when there is none, an error when the LIST failed.
+asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
+    ExecutorContext& ex, std::string ns, std::string app_name, cache::AppPtr app,
+    absl::Time rpc_deadline);
+// The driver of a stopped app, remembered per resourceVersion; nullopt when unknown.
+asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
+    ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline);
+
+}  // namespace coroutines
 
 }  // namespace kje::executor

@@ -185,10 +185,11 @@ struct Job {
   std::optional<JobResult> last_sent;
 };
 
-asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::ExecutionId> ids,
+asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::ExecutionId> ids,
                                         absl::Time deadline, StreamWriter<JobResult>* writer);
-asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, int64_t tail_lines,
-                                         absl::Time deadline, StreamWriter<OutputBatch>* writer);
+asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId id,
+                                         int64_t tail_lines, absl::Time deadline,
+                                         StreamWriter<OutputBatch>* writer);
 
 }  // namespace
 
@@ -207,7 +208,7 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
   }
   std::vector<spark::ExecutionId> ids;
   for (const std::string& raw : execution_ids) {
-    auto id = ParseId(raw);
+    auto id = ctx_.ParseId(raw);
     if (!id.ok()) return fail(id.status());
     for (const auto& seen : ids) {
       if (seen.namespace_ == id->namespace_ && seen.name == id->name) {
@@ -217,14 +218,14 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
     }
     ids.push_back(*std::move(id));
   }
-  if (!cache_.enabled()) {
+  if (!ctx_.cache.enabled()) {
     return fail(absl::FailedPreconditionError(
         "WatchStatus follows the informer cache, which is disabled (statusCacheTtlMs <= 0)"));
   }
   return internal::SpawnStatus(
-      io_,
+      ctx_.io,
       [this, ids = std::move(ids), deadline, writer]() mutable {
-        return WatchLoop(*this, std::move(ids), deadline, writer);
+        return WatchLoop(ctx_, std::move(ids), deadline, writer);
       },
       std::move(done));
 }
@@ -233,7 +234,7 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
                                                   absl::Time deadline,
                                                   StreamWriter<OutputBatch>* writer,
                                                   std::function<void(absl::Status)> done) {
-  auto id = ParseId(execution_id);
+  auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) {
     done(id.status());
     return internal::FinishedHandle();
@@ -245,24 +246,22 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
   if (tail_lines == 0) tail_lines = kDefaultFollowTailLines;
   deadline = std::min(deadline, absl::Now() + kMaxFollow);
   return internal::SpawnStatus(
-      io_,
+      ctx_.io,
       [this, id = *std::move(id), tail_lines, deadline, writer]() mutable {
-        return FollowLoop(*this, std::move(id), tail_lines, deadline, writer);
+        return FollowLoop(ctx_, std::move(id), tail_lines, deadline, writer);
       },
       std::move(done));
 }
 
 namespace {
 
-using Access = Executor::StreamAccess;
-
 // What a caller sees of a job whose application was deleted.
-JobResult DeletedResult(Executor& ex, const Job& job) {
-  JobResult result = Access::ResultOf(ex, job.id, *job.app, nullptr);
+JobResult DeletedResult(ExecutorContext& ex, const Job& job) {
+  JobResult result = ex.ResultOf(job.id, *job.app, nullptr);
   if (!spark::IsTerminal(result.info.status)) {
     bool cancelled = job.app->cancel_requested;
     result.info.status = cancelled ? spark::JobStatus::kCancelled : spark::JobStatus::kFailed;
-    result.info.finished_at = Access::ClockOf(ex).Now();
+    result.info.finished_at = ex.clock.Now();
     result.info.message = cancelled ? "the SparkApplication was deleted after a cancel request"
                                     : "the SparkApplication was deleted before its job finished";
   }
@@ -287,11 +286,10 @@ void Apply(std::map<std::string, Job>& jobs, const cache::AppEvent& event) {
   }
 }
 
-asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::ExecutionId> ids,
+asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::ExecutionId> ids,
                                         absl::Time deadline, StreamWriter<JobResult>* writer) {
-  cache::AppCache& cache = Access::Cache(ex);
-  auto mailbox =
-      std::make_shared<cache::Mailbox<cache::AppEvent>>(Access::Options(ex).max_queued_changes);
+  cache::AppCache& cache = ex.cache;
+  auto mailbox = std::make_shared<cache::Mailbox<cache::AppEvent>>(ex.options.max_queued_changes);
   std::map<std::string, std::vector<std::string>> names_by_ns;
   std::map<std::string, Job> jobs;  // by "namespace/name"
   for (auto& id : ids) {
@@ -312,7 +310,7 @@ asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::Executi
     subscriptions.emplace_back(ns, *std::move(sub));
   }
   for (auto& [key, job] : jobs) {
-    auto app = co_await Access::LookUp(ex, job.id.namespace_, job.id.name, deadline);
+    auto app = co_await coroutines::LookUp(ex, job.id.namespace_, job.id.name, deadline);
     // Nothing has been sent yet (the first statuses go out together), so the whole call fails
     // as Status would.
     if (!app.ok()) co_return app.status();
@@ -328,15 +326,15 @@ asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::Executi
         result = DeletedResult(ex, job);
         job.done = true;
       } else {
-        result = Access::ResultOf(ex, job.id, *job.app, nullptr);
+        result = ex.ResultOf(job.id, *job.app, nullptr);
         if (spark::IsTerminal(result.info.status)) {
           job.done = true;
           if (spark::IsStopped(*job.app)) {
             // The last status carries the driver container's exact times, as Status gives them.
             cache::AppPtr app = job.app;
-            auto driver = co_await Access::StoppedDriver(ex, app, deadline);
+            auto driver = co_await coroutines::StoppedDriver(ex, app, deadline);
             const spark::DriverPod* pod = driver && *driver ? &**driver : nullptr;
-            result = Access::ResultOf(ex, job.id, *app, pod);
+            result = ex.ResultOf(job.id, *app, pod);
           }
         }
       }
@@ -365,7 +363,8 @@ asio::awaitable<absl::Status> WatchLoop(Executor& ex, std::vector<spark::Executi
 
 // Streams the driver's log until it ends. nullopt: the container hasn't started yet (the API
 // server answered 400 before sending anything), so the caller waits for the app to move on.
-asio::awaitable<std::optional<absl::Status>> StreamLog(Executor& ex, const spark::ExecutionId& id,
+asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
+                                                       const spark::ExecutionId& id,
                                                        const spark::DriverPod& driver,
                                                        int64_t tail_lines, absl::Time deadline,
                                                        StreamWriter<OutputBatch>* writer) {
@@ -374,10 +373,12 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(Executor& ex, const spark
   options.tail_lines = tail_lines;
   options.follow = true;
   if (auto container = spark::LogContainer(driver)) options.container = *container;
-  auto buffer = std::make_shared<LogBuffer>(Access::Options(ex).max_follow_buffer_bytes);
-  std::shared_ptr<k8s::CallHandle> call = Access::Client(ex).StreamLog(
-      pod, options, deadline, [buffer](std::string_view chunk) { buffer->Chunk(chunk); },
-      [buffer](absl::Status status) { buffer->End(std::move(status)); });
+  auto buffer = std::make_shared<LogBuffer>(ex.options.max_follow_buffer_bytes);
+  std::shared_ptr<k8s::CallHandle> call =
+      (*ex.client)
+          .StreamLog(
+              pod, options, deadline, [buffer](std::string_view chunk) { buffer->Chunk(chunk); },
+              [buffer](absl::Status status) { buffer->End(std::move(status)); });
   absl::Cleanup stop = [call] { call->Cancel(); };
   for (;;) {
     LogBuffer::Taken taken = buffer->Take();
@@ -404,19 +405,20 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(Executor& ex, const spark
   }
 }
 
-asio::awaitable<absl::Status> FollowLoop(Executor& ex, spark::ExecutionId id, int64_t tail_lines,
-                                         absl::Time deadline, StreamWriter<OutputBatch>* writer) {
-  auto app = co_await Access::LookUp(ex, id.namespace_, id.name, deadline);
+asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId id,
+                                         int64_t tail_lines, absl::Time deadline,
+                                         StreamWriter<OutputBatch>* writer) {
+  auto app = co_await coroutines::LookUp(ex, id.namespace_, id.name, deadline);
   if (!app.ok()) co_return app.status();
   cache::AppPtr current = *std::move(app);
-  cache::AppCache& cache = Access::Cache(ex);
+  cache::AppCache& cache = ex.cache;
   std::optional<cache::AppCache::Subscribed> subscribed;
   auto mailbox = std::make_shared<cache::Mailbox<cache::AppEvent>>(kFollowChanges);
   absl::Cleanup unsubscribe = [&] {
     if (subscribed) cache.Unsubscribe(id.namespace_, *subscribed);
   };
   for (;;) {
-    auto driver = co_await Access::FindDriver(ex, id.namespace_, id.name, current, deadline);
+    auto driver = co_await coroutines::FindDriver(ex, id.namespace_, id.name, current, deadline);
     if (!driver.ok()) {
       co_return FromKubernetes(
           driver.status(), Rpc::kFollowOutput,
