@@ -517,12 +517,67 @@ def p5_submit_overhead(calls=300):
     create_p50 = quantile(direct, 0.5)
     overhead = sub["latency_ms"]["p50"] - create_p50
     creates = s["byVerb"].get("create", 0)
-    return [row("P5 Submit overhead (p50 Submit - p50 create)", round(overhead, 3), "ms", "<= 1",
-                overhead <= 1, submit_p50_ms=sub["latency_ms"]["p50"],
+    return [row("P5 Submit overhead (p50 Submit - p50 create)", round(overhead, 3), "ms", "<= 0.2",
+                overhead <= 0.2, submit_p50_ms=sub["latency_ms"]["p50"],
                 submit_p99_ms=sub["latency_ms"]["p99"], create_p50_ms=round(create_p50, 3),
                 create_p99_ms=round(quantile(direct, 0.99), 3),
                 k8s_requests_per_submit=round(s["total"] / (calls + 20), 2),
                 creates=creates)]
+
+
+def p11_client_overhead(apps=200, calls=2000):
+    """What a Kubernetes GET costs the service beyond the API server's own answer: Status of a
+    running job without the cache is one GET; less a plain keep-alive HTTPS GET of the same object
+    and less the gRPC round trip alone (Health/Check), all one at a time from Python. (Through the
+    C++ load client the same Status measured p50 ~10 ms where Python measures ~0.6 ms, and its
+    Health stays fast: not explained yet, and it would swamp the figure.)"""
+    from jobexecutor.v1 import job_executor_pb2 as pb
+    from jobexecutor.v1 import job_executor_pb2_grpc as pb_grpc
+    from health.v1 import health_pb2, health_pb2_grpc
+    cluster = start_kubesim(["%s:%d:Running" % (NS, apps)])
+    # Without the rate limit: the default kubernetes.qps (100) would set the pace of the GETs.
+    config = server_config(cluster, "statusCacheTtlMs: 0\nkubernetes:\n  qps: 0\n")
+    server = kje.Server(["--config", config] + list(EXTRA_SERVER_ARGS),
+                        env={"KJE_MUTEX_DEADLOCK_DETECTION": ""})
+    try:
+        ids = seeded_ids("Running", apps)
+        channel = server.channel()
+        stub = pb_grpc.JobExecutorStub(channel)
+        health = health_pb2_grpc.HealthStub(channel)
+
+        def timed(fn, n):
+            out = []
+            for i in range(n):
+                t0 = time.monotonic()
+                fn(i)
+                out.append((time.monotonic() - t0) * 1000)
+            return sorted(out)
+        status_call = lambda i: stub.Status(pb.StatusRequest(execution_id=ids[i % apps]),
+                                            timeout=10)
+        health_call = lambda i: health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+        timed(status_call, apps)
+        timed(health_call, 200)
+        reset_stats(cluster)
+        status = timed(status_call, calls)
+        checks = timed(health_call, calls)
+        gets = stats(cluster)["total"]
+        channel.close()
+        api = KubesimHttp(cluster)
+        base = "/apis/spark.apache.org/v1/namespaces/%s/sparkapplications/" % NS
+        direct = timed(lambda n: api.request("GET", base + "gravitino-job-running-%d" % (n % apps)),
+                       200 + calls)[:calls]
+        api.close()
+    finally:
+        server.terminate()
+        os.unlink(config)
+        cluster.stop()
+    status_p50, health_p50 = quantile(status, 0.5), quantile(checks, 0.5)
+    get_p50 = quantile(sorted(direct), 0.5)
+    overhead = status_p50 - health_p50 - get_p50
+    return [row("P11 Kubernetes GET overhead in the service (p50 Status without cache - p50 "
+                "Health - p50 direct GET)", round(overhead, 3), "ms", "report only", None,
+                status_p50_ms=round(status_p50, 3), health_p50_ms=round(health_p50, 3),
+                direct_get_p50_ms=round(get_p50, 3), k8s_requests_per_status=round(gets / calls, 2))]
 
 
 def p6_output_memory():
@@ -899,6 +954,7 @@ BENCHES = {
     "P8": p8_sync_and_relist,
     "P9": p9_watch_streams,
     "P10": p10_quiet_status,
+    "P11": p11_client_overhead,
 }
 
 
