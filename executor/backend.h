@@ -51,7 +51,10 @@ class OperatorBackend {
 
 // apache/spark-kubernetes-operator, spark.apache.org/v1.
 std::unique_ptr<OperatorBackend> NewApacheSparkBackend();
-// kubeflow/spark-operator, sparkoperator.k8s.io/v1beta2.
-std::unique_ptr<OperatorBackend> NewKubeflowSparkBackend();
+// kubeflow/spark-operator, sparkoperator.k8s.io/v1beta2. That operator has no driver start
+// timeout: a driver still not started `driver_start_timeout` after its submission fails the job
+// (JobStatusInfo::start_timed_out).
+std::unique_ptr<OperatorBackend> NewKubeflowSparkBackend(
+    absl::Duration driver_start_timeout = absl::InfiniteDuration());
 
 }  // namespace kje::executor

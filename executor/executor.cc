@@ -151,7 +151,7 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
           .Kv("app", Where(app->namespace_, app->name))
           .Kv("state", info.operator_state);
     }
-    if (info.no_status_timed_out) {
+    if (info.no_status_timed_out || info.start_timed_out) {
       if (!refetched) {
         // The cached copy may be stale: decide on a fresh one.
         refetched = true;
@@ -166,10 +166,15 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       // Still no status on a fresh copy: delete it first, or the operator would still run it
       // once it comes back. The uid precondition keeps a race with a resubmission from
       // deleting a new app of the same name; 404/409 mean another replica got there first.
-      log::Warn(
-          "no operator status in time; deleting the application (is its namespace watched "
-          "by the Spark operator?)")
-          .Kv("app", Where(app->namespace_, app->name));
+      if (info.start_timed_out) {
+        log::Warn("the driver didn't start in time; deleting the application")
+            .Kv("app", Where(app->namespace_, app->name));
+      } else {
+        log::Warn(
+            "no operator status in time; deleting the application (is its namespace watched "
+            "by the Spark operator?)")
+            .Kv("app", Where(app->namespace_, app->name));
+      }
       k8s::DeleteOptions del;
       del.propagation_policy = "Foreground";
       del.precondition_uid = app->uid;
@@ -179,8 +184,10 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status()) &&
           !k8s::IsK8sConflict(deleted.status())) {
         co_return FromKubernetes(deleted.status(), Rpc::kStatus,
-                                 "deleting an application without status", rpc_deadline,
-                                 absl::Now());
+                                 info.start_timed_out
+                                     ? "deleting an application whose driver didn't start"
+                                     : "deleting an application without status",
+                                 rpc_deadline, absl::Now());
       }
       if (deleted.ok()) ex.ObserveReturned(*deleted);
       co_return ex.ResultOf(id, *app, nullptr, info);
@@ -421,7 +428,9 @@ std::optional<JobResult> ExecutorContext::StatusFromSnapshot(const spark::Execut
     if (*known) driver = &**known;
   }
   JobResult result = ResultOf(id, *app, driver);
-  if (result.info.no_status_timed_out || result.info.unknown_state) return std::nullopt;
+  if (result.info.no_status_timed_out || result.info.start_timed_out || result.info.unknown_state) {
+    return std::nullopt;
+  }
   if (driver != nullptr && spark::ShouldDeleteOrphanDriver(result.info, *driver)) {
     return std::nullopt;
   }

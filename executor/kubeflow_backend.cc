@@ -10,6 +10,9 @@ namespace {
 
 class KubeflowSparkBackend final : public OperatorBackend {
  public:
+  explicit KubeflowSparkBackend(absl::Duration driver_start_timeout)
+      : driver_start_timeout_(driver_start_timeout) {}
+
   std::string_view Name() const override { return spark::kubeflow::kApiVersion; }
 
   k8s::ResourceRef Applications(std::string_view ns) const override {
@@ -36,7 +39,7 @@ class KubeflowSparkBackend final : public OperatorBackend {
 
   spark::JobStatusInfo MapStatus(const spark::AppProjection& app, const spark::DriverPod* driver,
                                  absl::Time now, absl::Duration no_status_timeout) const override {
-    return spark::kubeflow::MapStatus(app, driver, now, no_status_timeout);
+    return spark::kubeflow::MapStatus(app, driver, now, no_status_timeout, driver_start_timeout_);
   }
 
   std::string DriverSelector(std::string_view app_name) const override {
@@ -49,12 +52,15 @@ class KubeflowSparkBackend final : public OperatorBackend {
   }
 
   std::string CancelPatch() const override { return spark::CancelRequestPatch(); }
+
+ private:
+  const absl::Duration driver_start_timeout_;
 };
 
 }  // namespace
 
-std::unique_ptr<OperatorBackend> NewKubeflowSparkBackend() {
-  return std::make_unique<KubeflowSparkBackend>();
+std::unique_ptr<OperatorBackend> NewKubeflowSparkBackend(absl::Duration driver_start_timeout) {
+  return std::make_unique<KubeflowSparkBackend>(driver_start_timeout);
 }
 
 }  // namespace kje::executor

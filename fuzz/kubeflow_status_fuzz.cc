@@ -1,6 +1,6 @@
 // A kubeflow/spark-operator SparkApplication's status is written by the operator and anyone with
-// edit rights on the resource: the projection, the mapping and the driver pick must take any
-// JSON. Input: the application's JSON, then optionally a "%%" line and its driver pods' JSON (a
+// edit rights on the resource: the projection, the mapping (with and without the executor's
+// driver start timeout) and the driver pick must take any JSON. Input: the application's JSON, then optionally a "%%" line and its driver pods' JSON (a
 // pod or a PodList).
 
 #include <string>
@@ -23,7 +23,10 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
   absl::Time now = absl::FromUnixSeconds(1778580000);  // 2026-05-12
   for (absl::Duration timeout :
        {absl::ZeroDuration(), absl::Minutes(10), absl::InfiniteDuration()}) {
-    spark::JobStatusInfo info = kubeflow::MapStatus(app, driver, now, timeout);
+    spark::JobStatusInfo info = kubeflow::MapStatus(app, driver, now, timeout, timeout);
+    FUZZ_CHECK(!info.start_timed_out ||
+               (info.status == spark::JobStatus::kFailed && app.has_status &&
+                app.kubeflow.state == kubeflow::State::kSubmitted && !app.cancel_requested));
     FUZZ_CHECK(info.is_stopped == spark::IsStopped(app));
     FUZZ_CHECK(info.deleting == app.deleting);
     FUZZ_CHECK(info.operator_state == app.OperatorState());
@@ -34,7 +37,7 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
                (info.status == spark::JobStatus::kFailed && !app.has_status));
     // Only the operator's own final states, a deletion or the no-status timeout end a job.
     if (spark::IsTerminal(info.status)) {
-      FUZZ_CHECK(app.deleting || info.no_status_timed_out ||
+      FUZZ_CHECK(app.deleting || info.no_status_timed_out || info.start_timed_out ||
                  (app.has_status && kubeflow::IsTerminated(app.kubeflow.state)));
     }
     if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested);

@@ -186,8 +186,10 @@ int RunServe(const ServeArgs& args) {
   // The operator's resource, selector and projection come from its backend, for the cache as for
   // the executor.
   std::shared_ptr<const executor::OperatorBackend> backend =
-      config->operator_kind == OperatorKind::kKubeflow ? executor::NewKubeflowSparkBackend()
-                                                       : executor::NewApacheSparkBackend();
+      config->operator_kind == OperatorKind::kKubeflow
+          ? executor::NewKubeflowSparkBackend(
+                absl::Milliseconds(config->spark.driver_start_timeout_ms))
+          : executor::NewApacheSparkBackend();
   cache::InformerOptions informer;
   informer.collection = backend->Applications("");
   informer.label_selector = backend->ManagedSelector();

@@ -33,6 +33,10 @@ struct JobStatusInfo {
   // otherwise delete the app before reporting FAILED, or the operator would still run it once
   // it comes back.
   bool no_status_timed_out = false;
+  // FAILED because the driver hasn't started within the executor's driver start timeout, on an
+  // operator that has none of its own (kubeflow/spark-operator): the caller re-reads and deletes
+  // the app as for no_status_timed_out, or the driver could still start once it is scheduled.
+  bool start_timed_out = false;
   // The current state is unknown to this build: the caller should log a warning.
   bool unknown_state = false;
   bool is_stopped = false;  // IsStopped(app): the driver pod is worth fetching.

@@ -48,7 +48,7 @@ std::optional<absl::Time> FinishedAt(const AppProjection& app, const ContainerTi
 }  // namespace
 
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
-                        absl::Duration no_status_timeout) {
+                        absl::Duration no_status_timeout, absl::Duration driver_start_timeout) {
   const KubeflowStatus& status = app.kubeflow;
   JobStatusInfo info;
   info.operator_state = app.OperatorState();
@@ -103,6 +103,17 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
         break;
       case Class::kQueued:  // 6
         info.status = JobStatus::kQueued;
+        if (status.state == State::kSubmitted && !app.cancel_requested &&
+            status.submission_time != kNoTime &&
+            absl::FromUnixMillis(status.submission_time) + driver_start_timeout < now) {
+          info.status = JobStatus::kFailed;
+          info.start_timed_out = true;
+          info.message = absl::StrCat(
+              "The driver didn't start within ", absl::FormatDuration(driver_start_timeout),
+              " of its submission (spark.driverStartTimeoutMs); the application is deleted so "
+              "that it can't start later");
+          return info;
+        }
         break;
       case Class::kSuspended:  // 7
         info.suspended = true;

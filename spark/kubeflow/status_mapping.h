@@ -24,6 +24,10 @@ namespace kje::spark::kubeflow {
 //  7. SUSPENDING and SUSPENDED (spec.suspend; `suspended` set, "SpecSuspend" the reason), and a
 //     state this build doesn't know (unknown_state, named in the message): STARTED if a
 //     submission succeeded before (executionAttempts > 0), else QUEUED.
+// SUBMITTED (the driver requested, not running) for longer than `driver_start_timeout` since
+// lastSubmissionAttemptTime is FAILED with start_timed_out: this operator has no such timeout
+// (a driver that can't be scheduled waits for ever), the executor's spark.driverStartTimeoutMs
+// stands in for it.
 // A QUEUED or STARTED result becomes CANCELLING while the cancel annotation is set.
 // operator_removes_driver is always set: ShouldDeleteOrphanDriver never deletes this operator's
 // drivers (nor does the Helm chart's Role for it allow pod deletion).
@@ -32,7 +36,8 @@ namespace kje::spark::kubeflow {
 // successful submission; finished_at (final statuses only): the driver container's end, else
 // terminationTime, else the deletion time.
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
-                        absl::Duration no_status_timeout);
+                        absl::Duration no_status_timeout,
+                        absl::Duration driver_start_timeout = absl::InfiniteDuration());
 
 // The current attempt's driver among `pods` (the app's driver pods): the one named
 // status.driverInfo.podName whose submission-id label is status.submissionID, so that a pod of

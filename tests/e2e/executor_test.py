@@ -218,19 +218,28 @@ server:
 
     def unschedulable_driver_waits_on_kubeflow(self):
         # kubeflow/spark-operator has no driver start timeout: the app stays SUBMITTED with its
-        # driver Pending, and the job QUEUED, until someone cancels it.
-        resp = self.submit("1005", spark_template(outcome="unschedulable"))
-        kje.wait_until(lambda: self.status(resp.execution_id).operator_state == "SUBMITTED",
-                       OPERATOR_WAIT, "the app to be submitted")
-        kje.wait_until(lambda: self.cluster.driver_pods("default", "gravitino-job-1005"),
-                       OPERATOR_WAIT, "the driver pod")
-        pods = self.cluster.driver_pods("default", "gravitino-job-1005")
-        self.assertEqual([p.status.phase for p in pods], ["Pending"])
-        info = self.status(resp.execution_id)
-        self.assertEqual(S.Name(info.status), "QUEUED", info)
-        self.assertEqual(info.driver_pod, "")  # only a stopped app's driver is looked up
-        self.stub.Cancel(pb.CancelRequest(execution_id=resp.execution_id),
-                         timeout=kje.RPC_TIMEOUT)
+        # driver Pending, the job QUEUED, until spark.driverStartTimeoutMs (here a replica with
+        # 3 s) has passed since the submission; then the job is FAILED and the app deleted, so
+        # the driver can't start later.
+        server = kje.Server(["--config", self.config, "--set", "spark.driverStartTimeoutMs=3000"])
+        try:
+            with server.channel() as channel:
+                stub = pb_grpc.JobExecutorStub(channel)
+                resp = self.submit("1005", spark_template(outcome="unschedulable"), stub=stub)
+                kje.wait_until(
+                    lambda: self.status(resp.execution_id, stub).operator_state == "SUBMITTED",
+                    OPERATOR_WAIT, "the app to be submitted")
+                kje.wait_until(lambda: self.cluster.driver_pods("default", "gravitino-job-1005"),
+                               OPERATOR_WAIT, "the driver pod")
+                pods = self.cluster.driver_pods("default", "gravitino-job-1005")
+                self.assertEqual([p.status.phase for p in pods], ["Pending"])
+                info = self.wait_status(resp.execution_id, S.FAILED, stub=stub)
+                self.assertIn("The driver didn't start within 3s", info.message)
+                kje.wait_until(lambda: self.cluster.app("default", "gravitino-job-1005") is None,
+                               OPERATOR_WAIT, "the app whose driver didn't start to be deleted")
+                self.assertTrue(any("the driver didn't start in time" in l for l in server.lines))
+        finally:
+            self.assertEqual(server.terminate(), 0)
 
     def test_unwatched_namespace_fails_after_no_status_timeout_and_is_deleted(self):
         resp = self.submit("1006", spark_template(

@@ -216,6 +216,36 @@ TEST_CASE("deletion and cancellation", "[kubeflow]") {
   CHECK(Map(App(Status("FAILED"), cancelling)).status == JobStatus::kCancelled);
 }
 
+TEST_CASE("a driver not started within the driver start timeout fails the job", "[kubeflow]") {
+  // Submitted at 10:00:02; now is 10:05:00.
+  AppProjection submitted = Project(App(Status("SUBMITTED")));
+  JobStatusInfo waiting = kubeflow::MapStatus(submitted, nullptr, kNow, kTimeout, absl::Minutes(5));
+  CHECK(waiting.status == JobStatus::kQueued);
+  CHECK_FALSE(waiting.start_timed_out);
+  JobStatusInfo late =
+      kubeflow::MapStatus(submitted, nullptr, kNow, kTimeout, absl::Minutes(4) + absl::Seconds(57));
+  CHECK(late.status == JobStatus::kFailed);
+  CHECK(late.start_timed_out);
+  CHECK_FALSE(late.finished_at.has_value());
+  CHECK(late.message ==
+        "The driver didn't start within 4m57s of its submission (spark.driverStartTimeoutMs); "
+        "the application is deleted so that it can't start later");
+  // Without a timeout (the default), it waits as the operator does.
+  CHECK(Map(App(Status("SUBMITTED"))).status == JobStatus::kQueued);
+  // Only a requested driver times out: a running one, a rerun pending or a cancelled job don't.
+  for (const std::string state : {"RUNNING", "PENDING_RERUN", "SUBMISSION_FAILED", ""}) {
+    INFO(state);
+    CHECK_FALSE(
+        kubeflow::MapStatus(Project(App(Status(state))), nullptr, kNow, kTimeout, absl::Seconds(1))
+            .start_timed_out);
+  }
+  Meta cancelling;
+  cancelling.cancel_requested = true;
+  JobStatusInfo cancelled = kubeflow::MapStatus(Project(App(Status("SUBMITTED"), cancelling)),
+                                                nullptr, kNow, kTimeout, absl::Seconds(1));
+  CHECK(cancelled.status == JobStatus::kCancelling);
+}
+
 TEST_CASE("this operator's drivers are never deleted as orphans", "[kubeflow]") {
   JobStatusInfo failed = Map(App(Status("FAILED")));
   CHECK(failed.operator_removes_driver);
