@@ -24,7 +24,9 @@ from executor_test import spark_template
 S = pb.JobInfo.Status
 MAX_RPCS = 3
 MAX_STREAMS = 2
-GET_LATENCY_MS = 3000
+# Long enough that the flood ends well before it on a loaded machine (60 calls took ~3 s once,
+# under a full parallel ctest).
+GET_LATENCY_MS = 8000
 FLOOD = 60
 
 
