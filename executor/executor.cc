@@ -531,7 +531,7 @@ std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl:
                                             Done<JobResult> done) {
   StatusLookup lookup = StatusNow(execution_id);
   if (auto* answer = std::get_if<absl::StatusOr<JobResult>>(&lookup)) {
-    return Answer<JobResult>(done, *std::move(answer));
+    return Answer<JobResult>(done, std::move(*answer));
   }
   return Status(std::get<spark::ExecutionId>(std::move(lookup)), deadline, std::move(done));
 }

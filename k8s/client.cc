@@ -154,7 +154,7 @@ struct Request {
 // Wakes a coroutine waiting for admission when the limiter hands it a slot. Both the wake-up and
 // the wait run on the call's strand, so a wake-up before the wait starts is never lost.
 struct AdmissionWaker : std::enable_shared_from_this<AdmissionWaker> {
-  explicit AdmissionWaker(Strand s) : strand(s), timer(s) {}
+  explicit AdmissionWaker(const Strand& s) : strand(s), timer(s) {}
   void Wake() {
     net::post(strand, [self = shared_from_this()] {
       self->woken = true;
