@@ -11,21 +11,15 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "rapidjson/document.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
+#include "spark/json_writer.h"
 #include "spark/names.h"
 #include "spark/resolved_job.h"
 
 namespace kje::spark {
 namespace {
 
-constexpr std::string_view kConfImage = "spark.kubernetes.container.image";
 constexpr std::string_view kConfServiceAccount =
     "spark.kubernetes.authenticate.driver.serviceAccountName";
-constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
-constexpr std::string_view kConfJars = "spark.jars";
-constexpr std::string_view kConfFiles = "spark.files";
-constexpr std::string_view kConfArchives = "spark.archives";
 constexpr std::string_view kSparkConfArgument = "--spark-conf";
 
 bool IsSchemeChar(char c) {
@@ -87,22 +81,12 @@ void SetIfBlank(std::map<std::string, std::string>& conf, std::string_view key,
   if (it == conf.end() || IsBlankText(it->second)) conf[std::string(key)] = value;
 }
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Key(Writer& w, std::string_view key) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-}
-void Str(Writer& w, std::string_view value) {
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-void KeyStr(Writer& w, std::string_view key, std::string_view value) {
-  Key(w, key);
-  Str(w, value);
-}
-void KeyInt(Writer& w, std::string_view key, int64_t value) {
-  Key(w, key);
-  w.Int64(value);
-}
+using json::Key;
+using json::KeyInt;
+using json::KeyStr;
+using json::KeyStrings;
+using json::Str;
+using json::Writer;
 
 }  // namespace
 
@@ -239,10 +223,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.StartObject();
   if (!job.class_name.empty()) KeyStr(w, "mainClass", job.class_name);
   KeyStr(w, IsPythonResource(executable) ? "pyFiles" : "jars", executable);
-  Key(w, "driverArgs");
-  w.StartArray();
-  for (const std::string& argument : job.arguments) Str(w, argument);
-  w.EndArray();
+  KeyStrings(w, "driverArgs", job.arguments);
   Key(w, "sparkConf");
   w.StartObject();
   for (const auto& [key, value] : conf) KeyStr(w, key, value);

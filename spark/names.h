@@ -32,6 +32,15 @@ inline constexpr std::string_view kLabelSparkAppName = "spark.operator/spark-app
 inline constexpr std::string_view kLabelSparkRole = "spark-role";
 inline constexpr std::string_view kSparkRoleDriver = "driver";
 inline constexpr std::string_view kDriverContainerName = "spark-kubernetes-driver";
+// Spark conf keys the builders read or write.
+inline constexpr std::string_view kConfMaster = "spark.master";
+inline constexpr std::string_view kConfDeployMode = "spark.submit.deployMode";
+inline constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
+inline constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
+inline constexpr std::string_view kConfImage = "spark.kubernetes.container.image";
+inline constexpr std::string_view kConfJars = "spark.jars";
+inline constexpr std::string_view kConfFiles = "spark.files";
+inline constexpr std::string_view kConfArchives = "spark.archives";
 // Names the pod template's container that becomes the driver container (Spark).
 inline constexpr std::string_view kConfDriverPodTemplateContainerName =
     "spark.kubernetes.driver.podTemplateContainerName";

@@ -14,17 +14,9 @@ namespace kje::spark {
 namespace {
 
 constexpr std::string_view kBuiltinPrefix = "builtin-";
-constexpr std::string_view kConfMaster = "spark.master";
-constexpr std::string_view kConfDeployMode = "spark.submit.deployMode";
-constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
-constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
 constexpr std::string_view kK8sMasterPrefix = "k8s://";
 
-using Conf = std::map<std::string, ConfValue>;
-
-std::string_view Trimmed(std::string_view s) {
-  return ToStd(absl::StripAsciiWhitespace(ToAbsl(s)));
-}
+using Conf = MergedConf;
 
 absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& from,
                        const std::string& source) {
@@ -42,7 +34,7 @@ absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& fro
 
 absl::Status CheckDeployModeAndMaster(Conf& conf) {
   if (auto it = conf.find(std::string(kConfDeployMode)); it != conf.end()) {
-    std::string_view mode = Trimmed(it->second.value);
+    std::string_view mode = TrimmedText(it->second.value);
     if (mode == "client") {
       return absl::InvalidArgumentError(absl::StrCat(
           ToAbsl(kConfDeployMode), "=client of ", it->second.source,
@@ -56,7 +48,7 @@ absl::Status CheckDeployModeAndMaster(Conf& conf) {
     conf.erase(it);  // The operator builds the driver in cluster mode itself.
   }
   if (auto it = conf.find(std::string(kConfMaster)); it != conf.end()) {
-    std::string_view master = Trimmed(it->second.value);
+    std::string_view master = TrimmedText(it->second.value);
     if (!absl::StartsWith(ToAbsl(master), ToAbsl(kK8sMasterPrefix))) {
       return absl::InvalidArgumentError(absl::StrCat(
           ToAbsl(kConfMaster), " of ", it->second.source, " is ", QuoteBounded(master),
@@ -160,6 +152,10 @@ absl::Status MergeBuiltinSparkConf(Conf& merged, const SparkTemplate& spark_temp
 
 bool IsBlankText(std::string_view text) { return absl::StripAsciiWhitespace(ToAbsl(text)).empty(); }
 
+std::string_view TrimmedText(std::string_view text) {
+  return ToStd(absl::StripAsciiWhitespace(ToAbsl(text)));
+}
+
 absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view metalake,
                                        const SparkTemplate& spark_template,
                                        const BuilderOptions& options) {
@@ -197,7 +193,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
   job.namespace_ = options.namespace_;
   if (auto it = job.conf.find(std::string(kConfNamespace));
       it != job.conf.end() && !IsBlankText(it->second.value)) {
-    job.namespace_ = std::string(Trimmed(it->second.value));
+    job.namespace_ = std::string(TrimmedText(it->second.value));
     if (!IsDns1123Label(job.namespace_)) {
       return absl::InvalidArgumentError(
           absl::StrCat(ToAbsl(kConfNamespace), " of job template ", job.template_name,

@@ -22,6 +22,7 @@ struct ConfValue {
   std::string value;
   std::string source;
 };
+using MergedConf = std::map<std::string, ConfValue>;
 
 struct ResolvedJob {
   // The template's name, quoted and bounded once: every message names it.
@@ -36,7 +37,7 @@ struct ResolvedJob {
   std::vector<std::string> archives;
   // The merged Spark conf, sorted by key like the Java TreeMap: no blank values, and neither
   // spark.master nor spark.submit.deployMode (the operator sets both).
-  std::map<std::string, ConfValue> conf;
+  MergedConf conf;
   std::string namespace_;
   std::string name;
   ExecutionId execution_id;
@@ -57,5 +58,7 @@ absl::Status CheckApplicationSize(size_t bytes, const ResolvedJob& job,
 
 // Whether the text is blank (empty or ASCII whitespace only).
 bool IsBlankText(std::string_view text);
+// The text without leading and trailing ASCII whitespace.
+std::string_view TrimmedText(std::string_view text);
 
 }  // namespace kje::spark

@@ -14,8 +14,7 @@
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
+#include "spark/json_writer.h"
 #include "spark/kubeflow/names.h"
 #include "spark/names.h"
 #include "spark/resolved_job.h"
@@ -25,9 +24,7 @@ namespace {
 
 constexpr std::string_view kConfDriverMaster = "spark.kubernetes.driver.master";
 constexpr std::string_view kConfAuthenticatePrefix = "spark.kubernetes.authenticate.";
-constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";
 constexpr std::string_view kContainerImageSuffix = "container.image";
-constexpr std::string_view kConfNamespace = "spark.kubernetes.namespace";
 
 // The conf keys written as spec fields instead of sparkConf entries, so that one value reaches
 // spark-submit: the operator passes both and which wins would be its argument order.
@@ -36,29 +33,14 @@ constexpr std::string_view kConfDriverMemory = "spark.driver.memory";
 constexpr std::string_view kConfExecutorCores = "spark.executor.cores";
 constexpr std::string_view kConfExecutorMemory = "spark.executor.memory";
 constexpr std::string_view kConfExecutorInstances = "spark.executor.instances";
-constexpr std::string_view kConfJars = "spark.jars";
-constexpr std::string_view kConfFiles = "spark.files";
-constexpr std::string_view kConfArchives = "spark.archives";
 
-using Conf = std::map<std::string, ConfValue>;
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Key(Writer& w, std::string_view key) {
-  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-}
-void Str(Writer& w, std::string_view value) {
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-void KeyStr(Writer& w, std::string_view key, std::string_view value) {
-  Key(w, key);
-  Str(w, value);
-}
-void KeyStrings(Writer& w, std::string_view key, const std::vector<std::string>& values) {
-  Key(w, key);
-  w.StartArray();
-  for (const std::string& value : values) Str(w, value);
-  w.EndArray();
-}
+using Conf = MergedConf;
+using json::Key;
+using json::KeyInt;
+using json::KeyStr;
+using json::KeyStrings;
+using json::Str;
+using json::Writer;
 
 absl::Status CheckDenylist(const Conf& conf) {
   for (const auto& [key, value] : conf) {
@@ -91,7 +73,7 @@ std::optional<ConfValue> Take(Conf& conf, std::string_view key) {
 absl::StatusOr<std::optional<int32_t>> TakeCount(Conf& conf, std::string_view key) {
   std::optional<ConfValue> taken = Take(conf, key);
   if (!taken) return std::optional<int32_t>();
-  std::string_view text = ToStd(absl::StripAsciiWhitespace(taken->value));
+  std::string_view text = TrimmedText(taken->value);
   int64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
@@ -106,7 +88,7 @@ absl::StatusOr<std::optional<int32_t>> TakeCount(Conf& conf, std::string_view ke
 std::optional<std::string> TakeText(Conf& conf, std::string_view key) {
   std::optional<ConfValue> taken = Take(conf, key);
   if (!taken) return std::nullopt;
-  return std::string(absl::StripAsciiWhitespace(taken->value));
+  return std::string(TrimmedText(taken->value));
 }
 
 // The conf's own list (comma-separated, blanks dropped) followed by the template's.
@@ -235,8 +217,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.EndObject();
   WritePodSpec(w, "driver", options.service_account, driver);
   WritePodSpec(w, "executor", options.service_account, executor);
-  Key(w, "timeToLiveSeconds");
-  w.Int64((options.ttl_after_stop_ms + 999) / 1000);
+  KeyInt(w, "timeToLiveSeconds", (options.ttl_after_stop_ms + 999) / 1000);
   w.EndObject();  // spec
   w.EndObject();
   RETURN_IF_ERROR(CheckApplicationSize(buffer.GetSize(), job, options));
