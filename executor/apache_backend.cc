@@ -50,10 +50,7 @@ class ApacheSparkBackend final : public OperatorBackend {
 }  // namespace
 
 absl::StatusOr<spark::AppProjection> OperatorBackend::ProjectJson(std::string_view json) const {
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) return absl::InvalidArgumentError("the application is not JSON");
-  return Project(doc);
+  return spark::ProjectJsonWith(json, [this](const rapidjson::Value& app) { return Project(app); });
 }
 
 std::unique_ptr<OperatorBackend> NewApacheSparkBackend() {

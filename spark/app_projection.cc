@@ -189,13 +189,19 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   return projected;
 }
 
-absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
+absl::StatusOr<AppProjection> ProjectJsonWith(
+    std::string_view json_text,
+    absl::FunctionRef<absl::StatusOr<AppProjection>(const rapidjson::Value&)> project) {
   rapidjson::Document document;
   document.Parse(json_text.data(), json_text.size());
   if (document.HasParseError()) {
     return absl::InvalidArgumentError("A SparkApplication that isn't valid JSON");
   }
-  return ProjectApp(document);
+  return project(document);
+}
+
+absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
+  return ProjectJsonWith(json_text, ProjectApp);
 }
 
 bool HasState(const AppProjection& app) {

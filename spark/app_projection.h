@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "rapidjson/document.h"
 #include "spark/app_state.h"
@@ -101,6 +102,12 @@ std::string CapMessage(std::string_view message);
 // An apache/spark-kubernetes-operator SparkApplication; errors as ProjectMetadata's.
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app);
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json);
+
+// Parses `json` and projects the value with `project` (either operator's ProjectApp);
+// INVALID_ARGUMENT when the text isn't JSON.
+absl::StatusOr<AppProjection> ProjectJsonWith(
+    std::string_view json,
+    absl::FunctionRef<absl::StatusOr<AppProjection>(const rapidjson::Value&)> project);
 
 // Whether the application has any state: no status means the operator hasn't reconciled it.
 // These three answer for either operator's projection (AppProjection::kind).

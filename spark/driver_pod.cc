@@ -48,15 +48,20 @@ ContainerRun RunOf(const rapidjson::Value* container_status) {
 }  // namespace
 
 std::string DriverContainerName(const rapidjson::Value* app_spec) {
+  return DriverContainerName(
+      json::Member(app_spec, "sparkConf"),
+      json::Member(json::Member(json::Member(app_spec, "driverSpec"), "podTemplateSpec"), "spec"));
+}
+
+std::string DriverContainerName(const rapidjson::Value* spark_conf,
+                                const rapidjson::Value* driver_pod_spec) {
   std::optional<std::string_view> configured =
-      json::String(json::Member(app_spec, "sparkConf"), kConfDriverPodTemplateContainerName);
+      json::String(spark_conf, kConfDriverPodTemplateContainerName);
   if (configured) {
     absl::string_view name = absl::StripAsciiWhitespace(ToAbsl(*configured));
     if (!name.empty()) return std::string(name);
   }
-  const rapidjson::Value* containers = json::Member(
-      json::Member(json::Member(json::Member(app_spec, "driverSpec"), "podTemplateSpec"), "spec"),
-      "containers");
+  const rapidjson::Value* containers = json::Member(driver_pod_spec, "containers");
   if (containers != nullptr && containers->IsArray() && !containers->Empty()) {
     std::optional<std::string_view> first = json::String(&(*containers)[0], "name");
     if (first && !first->empty()) return std::string(*first);

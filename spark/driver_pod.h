@@ -25,6 +25,10 @@ struct ContainerTimes {
 // first container of driverSpec.podTemplateSpec (Spark makes that one the driver and keeps its
 // name), else spark-kubernetes-driver.
 std::string DriverContainerName(const rapidjson::Value* app_spec);
+// The same rule for any operator: `spark_conf` is the app's Spark conf object and
+// `driver_pod_spec` the spec of its driver pod template (either may be null).
+std::string DriverContainerName(const rapidjson::Value* spark_conf,
+                                const rapidjson::Value* driver_pod_spec);
 
 // The driver container's times in a core/v1 PodStatus (a pod's status, or an operator state's
 // lastObservedDriverStatus). The driver container is the only container status when there is

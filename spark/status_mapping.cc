@@ -63,6 +63,20 @@ bool IsTerminal(JobStatus status) {
          status == JobStatus::kCancelled;
 }
 
+bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duration no_status_timeout,
+                         JobStatusInfo& info) {
+  if (app.creation_time == kNoTime ||
+      absl::FromUnixMillis(app.creation_time) + no_status_timeout >= now) {
+    return false;
+  }
+  info.status = JobStatus::kFailed;
+  info.no_status_timed_out = true;
+  info.message = absl::StrCat("The SparkApplication has had no status for more than ",
+                              absl::FormatDuration(no_status_timeout),
+                              ": is its namespace watched by the Spark operator?");
+  return true;
+}
+
 const StateEntry* LastOutcome(const AppProjection& app) {
   for (auto it = app.history.rbegin(); it != app.history.rend(); ++it) {
     if (IsOutcomeState(it->state)) return &*it;
@@ -105,13 +119,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     // failing. Without one, an app held by spec.suspend or by Kueue gets none until it may run.
     // Otherwise the operator hasn't seen the app: is its namespace watched?
     info.held = !app.has_status && IsHeldWithoutStatus(app);
-    if (!app.has_status && !info.held && app.creation_time != kNoTime &&
-        absl::FromUnixMillis(app.creation_time) + no_status_timeout < now) {
-      info.status = JobStatus::kFailed;
-      info.no_status_timed_out = true;
-      info.message = absl::StrCat("The SparkApplication has had no status for more than ",
-                                  absl::FormatDuration(no_status_timeout),
-                                  ": is its namespace watched by the Spark operator?");
+    if (!app.has_status && !info.held && MarkNoStatusTimeout(app, now, no_status_timeout, info)) {
       return info;
     }
     info.status = JobStatus::kQueued;

@@ -70,6 +70,12 @@ struct JobStatusInfo {
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
                         absl::Duration no_status_timeout);
 
+// Rule 3's timeout, for either operator: when `app` (which has no .status) was created more than
+// `no_status_timeout` before `now`, sets `info` FAILED with no_status_timed_out and the message
+// that says so, and returns true; else changes nothing.
+bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duration no_status_timeout,
+                         JobStatusInfo& info);
+
 // The newest outcome (Succeeded or a failure) in the history; nullptr when there is none.
 const StateEntry* LastOutcome(const AppProjection& app);
 

@@ -1,31 +1,10 @@
 #include "spark/kubeflow/app_projection.h"
 
-#include "absl/strings/ascii.h"
-#include "base/strings.h"
+#include "spark/driver_pod.h"
 #include "spark/json_util.h"
 #include "spark/names.h"
 
 namespace kje::spark::kubeflow {
-namespace {
-
-std::string DriverContainer(const rapidjson::Value* spec) {
-  std::optional<std::string_view> configured =
-      json::String(json::Member(spec, "sparkConf"), kConfDriverPodTemplateContainerName);
-  if (configured) {
-    absl::string_view name = absl::StripAsciiWhitespace(ToAbsl(*configured));
-    if (!name.empty()) return std::string(name);
-  }
-  // Spark makes a pod template's first container the driver and keeps its name.
-  const rapidjson::Value* containers = json::Member(
-      json::Member(json::Member(json::Member(spec, "driver"), "template"), "spec"), "containers");
-  if (containers != nullptr && containers->IsArray() && !containers->Empty()) {
-    std::optional<std::string_view> name = json::String(&(*containers)[0], "name");
-    if (name && !name->empty()) return std::string(*name);
-  }
-  return std::string(kDriverContainerName);
-}
-
-}  // namespace
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   absl::StatusOr<AppProjection> projected = ProjectMetadata(app);
@@ -36,7 +15,10 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
     projection.suspend_requested = suspend->IsBool() && suspend->GetBool();
   }
-  projection.driver_container = DriverContainer(spec);
+  // Spark makes a pod template's first container the driver and keeps its name.
+  projection.driver_container = DriverContainerName(
+      json::Member(spec, "sparkConf"),
+      json::Member(json::Member(json::Member(spec, "driver"), "template"), "spec"));
 
   const rapidjson::Value* status = json::Member(app, "status");
   const rapidjson::Value* application_state = json::Member(status, "applicationState");
@@ -56,12 +38,7 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
 }
 
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
-  rapidjson::Document document;
-  document.Parse(json_text.data(), json_text.size());
-  if (document.HasParseError()) {
-    return absl::InvalidArgumentError("A SparkApplication that isn't valid JSON");
-  }
-  return ProjectApp(document);
+  return ProjectJsonWith(json_text, ProjectApp);
 }
 
 }  // namespace kje::spark::kubeflow

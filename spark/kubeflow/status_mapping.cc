@@ -81,15 +81,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     return info;
   }
   if (!app.has_status) {  // 3
-    if (app.creation_time != kNoTime &&
-        absl::FromUnixMillis(app.creation_time) + no_status_timeout < now) {
-      info.status = JobStatus::kFailed;
-      info.no_status_timed_out = true;
-      info.message = absl::StrCat("The SparkApplication has had no status for more than ",
-                                  absl::FormatDuration(no_status_timeout),
-                                  ": is its namespace watched by the Spark operator?");
-      return info;
-    }
+    if (MarkNoStatusTimeout(app, now, no_status_timeout, info)) return info;
     info.status = JobStatus::kQueued;
   } else {
     switch (cls) {
