@@ -20,10 +20,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "kubesim/sim/json_access.h"
 #include "kubesim/store/core_types.h"
 
 namespace kubesim {
 namespace {
+
+using sim::ObjectAt;
+using sim::StringAt;
 
 namespace json = boost::json;
 
@@ -33,16 +37,6 @@ constexpr int64_t kMinRequeueMs = 5;
 constexpr int64_t kRefusedBackoffMs = 1000;
 constexpr int64_t kMaxIdleWaitMs = 1000;  // the loop looks around at least this often
 constexpr size_t kOwnRvLimit = 100000;
-
-const json::object* ObjectAt(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
-}
-
-std::string StringAt(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().get_string()) : "";
-}
 
 const json::object& Meta(const json::object& o) {
   static const json::object kEmpty;

@@ -14,13 +14,6 @@ namespace {
 
 namespace json = boost::json;
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 std::optional<int64_t> IntAt(const json::object* o, std::string_view key) {
   if (o == nullptr) return std::nullopt;
   const json::value* v = o->if_contains(key);
@@ -105,29 +98,6 @@ uint64_t Fnv1a(std::string_view s) {
     h *= 1099511628211ULL;
   }
   return h;
-}
-
-std::string Hex(uint64_t seed, size_t len) {
-  std::string out;
-  uint64_t x = seed;
-  while (out.size() < len) {
-    x = Mix(x);
-    char buf[17];
-    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(x));
-    out += buf;
-  }
-  return out.substr(0, len);
-}
-
-std::string StringAt(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-const json::object* ObjectAt(const json::object* o, std::string_view key) {
-  if (o == nullptr) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v != nullptr && v->is_object() ? &v->get_object() : nullptr;
 }
 
 Job ReadJob(const json::object& app) {

@@ -12,6 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "kubesim/sim/ids.h"
+#include "kubesim/sim/json_access.h"
+
 namespace kubesim::kubeflow::internal {
 
 inline constexpr const char* kDriverContainer = "spark-kubernetes-driver";
@@ -128,8 +131,8 @@ std::string SparkAppId(std::string_view submission_id);
 std::string ExecutorName(const Job& job, std::string_view submission_id, int64_t n);
 
 uint64_t Fnv1a(std::string_view s);
-std::string Hex(uint64_t seed, size_t len);
-std::string StringAt(const boost::json::object& o, std::string_view key);
-const boost::json::object* ObjectAt(const boost::json::object* o, std::string_view key);
+using sim::Hex;
+using sim::ObjectAt;
+using sim::StringAt;
 
 }  // namespace kubesim::kubeflow::internal

@@ -9,40 +9,15 @@
 
 #include "kubesim/kubeflow/pods.h"
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/log_writer.h"
 #include "kubesim/sim/pi.h"
 
 namespace kubesim::kubeflow::internal {
 namespace {
 
-// Bounded so that many simulated jobs cost little CPU; still a real estimate.
-constexpr int64_t kMaxSamples = 90000;
-
-// Spark's log4j layout: "yy/MM/dd HH:mm:ss LEVEL Logger: message".
-std::string LogTime(int64_t ms) {
-  std::string t = sim::FormatTime(ms, false);
-  return t.substr(2, 2) + "/" + t.substr(5, 2) + "/" + t.substr(8, 2) + " " + t.substr(11, 8);
-}
-
-class LogWriter {
- public:
-  void Line(int64_t ms, const char* level, const std::string& logger, const std::string& msg) {
-    text_ += LogTime(ms) + " " + level + " " + logger + ": " + msg + "\n";
-  }
-  void Raw(const std::string& line) { text_ += line + "\n"; }
-  std::string Take() { return std::move(text_); }
-
- private:
-  std::string text_;
-};
+using sim::LogWriter;
 
 bool IsPython(const Job& job) { return job.type == "Python"; }
-
-int64_t Slices(const Job& job) {
-  if (job.arguments.empty()) return 2;
-  char* end = nullptr;
-  long long v = std::strtoll(job.arguments[0].c_str(), &end, 10);
-  return (end != nullptr && *end == '\0' && v > 0) ? v : 2;
-}
 
 std::string JobSite(const Job& job) {
   return IsPython(job) ? "reduce at /opt/spark/examples/src/main/python/pi.py:42"
@@ -80,7 +55,7 @@ std::string DriverLogStart(const Job& job, const std::string& app_id, const Time
          "minRegisteredResourcesRatio: 0.8");
   w.Line(s + 1200, "INFO", "SparkContext", "Starting job: " + JobSite(job));
   w.Line(s + 1200, "INFO", "DAGScheduler",
-         "Got job 0 (" + JobSite(job) + ") with " + std::to_string(Slices(job)) +
+         "Got job 0 (" + JobSite(job) + ") with " + std::to_string(sim::PiSlices(job.arguments)) +
              " output partitions");
   w.Line(s + 1200, "INFO", "SparkContext", "Spark application id: " + app_id);
   return w.Take();
@@ -110,7 +85,7 @@ std::string DriverLogEnd(const Job& job, const std::string& /*app_id*/, const Ti
     w.Line(e, "INFO", "ShutdownHookManager", "Shutdown hook called");
     return w.Take();
   }
-  const double pi = sim::EstimatePi(job.seed, std::min<int64_t>(100000 * Slices(job), kMaxSamples));
+  const double pi = sim::EstimatePi(job.seed, sim::kPiSamples);
   w.Line(e, "INFO", "DAGScheduler", "Job 0 finished: " + JobSite(job) + ", took " + took + " ms");
   if (IsPython(job)) {
     char buf[64];

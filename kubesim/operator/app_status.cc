@@ -27,17 +27,6 @@ bool IsTerminated(const std::string& s) {
   return s == "ResourceReleased" || s == "TerminatedWithoutReleaseResources";
 }
 
-std::string StringAt(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-const json::object* ObjectAt(const json::object* o, std::string_view key) {
-  if (o == nullptr) return nullptr;
-  const json::value* v = o->if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
-
 std::optional<int64_t> IntAt(const json::object* o, std::string_view key) {
   if (o == nullptr) return std::nullopt;
   const json::value* v = o->if_contains(key);

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "kubesim/sim/json_access.h"
+
 namespace kubesim::op::internal {
 
 bool IsStarting(const std::string& s);
@@ -21,8 +23,8 @@ bool IsInfrastructureFailure(const std::string& s);
 bool IsStopping(const std::string& s);
 bool IsTerminated(const std::string& s);
 
-std::string StringAt(const boost::json::object& o, std::string_view key);
-const boost::json::object* ObjectAt(const boost::json::object* o, std::string_view key);
+using sim::ObjectAt;
+using sim::StringAt;
 std::optional<int64_t> IntAt(const boost::json::object* o, std::string_view key);
 
 struct Tolerations {

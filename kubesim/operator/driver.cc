@@ -9,9 +9,16 @@
 #include <vector>
 
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/ids.h"
+#include "kubesim/sim/json_access.h"
 
 namespace kubesim::op::internal {
 namespace {
+
+using sim::Hex;
+using sim::Mix;
+using sim::ObjectAt;
+using sim::StringAt;
 
 namespace json = boost::json;
 
@@ -26,35 +33,6 @@ uint64_t Fnv1a(std::string_view s) {
     h *= 1099511628211ULL;
   }
   return h;
-}
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-std::string Hex(uint64_t a, size_t len) {
-  std::string out;
-  uint64_t x = a;
-  while (out.size() < len) {
-    x = Mix(x);
-    char buf[17];
-    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(x));
-    out += buf;
-  }
-  return out.substr(0, len);
-}
-
-std::string StringAt(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
-const json::object* ObjectAt(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
 }
 
 std::string ReplaceAll(std::string s, std::string_view from, std::string_view to) {

@@ -5,40 +5,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "kubesim/sim/log_writer.h"
 #include "kubesim/sim/pi.h"
 
 namespace kubesim::op::internal {
 namespace {
 
-// Bounded so that 100k simulated jobs cost little CPU; still a real estimate.
-// Stratified samples (one per cell of a square grid): 90k of them land within ±0.002 of pi, so
-// the log reads "Pi is roughly 3.14…" as SparkPi's does, for about 0.3 ms of CPU per job.
-constexpr int64_t kMaxSamples = 90000;
-
-// Spark's log4j layout: "yy/MM/dd HH:mm:ss LEVEL Logger: message".
-std::string LogTime(int64_t ms) {
-  std::string t = FormatPodTime(ms);  // 2026-05-12T10:00:02Z
-  return t.substr(2, 2) + "/" + t.substr(5, 2) + "/" + t.substr(8, 2) + " " + t.substr(11, 8);
-}
-
-class LogWriter {
- public:
-  void Line(int64_t ms, const char* level, const std::string& logger, const std::string& msg) {
-    text_ += LogTime(ms) + " " + level + " " + logger + ": " + msg + "\n";
-  }
-  void Raw(const std::string& line) { text_ += line + "\n"; }
-  std::string Take() { return std::move(text_); }
-
- private:
-  std::string text_;
-};
-
-int64_t Slices(const JobConf& conf) {
-  if (conf.driver_args.empty()) return 2;
-  char* end = nullptr;
-  long long v = std::strtoll(conf.driver_args[0].c_str(), &end, 10);
-  return (end != nullptr && *end == '\0' && v > 0) ? v : 2;
-}
+using sim::LogWriter;
 
 std::string Script(const JobConf& conf) {
   if (conf.python) return "pi.py";
@@ -55,7 +28,7 @@ std::string DriverLogStart(const JobConf& conf, int64_t attempt, const Timeline&
   const std::string app_name = conf.app_name_label == "spark"
                                    ? (conf.python ? "PythonPi" : "Spark Pi")
                                    : conf.app_name_label;
-  const int64_t slices = Slices(conf);
+  const int64_t slices = sim::PiSlices(conf.driver_args);
   LogWriter w;
   if (!conf.primary_resource.empty()) {
     std::string file = conf.primary_resource.substr(conf.primary_resource.rfind('/') + 1);
@@ -114,9 +87,7 @@ std::string DriverLogEnd(const JobConf& conf, int64_t attempt, const Timeline& t
   LogWriter w;
   switch (conf.outcome) {
     case Outcome::kSucceed: {
-      const int64_t slices = Slices(conf);
-      const int64_t n = std::min<int64_t>(100000 * slices, kMaxSamples);
-      const double pi = EstimatePi(conf.seed, n);
+      const double pi = EstimatePi(conf.seed, sim::kPiSamples);
       w.Line(e, "INFO", "DAGScheduler",
              "Job 0 finished: " + job + ", took " +
                  std::to_string(std::max<int64_t>(e - s - 1300, 1)) + " ms");

@@ -8,6 +8,12 @@
 
 namespace kubesim::sim {
 
+// The samples every simulated SparkPi draws: bounded so that 100k simulated jobs cost little CPU,
+// still a real estimate. Stratified (one per cell of a square grid), 90k of them land within
+// ±0.002 of pi, so the log reads "Pi is roughly 3.14…" as SparkPi's does, for about 0.3 ms of CPU
+// per job. (SparkPi itself draws 100,000 per slice, always more.)
+inline constexpr int64_t kPiSamples = 90000;
+
 // 4 * (points inside the unit circle) / samples, with a generator seeded by `seed`.
 double EstimatePi(uint64_t seed, int64_t samples);
 
