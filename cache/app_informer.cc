@@ -18,7 +18,6 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/strings.h"
-#include "k8s/awaitable.h"
 #include "k8s/errors.h"
 
 namespace kje::cache {
@@ -267,8 +266,8 @@ class AppInformerImpl final : public AppInformer,
       list.label_selector = options_.label_selector;
       list.limit = options_.page_size;
       list.continue_token = continue_token;
-      auto list_page = k8s::awaitable::List(*client_, options_.collection, list,
-                                            absl::Now() + options_.list_timeout);
+      auto list_page =
+          client_->List(options_.collection, list, absl::Now() + options_.list_timeout);
       auto page = co_await std::move(list_page);
       if (!page.ok()) {
         // Ours or the API server's (504): a page of a big namespace can take a while.
@@ -416,8 +415,8 @@ class AppInformerImpl final : public AppInformer,
       }
       self->Apply(event.type, event.resource_version, std::move(app));
     };
-    auto watching = k8s::awaitable::Watch(*client_, options_.collection, watch,
-                                          absl::Now() + options_.watch_period, on_event);
+    auto watching =
+        client_->Watch(options_.collection, watch, absl::Now() + options_.watch_period, on_event);
     co_return co_await std::move(watching);
   }
 

@@ -16,7 +16,6 @@
 #include "executor/error_table.h"
 #include "executor/internal.h"
 #include "executor/list_request.h"
-#include "k8s/awaitable.h"
 #include "k8s/errors.h"
 #include "k8s/label_selector.h"
 #include "rapidjson/document.h"
@@ -26,7 +25,6 @@
 namespace kje::executor {
 
 namespace asio = boost::asio;
-namespace kw = k8s::awaitable;
 using internal::Spawn;
 
 namespace {
@@ -62,7 +60,7 @@ k8s::ResourceRef PodRef(std::string_view ns, std::string_view name) {
 // GET the application (fresh: never from the cache).
 asio::awaitable<AppResult> Fetch(ExecutorContext& ex, std::string ns, std::string name,
                                  absl::Time rpc_deadline) {
-  auto get = kw::Get(*ex.client, AppRef(ex, ns, name), ex.Deadline(rpc_deadline));
+  auto get = ex.client->Get(AppRef(ex, ns, name), ex.Deadline(rpc_deadline));
   auto got = co_await std::move(get);
   if (!got.ok()) {
     if (k8s::IsK8sNotFound(got.status())) {
@@ -102,7 +100,7 @@ asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
   const std::string driver_container = app != nullptr ? app->driver_container : "";
   k8s::ListOptions list;
   list.label_selector = ex.backend->DriverSelector(app_name);
-  auto list_pods = kw::List(*ex.client, PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
+  auto list_pods = ex.client->List(PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
   auto page = co_await std::move(list_pods);
   if (!page.ok()) {
     log::Warn("can't list the driver pods")
@@ -178,8 +176,8 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       k8s::DeleteOptions del;
       del.propagation_policy = "Foreground";
       del.precondition_uid = app->uid;
-      auto delete_app = kw::Delete(*ex.client, AppRef(ex, app->namespace_, app->name), del,
-                                   ex.Deadline(rpc_deadline));
+      auto delete_app =
+          ex.client->Delete(AppRef(ex, app->namespace_, app->name), del, ex.Deadline(rpc_deadline));
       auto deleted = co_await std::move(delete_app);
       if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status()) &&
           !k8s::IsK8sConflict(deleted.status())) {
@@ -198,8 +196,8 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       // query, so the next one tries again.
       log::Warn("deleting the live driver of a failed job")
           .Kv("pod", Where(app->namespace_, driver->name));
-      auto delete_pod = kw::Delete(*ex.client, PodRef(app->namespace_, driver->name),
-                                   k8s::DeleteOptions{}, ex.Deadline(rpc_deadline));
+      auto delete_pod = ex.client->Delete(PodRef(app->namespace_, driver->name),
+                                          k8s::DeleteOptions{}, ex.Deadline(rpc_deadline));
       auto deleted = co_await std::move(delete_pod);
       if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
         co_return FromKubernetes(deleted.status(), Rpc::kStatus, "deleting an orphan driver pod",
@@ -223,8 +221,8 @@ asio::awaitable<absl::StatusOr<SubmitResult>> Submit(ExecutorContext& ex,
                                                      absl::Time rpc_deadline) {
   std::string where = Where(app.namespace_, app.name);
   std::string execution_id = app.execution_id.ToString();
-  auto create = kw::Create(*ex.client, AppRef(ex, app.namespace_, ""), std::move(app.json),
-                           ex.Deadline(rpc_deadline));
+  auto create = ex.client->Create(AppRef(ex, app.namespace_, ""), std::move(app.json),
+                                  ex.Deadline(rpc_deadline));
   auto created = co_await std::move(create);
   for (const std::string& warning : app.warnings) {
     log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
@@ -268,8 +266,8 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
   if (spark::HasState(**app) && spark::IsStopped(**app)) co_return false;
   // Mark first, so a status query on any replica tells a cancelled job from one deleted by
   // someone else.
-  auto patch = kw::Patch(*ex.client, AppRef(ex, ns, name), k8s::PatchType::kMerge,
-                         ex.backend->CancelPatch(), ex.Deadline(rpc_deadline));
+  auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge,
+                                ex.backend->CancelPatch(), ex.Deadline(rpc_deadline));
   auto patched = co_await std::move(patch);
   if (!patched.ok()) {
     if (k8s::IsK8sNotFound(patched.status())) {
@@ -285,7 +283,7 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
   k8s::DeleteOptions del;
   del.propagation_policy = "Foreground";
   del.precondition_uid = (*app)->uid;
-  auto delete_app = kw::Delete(*ex.client, AppRef(ex, ns, name), del, ex.Deadline(rpc_deadline));
+  auto delete_app = ex.client->Delete(AppRef(ex, ns, name), del, ex.Deadline(rpc_deadline));
   auto deleted = co_await std::move(delete_app);
   if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
     co_return FromKubernetes(deleted.status(), Rpc::kCancel, "deleting the application",
@@ -317,12 +315,12 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
   // Streamed through the bounded tail: memory stays within max_bytes however long the lines
   // are (tailLines bounds lines, not bytes). The chunks arrive one at a time, before the end.
   auto shared_tail = std::make_shared<spark::LogTail>(std::move(tail));
-  // Named, and the operation built before the co_await (see k8s/awaitable.h).
+  // Named, and the operation built before the co_await (see k8s/client.h).
   k8s::Client::ChunkCallback feed = [shared_tail](std::string_view chunk) {
     shared_tail->Feed(chunk);
   };
-  auto stream = kw::StreamLog(*ex.client, PodRef(id.namespace_, pod.name), options,
-                              ex.Deadline(rpc_deadline), std::move(feed));
+  auto stream = ex.client->StreamLog(PodRef(id.namespace_, pod.name), options,
+                                     ex.Deadline(rpc_deadline), std::move(feed));
   absl::Status streamed = co_await std::move(stream);
   if (!streamed.ok()) {
     // Best effort: output must never fail the caller.
@@ -337,7 +335,7 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
 asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::string ns,
                                                      k8s::ListOptions list,
                                                      absl::Time rpc_deadline) {
-  auto list_apps = kw::List(*ex.client, AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
+  auto list_apps = ex.client->List(AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
   auto page = co_await std::move(list_apps);
   if (!page.ok()) {
     co_return FromKubernetes(page.status(), Rpc::kListJobs,

@@ -1,7 +1,7 @@
 #pragma once
 
-// What the executor's coroutines share: how a call becomes a coroutine on a strand, and a one-shot
-// wake-up for waiting on things fed from other threads. Asio-heavy; the executor's .cc files only.
+// What the executor's coroutines share: how a call becomes a coroutine on a strand, and whether
+// it was cancelled. Asio-heavy; the executor's .cc files only.
 
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/async_result.hpp>
@@ -23,7 +23,6 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "executor/executor.h"
 
 namespace kje::executor::internal {
@@ -119,59 +118,6 @@ inline std::shared_ptr<RpcHandle> FinishedHandle() {
   static const auto* const kFinished = new std::shared_ptr<RpcHandle>(std::make_shared<Finished>());
   return *kFinished;
 }
-
-// A one-shot wake-up: Waker() gives a function any thread may call (once or many times) to
-// resume the coroutine awaiting Wait(), on the coroutine's executor. A cancellation of the
-// coroutine also resumes it; the caller then checks Cancelled().
-class Wakeup : public std::enable_shared_from_this<Wakeup> {
- public:
-  std::function<void()> Waker() {
-    return [self = shared_from_this()] { self->Fire(); };
-  }
-
-  asio::awaitable<void> Wait() {
-    auto self = shared_from_this();
-    return asio::async_initiate<const asio::use_awaitable_t<>, void()>(
-        [self](auto handler) {
-          auto executor = asio::get_associated_executor(handler);
-          auto slot = asio::get_associated_cancellation_slot(handler);
-          bool fired = false;
-          {
-            absl::MutexLock lock(&self->mu_);
-            fired = self->fired_;
-            if (!fired) {
-              self->resume_ = [executor, h = std::make_shared<decltype(handler)>(
-                                             std::move(handler))]() mutable {
-                asio::post(executor, [h] { std::move (*h)(); });
-              };
-            }
-          }
-          if (fired) {
-            asio::post(executor, [h = std::move(handler)]() mutable { std::move(h)(); });
-            return;
-          }
-          if (slot.is_connected()) {
-            slot.assign([self](asio::cancellation_type) { self->Fire(); });
-          }
-        },
-        asio::use_awaitable);
-  }
-
- private:
-  void Fire() {
-    std::function<void()> resume;
-    {
-      absl::MutexLock lock(&mu_);
-      fired_ = true;
-      resume.swap(resume_);
-    }
-    if (resume) resume();
-  }
-
-  absl::Mutex mu_;
-  bool fired_ ABSL_GUARDED_BY(mu_) = false;
-  std::function<void()> resume_ ABSL_GUARDED_BY(mu_);
-};
 
 inline asio::awaitable<bool> Cancelled() {
   auto state = co_await asio::this_coro::cancellation_state;

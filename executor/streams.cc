@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/quote.h"
+#include "base/wakeup.h"
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
@@ -20,7 +21,6 @@
 namespace kje::executor {
 
 namespace asio = boost::asio;
-using internal::Wakeup;
 
 namespace {
 
@@ -374,12 +374,27 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
   options.follow = true;
   if (auto container = spark::LogContainer(driver)) options.container = *container;
   auto buffer = std::make_shared<LogBuffer>(ex.options.max_follow_buffer_bytes);
-  std::shared_ptr<k8s::CallHandle> call =
-      (*ex.client)
-          .StreamLog(
-              pod, options, deadline, [buffer](std::string_view chunk) { buffer->Chunk(chunk); },
-              [buffer](absl::Status status) { buffer->End(std::move(status)); });
-  absl::Cleanup stop = [call] { call->Cancel(); };
+  // The log is read beside this loop, on the same strand, so that a caller slow to take the
+  // lines never stalls the reading (the buffer's bound decides what is kept). The loop ends the
+  // reading when it leaves; the signal is emitted only while the reading runs.
+  auto reading = ex.client->StreamLog(pod, options, deadline,
+                                      [buffer](std::string_view chunk) { buffer->Chunk(chunk); });
+  auto stop = std::make_shared<asio::cancellation_signal>();
+  auto read_done = std::make_shared<bool>(false);
+  asio::any_io_executor strand = co_await asio::this_coro::executor;
+  asio::co_spawn(
+      strand, std::move(reading),
+      asio::bind_cancellation_slot(
+          stop->slot(), [buffer, stop, read_done](std::exception_ptr e, absl::Status status) {
+            *read_done = true;
+            stop->slot().clear();
+            buffer->End(e ? internal::FromException(e) : std::move(status));
+          }));
+  absl::Cleanup end_reading = [strand, stop, read_done] {
+    asio::post(strand, [stop, read_done] {
+      if (!*read_done) stop->emit(asio::cancellation_type::terminal);
+    });
+  };
   for (;;) {
     LogBuffer::Taken taken = buffer->Take();
     if (!taken.batch.lines.empty() || taken.batch.dropped_lines > 0) {

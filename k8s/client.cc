@@ -3,19 +3,18 @@
 
 #include <sys/socket.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <boost/system/system_error.hpp>
 #include <cerrno>
 #include <chrono>
 #include <utility>
@@ -27,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "base/wakeup.h"
 #include "k8s/errors.h"
 #include "k8s/watch_stream.h"
 
@@ -38,28 +38,22 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
-using Strand = net::strand<net::io_context::executor_type>;
 
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 constexpr int kMaxCredentialReloads = 3;
 
-std::chrono::steady_clock::duration ToChrono(absl::Duration d) {
-  if (d < absl::ZeroDuration()) d = absl::ZeroDuration();
-  if (d > absl::Hours(24 * 365)) d = absl::Hours(24 * 365);
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      absl::ToChronoNanoseconds(d));
-}
+std::chrono::steady_clock::duration ToChrono(absl::Duration d) { return TimerDuration(d); }
 
-// One connection to the API server; the streams run on the connection's own strand, so a
-// pooled connection can serve calls running on other strands without racing them.
+// One connection to the API server. It serves one call at a time (the pool hands it over under
+// its mutex), and that call's coroutine is the only one touching it: its operations complete on
+// the call's executor, whatever executor an earlier call ran on.
 struct Connection {
-  Connection(net::io_context& io, std::shared_ptr<ssl::context> ctx)
-      : strand(net::make_strand(io)), ssl_ctx(std::move(ctx)) {
+  Connection(net::io_context& io, std::shared_ptr<ssl::context> ctx) : ssl_ctx(std::move(ctx)) {
     if (ssl_ctx) {
-      tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(strand, *ssl_ctx);
+      tls = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(io.get_executor(), *ssl_ctx);
     } else {
-      plain = std::make_unique<beast::tcp_stream>(strand);
+      plain = std::make_unique<beast::tcp_stream>(io.get_executor());
     }
   }
   beast::tcp_stream& Lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
@@ -74,7 +68,6 @@ struct Connection {
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
   }
 
-  Strand strand;
   std::shared_ptr<ssl::context> ssl_ctx;
   std::unique_ptr<beast::tcp_stream> plain;
   std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls;
@@ -82,59 +75,53 @@ struct Connection {
   std::chrono::steady_clock::time_point idle_since;
 };
 
-// The state of one call, shared by its coroutine, its watchdog and its CallHandle. Everything
-// but strand is touched only on the strand.
-class CallState final : public CallHandle, public std::enable_shared_from_this<CallState> {
+// The state of one call, on the awaiting coroutine's executor: the caller's cancellation, the
+// deadline's watchdog, and how to end whatever the call waits on right now. Shared with the
+// watchdog's handler, which may run after the call's frame is gone.
+class CallState : public std::enable_shared_from_this<CallState> {
  public:
-  CallState(Strand strand, absl::Time deadline) : strand_(std::move(strand)), deadline_(deadline) {}
+  CallState(net::any_io_executor executor, net::cancellation_state caller, absl::Time deadline)
+      : executor_(std::move(executor)), caller_(caller), deadline_(deadline) {}
 
-  void Cancel() override {
-    net::post(strand_, [self = shared_from_this()] {
-      self->cancelled_ = true;
-      self->Abort();
-    });
-  }
-
-  // Ends whatever the call waits on when the deadline passes.
+  // Ends whatever the call waits on when the deadline passes. The caller's cancellation needs no
+  // such help: it reaches the pending operation itself.
   void StartWatchdog() {
-    watchdog_ = std::make_unique<net::steady_timer>(strand_);
+    watchdog_.emplace(executor_);
     watchdog_->expires_after(ToChrono(deadline_ - absl::Now()));
     watchdog_->async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
       self->timed_out_ = true;
-      self->Abort();
+      if (self->abort_) self->abort_();
     });
   }
   void StopWatchdog() {
+    abort_ = nullptr;
     if (watchdog_) watchdog_->cancel();
   }
 
   void SetAbort(std::function<void()> abort) { abort_ = std::move(abort); }
   void ClearAbort() { abort_ = nullptr; }
-  void Abort() {
-    if (abort_) abort_();
-  }
 
-  bool cancelled() const { return cancelled_; }
+  bool cancelled() const { return caller_.cancelled() != net::cancellation_type::none; }
   bool timed_out() const { return timed_out_ || absl::Now() >= deadline_; }
   bool interrupted() const { return cancelled() || timed_out(); }
   absl::Time deadline() const { return deadline_; }
-  const Strand& strand() const { return strand_; }
+  const net::any_io_executor& executor() const { return executor_; }
 
   absl::Status InterruptedStatus(std::string_view what) const {
-    if (cancelled_)
+    if (cancelled())
       return absl::CancelledError(absl::StrCat("kubernetes: ", ToAbsl(what), " cancelled"));
     return absl::DeadlineExceededError(
         absl::StrCat("kubernetes: ", ToAbsl(what), " did not finish before the deadline"));
   }
 
  private:
-  Strand strand_;
+  const net::any_io_executor executor_;
+  const net::cancellation_state caller_;
   const absl::Time deadline_;
-  bool cancelled_ = false;
   bool timed_out_ = false;
   std::function<void()> abort_;
-  std::unique_ptr<net::steady_timer> watchdog_;
+  std::optional<net::steady_timer> watchdog_;
 };
 
 struct Request {
@@ -149,21 +136,6 @@ struct Request {
   // A watch or a followed log: it draws a token but holds no in-flight slot (it lasts as long
   // as the caller wants).
   bool long_running = false;
-};
-
-// Wakes a coroutine waiting for admission when the limiter hands it a slot. Both the wake-up and
-// the wait run on the call's strand, so a wake-up before the wait starts is never lost.
-struct AdmissionWaker : std::enable_shared_from_this<AdmissionWaker> {
-  explicit AdmissionWaker(const Strand& s) : strand(s), timer(s) {}
-  void Wake() {
-    net::post(strand, [self = shared_from_this()] {
-      self->woken = true;
-      self->timer.cancel();
-    });
-  }
-  Strand strand;
-  net::steady_timer timer;
-  bool woken = false;
 };
 
 struct Response {
@@ -210,37 +182,35 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
 
   const ConnectionConfig& config() const override { return config_; }
 
-  std::shared_ptr<CallHandle> Create(const ResourceRef& collection, std::string json,
-                                     absl::Time deadline, Callback<std::string> done) override {
+  Awaitable<std::string> Create(ResourceRef collection, std::string json,
+                                absl::Time deadline) override {
     Request req;
     req.method = http::verb::post;
     req.verb_label = "create";
     req.body = std::move(json);
     req.content_type = "application/json";
     req.idempotency = Idempotency::kUnsafe;
-    return Unary(collection, "", std::move(req), deadline, std::move(done));
+    return Unary(collection, "", std::move(req), deadline);
   }
 
-  std::shared_ptr<CallHandle> Get(const ResourceRef& ref, absl::Time deadline,
-                                  Callback<std::string> done) override {
+  Awaitable<std::string> Get(ResourceRef ref, absl::Time deadline) override {
     Request req;
     req.verb_label = "get";
-    return Unary(ref, "", std::move(req), deadline, std::move(done));
+    return Unary(ref, "", std::move(req), deadline);
   }
 
-  std::shared_ptr<CallHandle> Replace(const ResourceRef& ref, std::string json, absl::Time deadline,
-                                      Callback<std::string> done) override {
+  Awaitable<std::string> Replace(ResourceRef ref, std::string json, absl::Time deadline) override {
     Request req;
     req.method = http::verb::put;
     req.verb_label = "update";
     req.body = std::move(json);
     req.content_type = "application/json";
     req.idempotency = Idempotency::kUnsafe;
-    return Unary(ref, "", std::move(req), deadline, std::move(done));
+    return Unary(ref, "", std::move(req), deadline);
   }
 
-  std::shared_ptr<CallHandle> Patch(const ResourceRef& ref, PatchType type, std::string patch,
-                                    absl::Time deadline, Callback<std::string> done) override {
+  Awaitable<std::string> Patch(ResourceRef ref, PatchType type, std::string patch,
+                               absl::Time deadline) override {
     Request req;
     req.method = http::verb::patch;
     req.verb_label = "patch";
@@ -248,42 +218,46 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     req.content_type =
         type == PatchType::kMerge ? "application/merge-patch+json" : "application/json-patch+json";
     req.idempotency = type == PatchType::kMerge ? Idempotency::kIdempotent : Idempotency::kUnsafe;
-    return Unary(ref, "", std::move(req), deadline, std::move(done));
+    return Unary(ref, "", std::move(req), deadline);
   }
 
-  std::shared_ptr<CallHandle> Delete(const ResourceRef& ref, const DeleteOptions& options,
-                                     absl::Time deadline, Callback<std::string> done) override {
+  Awaitable<std::string> Delete(ResourceRef ref, DeleteOptions options,
+                                absl::Time deadline) override {
     Request req;
     req.method = http::verb::delete_;
     req.verb_label = "delete";
     req.body = DeleteBody(options);
     req.content_type = "application/json";
-    return Unary(ref, "", std::move(req), deadline, std::move(done));
+    return Unary(ref, "", std::move(req), deadline);
   }
 
-  std::shared_ptr<CallHandle> List(const ResourceRef& collection, const ListOptions& options,
-                                   absl::Time deadline, Callback<ListPage> done) override {
+  Awaitable<ListPage> List(ResourceRef collection, ListOptions options,
+                           absl::Time deadline) override {
     Request req;
     req.verb_label = "list";
-    return Unary(collection, ListQuery(options), std::move(req), deadline,
-                 [done = std::move(done)](absl::StatusOr<std::string> body) {
-                   if (!body.ok()) return done(body.status());
-                   done(ParseListPage(*body));
-                 });
+    if (absl::Status s = Target(collection, ListQuery(options), req); !s.ok()) {
+      return Ready<ListPage>(s);
+    }
+    return Run<ListPage>(
+        deadline,
+        [self = shared_from_this(), req = std::move(req)](CallState& state) -> Awaitable<ListPage> {
+          auto executed = self->Execute(req, state, nullptr);
+          absl::StatusOr<Response> r = co_await std::move(executed);
+          if (!r.ok()) co_return r.status();
+          co_return ParseListPage(r->body);
+        });
   }
 
-  std::shared_ptr<CallHandle> Log(const ResourceRef& pod, const LogOptions& options,
-                                  absl::Time deadline, Callback<std::string> done) override {
-    LogOptions once = options;
-    once.follow = false;
+  Awaitable<std::string> Log(ResourceRef pod, LogOptions options, absl::Time deadline) override {
+    options.follow = false;
     Request req;
     req.verb_label = "get";
-    return Unary(LogRef(pod), LogQuery(once), std::move(req), deadline, std::move(done));
+    return Unary(LogRef(pod), LogQuery(options), std::move(req), deadline);
   }
 
-  std::shared_ptr<CallHandle> Raw(std::string method, std::string path_and_query, std::string body,
-                                  std::string content_type, Idempotency idempotency,
-                                  absl::Time deadline, Callback<RawResponse> done) override {
+  Awaitable<RawResponse> Raw(std::string method, std::string path_and_query, std::string body,
+                             std::string content_type, Idempotency idempotency,
+                             absl::Time deadline) override {
     Request req;
     req.method = http::string_to_verb(method);
     req.verb_label = absl::AsciiStrToLower(method);
@@ -294,135 +268,128 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     req.idempotency = idempotency;
     req.raw = true;
     if (req.method == http::verb::unknown) {
-      return Fail(absl::InvalidArgumentError(absl::StrCat("unknown HTTP method ", method)),
-                  std::move(done));
+      return Ready<RawResponse>(
+          absl::InvalidArgumentError(absl::StrCat("unknown HTTP method ", method)));
     }
-    return Spawn<RawResponse>(
-        deadline,
-        [self = shared_from_this(), req = std::move(req)](
-            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<RawResponse>> {
-          absl::StatusOr<Response> r = co_await self->Execute(req, *state, nullptr);
-          if (!r.ok()) co_return r.status();
-          co_return RawResponse{r->http_code, std::move(r->body)};
-        },
-        std::move(done));
+    return Run<RawResponse>(deadline,
+                            [self = shared_from_this(),
+                             req = std::move(req)](CallState& state) -> Awaitable<RawResponse> {
+                              auto executed = self->Execute(req, state, nullptr);
+                              absl::StatusOr<Response> r = co_await std::move(executed);
+                              if (!r.ok()) co_return r.status();
+                              co_return RawResponse{r->http_code, std::move(r->body)};
+                            });
   }
 
-  std::shared_ptr<CallHandle> Watch(const ResourceRef& collection, const WatchOptions& options,
-                                    absl::Time deadline, EventCallback on_event,
-                                    DoneCallback done) override {
-    absl::StatusOr<std::string> path = ResourcePath(collection);
-    if (!path.ok()) return FailDone(path.status(), std::move(done));
+  net::awaitable<absl::Status> Watch(ResourceRef collection, WatchOptions options,
+                                     absl::Time deadline, EventCallback on_event) override {
     Request req;
     req.verb_label = "watch";
-    req.resource_label = ResourceLabel(collection);
-    req.target = *path;
     req.long_running = true;
-    return Spawn<bool>(
+    if (absl::Status s = Target(collection, "", req); !s.ok()) return ReadyStatus(s);
+    return RunStatus(
         deadline,
-        [self = shared_from_this(), req = std::move(req), options, on_event = std::move(on_event)](
-            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<bool>> {
-          absl::Status s = co_await self->WatchLoop(req, options, on_event, *state);
-          if (!s.ok()) co_return s;
-          co_return true;
-        },
-        [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
+        [self = shared_from_this(), req = std::move(req), options = std::move(options),
+         on_event = std::move(on_event)](CallState& state) -> net::awaitable<absl::Status> {
+          auto watching = self->WatchLoop(req, options, on_event, state);
+          co_return co_await std::move(watching);
+        });
   }
 
-  std::shared_ptr<CallHandle> StreamLog(const ResourceRef& pod, const LogOptions& options,
-                                        absl::Time deadline, ChunkCallback on_chunk,
-                                        DoneCallback done) override {
-    ResourceRef ref = LogRef(pod);
-    absl::StatusOr<std::string> path = ResourcePath(ref);
-    if (!path.ok()) return FailDone(path.status(), std::move(done));
+  net::awaitable<absl::Status> StreamLog(ResourceRef pod, LogOptions options, absl::Time deadline,
+                                         ChunkCallback on_chunk) override {
     Request req;
     req.verb_label = "get";
-    req.resource_label = ResourceLabel(ref);
-    req.target = *path + LogQuery(options);
     req.long_running = options.follow;
-    return Spawn<bool>(
+    if (absl::Status s = Target(LogRef(pod), LogQuery(options), req); !s.ok()) {
+      return ReadyStatus(s);
+    }
+    return RunStatus(
         deadline,
-        [self = shared_from_this(), req = std::move(req), on_chunk = std::move(on_chunk)](
-            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<bool>> {
+        [self = shared_from_this(), req = std::move(req),
+         on_chunk = std::move(on_chunk)](CallState& state) -> net::awaitable<absl::Status> {
           BodySink sink = [&on_chunk](std::string_view chunk) {
             on_chunk(chunk);
             return absl::OkStatus();
           };
-          absl::StatusOr<Response> r = co_await self->Execute(req, *state, &sink);
-          if (!r.ok()) co_return r.status();
-          co_return true;
-        },
-        [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
+          auto executed = self->Execute(req, state, &sink);
+          absl::StatusOr<Response> r = co_await std::move(executed);
+          co_return r.status();
+        });
   }
 
  private:
-  static ResourceRef LogRef(const ResourceRef& pod) {
-    ResourceRef ref = pod;
-    ref.subresource = "log";
-    return ref;
+  static ResourceRef LogRef(ResourceRef pod) {
+    pod.subresource = "log";
+    return pod;
+  }
+
+  // The request's path (and its metrics label) for `ref`, with `query` after it.
+  static absl::Status Target(const ResourceRef& ref, std::string_view query, Request& req) {
+    absl::StatusOr<std::string> path = ResourcePath(ref);
+    if (!path.ok()) return path.status();
+    req.resource_label = ResourceLabel(ref);
+    req.target = absl::StrCat(*path, ToAbsl(query));
+    return absl::OkStatus();
   }
 
   template <class T>
-  std::shared_ptr<CallHandle> Fail(absl::Status status, Callback<T> done) {
-    auto state = std::make_shared<CallState>(net::make_strand(io_), absl::Now());
-    net::post(state->strand(),
-              [status = std::move(status), done = std::move(done)] { done(status); });
-    return state;
+  static Awaitable<T> Ready(absl::StatusOr<T> result) {
+    co_return result;
+  }
+  static Awaitable<std::string> Ready(absl::Status status) {
+    return Ready<std::string>(std::move(status));
+  }
+  static net::awaitable<absl::Status> ReadyStatus(absl::Status status) { co_return status; }
+
+  Awaitable<std::string> Unary(const ResourceRef& ref, std::string_view query, Request req,
+                               absl::Time deadline) {
+    if (absl::Status s = Target(ref, query, req); !s.ok()) return Ready(s);
+    return Run<std::string>(deadline,
+                            [self = shared_from_this(),
+                             req = std::move(req)](CallState& state) -> Awaitable<std::string> {
+                              auto executed = self->Execute(req, state, nullptr);
+                              absl::StatusOr<Response> r = co_await std::move(executed);
+                              if (!r.ok()) co_return r.status();
+                              co_return std::move(r->body);
+                            });
   }
 
-  std::shared_ptr<CallHandle> FailDone(absl::Status status, DoneCallback done) {
-    return Fail<bool>(std::move(status),
-                      [done = std::move(done)](absl::StatusOr<bool> r) { done(r.status()); });
-  }
-
-  std::shared_ptr<CallHandle> Unary(const ResourceRef& ref, std::string query, Request req,
-                                    absl::Time deadline, Callback<std::string> done) {
-    absl::StatusOr<std::string> path = ResourcePath(ref);
-    if (!path.ok()) return Fail(path.status(), std::move(done));
-    req.resource_label = ResourceLabel(ref);
-    req.target = *path + query;
-    return Spawn<std::string>(
-        deadline,
-        [self = shared_from_this(), req = std::move(req)](
-            std::shared_ptr<CallState> state) -> net::awaitable<absl::StatusOr<std::string>> {
-          absl::StatusOr<Response> r = co_await self->Execute(req, *state, nullptr);
-          if (!r.ok()) co_return r.status();
-          co_return std::move(r->body);
-        },
-        std::move(done));
-  }
-
-  // Runs `body` as a coroutine on a new strand, with the deadline watchdog, and hands its result
-  // to `done` exactly once.
+  // Runs `body` (a coroutine lambda, kept alive in this frame while it runs) under the call's
+  // state: on the awaiting coroutine's executor, with its cancellation and the deadline's
+  // watchdog. Asio's throw after a cancellation becomes kCancelled here, once.
   template <class T, class Body>
-  std::shared_ptr<CallHandle> Spawn(absl::Time deadline, Body body, Callback<T> done) {
+  static Awaitable<T> Run(absl::Time deadline, Body body) {
     if (deadline == absl::InfiniteFuture()) {
-      return Fail(absl::InvalidArgumentError("kubernetes: every call needs a finite deadline"),
-                  std::move(done));
+      co_return absl::InvalidArgumentError("kubernetes: every call needs a finite deadline");
     }
-    auto state = std::make_shared<CallState>(net::make_strand(io_), deadline);
-    net::co_spawn(
-        state->strand(),
-        [state, body = std::move(body)]() -> net::awaitable<absl::StatusOr<T>> {
-          state->StartWatchdog();
-          absl::StatusOr<T> result = co_await body(state);
-          state->StopWatchdog();
-          co_return result;
-        },
-        [state, done = std::move(done)](std::exception_ptr e, absl::StatusOr<T> result) {
-          state->StopWatchdog();
-          if (e) {
-            try {
-              std::rethrow_exception(e);
-            } catch (const std::exception& ex) {
-              result = absl::InternalError(absl::StrCat("kubernetes client: ", ex.what()));
-            } catch (...) {
-              result = absl::InternalError("kubernetes client: unknown exception");
-            }
-          }
-          done(std::move(result));
-        });
-    return state;
+    net::any_io_executor executor = co_await net::this_coro::executor;
+    net::cancellation_state caller = co_await net::this_coro::cancellation_state;
+    auto state = std::make_shared<CallState>(std::move(executor), caller, deadline);
+    state->StartWatchdog();
+    absl::StatusOr<T> result;
+    try {
+      auto running = body(*state);
+      result = co_await std::move(running);
+    } catch (const boost::system::system_error& error) {
+      result = error.code() == net::error::operation_aborted
+                   ? absl::CancelledError("kubernetes: the call was cancelled")
+                   : absl::InternalError(absl::StrCat("kubernetes client: ", error.what()));
+    }
+    state->StopWatchdog();
+    co_return result;
+  }
+
+  template <class Body>
+  static net::awaitable<absl::Status> RunStatus(absl::Time deadline, Body body) {
+    auto run = Run<bool>(deadline, [body = std::move(body)](CallState& state) -> Awaitable<bool> {
+      auto running = body(state);
+      absl::Status status = co_await std::move(running);
+      if (!status.ok()) co_return status;
+      co_return true;
+    });
+    absl::StatusOr<bool> ran = co_await std::move(run);
+    co_return ran.status();
   }
 
   absl::StatusOr<std::shared_ptr<ssl::context>> SslContextFor(const Credentials& creds) {
@@ -498,14 +465,14 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
   net::awaitable<std::shared_ptr<Connection>> Connect(std::shared_ptr<ssl::context> ctx,
                                                       CallState& state, AttemptResult& result) {
     auto conn = std::make_shared<Connection>(io_, ctx);
-    tcp::resolver resolver(state.strand());
+    tcp::resolver resolver(state.executor());
     state.SetAbort([&resolver] { resolver.cancel(); });
     result.phase = "resolve";
     auto endpoints = co_await resolver.async_resolve(
         config_.host, config_.port, net::redirect_error(net::use_awaitable, result.ec));
     state.ClearAbort();
     if (result.ec || state.interrupted()) co_return nullptr;
-    state.SetAbort([conn] { net::post(conn->strand, [conn] { conn->Lowest().close(); }); });
+    state.SetAbort([&conn = *conn] { conn.Lowest().close(); });
     result.phase = "connect";
     co_await conn->Lowest().async_connect(endpoints,
                                           net::redirect_error(net::use_awaitable, result.ec));
@@ -616,7 +583,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         co_return result;
       }
     }
-    state.SetAbort([conn] { net::post(conn->strand, [conn] { conn->Lowest().close(); }); });
+    state.SetAbort([&conn = *conn] { conn.Lowest().close(); });
     if (conn->tls) {
       co_await Exchange(*conn->tls, *conn, req, creds, sink, state, result);
     } else {
@@ -646,19 +613,31 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
   }
 
   // The credentials for the next attempt. An exec plugin run takes seconds: it happens on the
-  // provider's own thread, and this coroutine resumes on its strand once it is done.
-  net::awaitable<absl::StatusOr<Credentials>> CurrentCredentials() {
-    return net::async_initiate<const net::use_awaitable_t<>, void(absl::StatusOr<Credentials>)>(
-        [provider = config_.credentials](auto handler) {
-          auto executor = net::get_associated_executor(handler);
-          auto pending = std::make_shared<decltype(handler)>(std::move(handler));
-          provider->GetAsync([pending, executor](absl::StatusOr<Credentials> credentials) {
-            net::post(executor, [pending, credentials = std::move(credentials)]() mutable {
-              std::move (*pending)(std::move(credentials));
-            });
-          });
-        },
-        net::use_awaitable);
+  // provider's own thread, and this coroutine waits for it within the deadline.
+  net::awaitable<absl::StatusOr<Credentials>> CurrentCredentials(CallState& state) {
+    struct Pending {
+      absl::Mutex mu;
+      std::optional<absl::StatusOr<Credentials>> result ABSL_GUARDED_BY(mu);
+    };
+    auto pending = std::make_shared<Pending>();
+    std::shared_ptr<Wakeup> wakeup = Wakeup::New();
+    config_.credentials->GetAsync(
+        [pending, wake = wakeup->Waker()](absl::StatusOr<Credentials> credentials) {
+          {
+            absl::MutexLock lock(&pending->mu);
+            pending->result = std::move(credentials);
+          }
+          wake();
+        });
+    for (;;) {
+      {
+        absl::MutexLock lock(&pending->mu);
+        if (pending->result.has_value()) co_return *std::move(pending->result);
+      }
+      if (state.interrupted()) co_return state.InterruptedStatus("reading the credentials");
+      auto waiting = wakeup->Wait(state.deadline());
+      co_await std::move(waiting);
+    }
   }
 
   // Waits until the limiter lets the attempt go, within the call's deadline. `ticket` is set when
@@ -666,11 +645,8 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
   net::awaitable<absl::Status> Admit(const Request& req, CallState& state,
                                      std::shared_ptr<RequestLimiter::Ticket>& ticket) {
     if (options_.limiter == nullptr) co_return absl::OkStatus();
-    auto waker = std::make_shared<AdmissionWaker>(state.strand());
-    ticket =
-        std::make_shared<RequestLimiter::Ticket>([weak = std::weak_ptr<AdmissionWaker>(waker)] {
-          if (auto w = weak.lock()) w->Wake();
-        });
+    std::shared_ptr<Wakeup> wakeup = Wakeup::New();
+    ticket = std::make_shared<RequestLimiter::Ticket>(wakeup->Waker());
     for (;;) {
       absl::StatusOr<RequestLimiter::Decision> decision =
           options_.limiter->Ask(ticket, req.long_running);
@@ -679,15 +655,10 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         co_return decision.status();
       }
       if (decision->go) co_return absl::OkStatus();
-      if (!waker->woken && !state.interrupted()) {
-        waker->timer.expires_after(
-            ToChrono(std::min(decision->retry_at, state.deadline()) - absl::Now()));
-        state.SetAbort([&timer = waker->timer] { timer.cancel(); });
-        beast::error_code ec;
-        co_await waker->timer.async_wait(net::redirect_error(net::use_awaitable, ec));
-        state.ClearAbort();
+      if (!state.interrupted()) {
+        auto waiting = wakeup->Wait(std::min(decision->retry_at, state.deadline()));
+        co_await std::move(waiting);
       }
-      waker->woken = false;
       if (state.interrupted()) {
         options_.limiter->Release(ticket);
         ticket = nullptr;
@@ -707,7 +678,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       if (state.interrupted()) {
         co_return state.InterruptedStatus(absl::StrCat(req.verb_label, " ", req.resource_label));
       }
-      absl::StatusOr<Credentials> creds = co_await CurrentCredentials();
+      absl::StatusOr<Credentials> creds = co_await CurrentCredentials(state);
       if (!creds.ok()) co_return creds.status();
       std::shared_ptr<RequestLimiter::Ticket> ticket;
       if (absl::Status admitted = co_await Admit(req, state, ticket); !admitted.ok()) {
@@ -728,7 +699,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         // is just wrong is not).
         ++reloads;
         config_.credentials->Invalidate();
-        absl::StatusOr<Credentials> fresh = co_await CurrentCredentials();
+        absl::StatusOr<Credentials> fresh = co_await CurrentCredentials(state);
         if (!fresh.ok()) co_return fresh.status();
         if (fresh->bearer_token == creds->bearer_token &&
             fresh->client_cert_pem == creds->client_cert_pem) {
@@ -756,7 +727,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
           .Kv("attempt", attempt)
           .Kv("delay_ms", absl::ToInt64Milliseconds(delay))
           .Kv("error", std::string(last.message()));
-      net::steady_timer timer(state.strand());
+      net::steady_timer timer(state.executor());
       timer.expires_after(ToChrono(delay));
       state.SetAbort([&timer] { timer.cancel(); });
       beast::error_code ec;
@@ -800,7 +771,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         if (absl::Now() + delay >= state.deadline()) {
           co_return state.InterruptedStatus(absl::StrCat("watch ", req.resource_label));
         }
-        net::steady_timer timer(state.strand());
+        net::steady_timer timer(state.executor());
         timer.expires_after(ToChrono(delay));
         state.SetAbort([&timer] { timer.cancel(); });
         beast::error_code ec;

@@ -2,16 +2,18 @@
 
 // The asynchronous Kubernetes API client.
 //
-// API shape: callbacks plus a cancel handle, so that no Asio header leaks past this file (a Beast
-// TU costs ~25 s on 2 cores; every includer would pay it). Internally each call is a C++20
-// coroutine on the caller's io_context, on a strand of its own.
+// API shape: every call is a coroutine (asio::awaitable) that runs on the awaiting coroutine's
+// own executor, from the call down to the socket: no strand of its own, no hand-over, and
+// callbacks (a watch's events, a log's chunks) run inline on that executor, one at a time. That
+// executor must be a strand (or an io_context run by one thread): the call's deadline watchdog
+// runs there too, and relies on never running beside the call's coroutine.
 //
 // Contract of every call:
 //  - it takes an absolute deadline; every step (resolve, connect, TLS handshake, write, read,
-//    backoff waits) ends by it, and an InfiniteFuture deadline is rejected;
-//  - its completion callback runs exactly once, on an io_context thread (never inline in the
-//    call), and must not block; a streaming call's event callbacks run one at a time before it;
-//  - CallHandle::Cancel() (any thread) ends it with kCancelled unless it already finished;
+//    admission and backoff waits) ends by it, and an InfiniteFuture deadline is rejected;
+//  - a cancellation of the awaiting coroutine (Asio's per-operation cancellation, terminal)
+//    ends it with kCancelled; so does the coroutine's next await, which then throws as Asio
+//    does after a cancellation;
 //  - every response body is size-limited; errors of the API server arrive as absl::Status with
 //    the HTTP code, reason and message kept (k8s/errors.h: IsK8sNotFound, IsK8sGone, ...);
 //  - admission (ClientOptions::limiter): each attempt waits for the rate limit and an in-flight
@@ -20,7 +22,12 @@
 //  - retries (k8s/retry.h): lost connections and 429/5xx with exponential backoff and jitter within
 //    the deadline, 429's Retry-After honoured, only when repeating is safe; a 401 reloads the
 //    credentials and retries if they changed (at most 3 times: a token rotating during a request).
+//
+// Build the call in a statement of its own and co_await the named result
+// (`auto get = client.Get(ref, deadline); auto got = co_await std::move(get);`): Debian's GCC 12
+// destroys twice a temporary that a co_await's full expression materializes, and the heap breaks.
 
+#include <boost/asio/awaitable.hpp>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -60,13 +67,6 @@ struct ClientOptions {
   std::function<double()> random01;
 };
 
-// Cancels one call; thread-safe, idempotent, harmless after completion.
-class CallHandle {
- public:
-  virtual ~CallHandle() = default;
-  virtual void Cancel() = 0;
-};
-
 struct RawResponse {
   int http_code = 0;
   std::string body;
@@ -75,8 +75,7 @@ struct RawResponse {
 class Client {
  public:
   template <class T>
-  using Callback = std::function<void(absl::StatusOr<T>)>;
-  using DoneCallback = std::function<void(absl::Status)>;
+  using Awaitable = boost::asio::awaitable<absl::StatusOr<T>>;
   using EventCallback = std::function<void(const WatchEvent&)>;
   using ChunkCallback = std::function<void(std::string_view)>;
 
@@ -86,60 +85,50 @@ class Client {
 
   // POST. Never retried once the request may have reached the server (see retry.h): on an
   // Unavailable error the object may exist; resolve it with a Get or the 409 of a new Create.
-  virtual std::shared_ptr<CallHandle> Create(const ResourceRef& collection, std::string json,
-                                             absl::Time deadline, Callback<std::string> done) = 0;
-  virtual std::shared_ptr<CallHandle> Get(const ResourceRef& ref, absl::Time deadline,
-                                          Callback<std::string> done) = 0;
+  virtual Awaitable<std::string> Create(ResourceRef collection, std::string json,
+                                        absl::Time deadline) = 0;
+  virtual Awaitable<std::string> Get(ResourceRef ref, absl::Time deadline) = 0;
   // PUT (e.g. with metadata.resourceVersion for optimistic concurrency). Not retried on 5xx.
-  virtual std::shared_ptr<CallHandle> Replace(const ResourceRef& ref, std::string json,
-                                              absl::Time deadline, Callback<std::string> done) = 0;
+  virtual Awaitable<std::string> Replace(ResourceRef ref, std::string json,
+                                         absl::Time deadline) = 0;
   // Merge patches are retried like reads; JSON patches like creates.
-  virtual std::shared_ptr<CallHandle> Patch(const ResourceRef& ref, PatchType type,
-                                            std::string patch, absl::Time deadline,
-                                            Callback<std::string> done) = 0;
+  virtual Awaitable<std::string> Patch(ResourceRef ref, PatchType type, std::string patch,
+                                       absl::Time deadline) = 0;
   // Retried (a repeat after a lost response answers 404, which callers read as "gone"). The
   // result is the API server's answer: the object (being deleted) or a Status.
-  virtual std::shared_ptr<CallHandle> Delete(const ResourceRef& ref, const DeleteOptions& options,
-                                             absl::Time deadline, Callback<std::string> done) = 0;
+  virtual Awaitable<std::string> Delete(ResourceRef ref, DeleteOptions options,
+                                        absl::Time deadline) = 0;
   // One page; pass page.continue_token back in options.continue_token for the next one.
-  virtual std::shared_ptr<CallHandle> List(const ResourceRef& collection,
-                                           const ListOptions& options, absl::Time deadline,
-                                           Callback<ListPage> done) = 0;
-  // Events in order, one at a time, until the deadline (done: DeadlineExceeded), Cancel()
-  // (Cancelled), 410 Gone (IsK8sGone(status): relist), or another error. With options.resume, a
-  // dropped or server-closed stream is re-opened from the last resourceVersion seen (bookmarks
-  // included) without the caller noticing; without it, a server-closed stream ends with OK.
-  virtual std::shared_ptr<CallHandle> Watch(const ResourceRef& collection,
-                                            const WatchOptions& options, absl::Time deadline,
-                                            EventCallback on_event, DoneCallback done) = 0;
+  virtual Awaitable<ListPage> List(ResourceRef collection, ListOptions options,
+                                   absl::Time deadline) = 0;
+  // Events in order, one at a time, until the deadline (DeadlineExceeded), the coroutine's
+  // cancellation (Cancelled), 410 Gone (IsK8sGone(status): relist), or another error. With
+  // options.resume, a dropped or server-closed stream is re-opened from the last resourceVersion
+  // seen (bookmarks included) without the caller noticing; without it, a server-closed stream
+  // ends with OK.
+  virtual boost::asio::awaitable<absl::Status> Watch(ResourceRef collection, WatchOptions options,
+                                                     absl::Time deadline,
+                                                     EventCallback on_event) = 0;
   // pods/{name}/log, bounded by options (tail_lines, limit_bytes) and max_body_bytes.
   // options.follow is ignored here: see StreamLog.
-  virtual std::shared_ptr<CallHandle> Log(const ResourceRef& pod, const LogOptions& options,
-                                          absl::Time deadline, Callback<std::string> done) = 0;
+  virtual Awaitable<std::string> Log(ResourceRef pod, LogOptions options, absl::Time deadline) = 0;
   // pods/{name}/log as a stream of chunks (bytes as they arrive, not lines), for logs too large
   // to hold: bounded by options (tail_lines, limit_bytes), not by max_body_bytes. With
-  // options.follow the server keeps the stream open while the container runs. done gets OK when
-  // the server ends the stream.
-  virtual std::shared_ptr<CallHandle> StreamLog(const ResourceRef& pod, const LogOptions& options,
-                                                absl::Time deadline, ChunkCallback on_chunk,
-                                                DoneCallback done) = 0;
-  // StreamLog with options.follow on: done gets OK when the container stopped.
-  std::shared_ptr<CallHandle> FollowLog(const ResourceRef& pod, LogOptions options,
-                                        absl::Time deadline, ChunkCallback on_chunk,
-                                        DoneCallback done) {
-    options.follow = true;
-    return StreamLog(pod, options, deadline, std::move(on_chunk), std::move(done));
-  }
+  // options.follow the server keeps the stream open while the container runs. OK when the
+  // server ends the stream (with follow: when the container stopped).
+  virtual boost::asio::awaitable<absl::Status> StreamLog(ResourceRef pod, LogOptions options,
+                                                         absl::Time deadline,
+                                                         ChunkCallback on_chunk) = 0;
   // Any request (tests, tools): `path_and_query` goes after the server's base path. Non-2xx
   // answers are results here, not errors; retries follow `idempotency`.
-  virtual std::shared_ptr<CallHandle> Raw(std::string method, std::string path_and_query,
-                                          std::string body, std::string content_type,
-                                          Idempotency idempotency, absl::Time deadline,
-                                          Callback<RawResponse> done) = 0;
+  virtual Awaitable<RawResponse> Raw(std::string method, std::string path_and_query,
+                                     std::string body, std::string content_type,
+                                     Idempotency idempotency, absl::Time deadline) = 0;
 };
 
-// Checks the TLS material (CA, client certificate) and builds a client. The io_context is not
-// owned and must outlive every call; the client may be destroyed while calls run (they finish).
+// Checks the TLS material (CA, client certificate) and builds a client. The io_context runs the
+// sockets (not owned; it must outlive every call); the client may be destroyed while calls run
+// (they finish).
 absl::StatusOr<std::shared_ptr<Client>> NewClient(boost::asio::io_context& io,
                                                   ConnectionConfig config,
                                                   ClientOptions options = {});

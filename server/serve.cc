@@ -3,6 +3,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include <algorithm>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -309,10 +310,12 @@ int RunServe(const ServeArgs& args) {
   auto probe = [&] {
     probing = true;
     const absl::Duration timeout = std::min(stale_after / 2, absl::Seconds(10));
-    (*client)->Raw("GET", "/version", "", "", k8s::Idempotency::kIdempotent, absl::Now() + timeout,
-                   [&](const absl::StatusOr<k8s::RawResponse>&) {
-                     boost::asio::post(ready_strand, [&] { probing = false; });
-                   });
+    boost::asio::co_spawn(ready_strand,
+                          (*client)->Raw("GET", "/version", "", "", k8s::Idempotency::kIdempotent,
+                                         absl::Now() + timeout),
+                          [&](const std::exception_ptr&, const absl::StatusOr<k8s::RawResponse>&) {
+                            probing = false;
+                          });
   };
   std::function<void()> check = [&] {
     std::vector<std::pair<std::string, cache::InformerStats>> informers = cache.PinnedStats();

@@ -78,7 +78,7 @@ TEST_CASE("app cache: pinned namespaces are followed; reads of others start noth
   cache.Stop();
   client->Barrier();
   client->Barrier();
-  CHECK(first->cancelled);
+  CHECK(first->WaitCancelled());
 }
 
 TEST_CASE("app cache: on-demand informers are bounded and stop when their last subscriber leaves",
@@ -108,7 +108,7 @@ TEST_CASE("app cache: on-demand informers are bounded and stop when their last s
   CHECK_FALSE(cache.Follows("a"));
   client->Barrier();
   client->Barrier();
-  CHECK(list_a->cancelled);
+  CHECK(list_a->WaitCancelled());
   CHECK(cache.Subscribe("c", {"x"}, mailbox()).ok());  // room again
 }
 

@@ -247,7 +247,7 @@ TEST_CASE("informer: stop cancels and ignores late completions", "[informer]") {
   auto watch = f.Sync();
   f.informer->Stop();
   f.Settle();
-  CHECK(watch->cancelled);
+  CHECK(watch->WaitCancelled());
   f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kAdded, "late", "90", ""));
   f.client->EndWatch(watch, absl::CancelledError("cancelled"));
   f.Settle();

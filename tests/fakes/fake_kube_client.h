@@ -1,26 +1,33 @@
 #pragma once
 
 // A scripted k8s::Client for unit tests of its callers: every call is recorded and left pending
-// until the test completes it. Completions run on the io_context, never inline, as with the real
-// client. List, Watch, Get, Create, Patch, Delete and StreamLog are scripted; Replace, Log and Raw
-// fail with UNIMPLEMENTED. With complete_on_cancel, Cancel() ends a pending call with kCancelled,
-// as the real client does; a call completes once, whatever comes later.
+// until the test completes it. A call resumes its coroutine on the coroutine's executor, never
+// inline, as the real client does. List, Watch, Get, Create, Patch, Delete and StreamLog are
+// scripted; Replace, Log and Raw fail with UNIMPLEMENTED. A cancellation of the awaiting coroutine
+// marks the call cancelled; with complete_on_cancel it also ends the call with kCancelled, as the
+// real client does, and without it the call stays pending until the test completes it. A call
+// completes once, whatever comes later.
 
 #include <atomic>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <cstdlib>
 #include <deque>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "base/wakeup.h"
 #include "k8s/client.h"
 #include "k8s/connection_config.h"
 
@@ -51,13 +58,24 @@ class FakeKubeClient final : public k8s::Client,
     k8s::LogOptions log;
     std::string body;  // create / patch
     absl::Time deadline;
-    Callback<k8s::ListPage> list_done;
-    EventCallback on_event;
-    DoneCallback watch_done;  // also the end of stream_log
-    Callback<std::string> string_done;
-    ChunkCallback on_chunk;
     std::atomic<bool> cancelled = false;
     std::atomic<bool> finished = false;
+
+    // Waits (up to `timeout`) until the fake saw the awaiting coroutine's cancellation: it sees it
+    // on the io_context, after the canceller's thread returned.
+    bool WaitCancelled(absl::Duration timeout = absl::Seconds(10)) {
+      return cancel_seen.WaitForNotificationWithTimeout(timeout);
+    }
+    absl::Notification cancel_seen;
+
+    // What the test sent, in order: watch events, log chunks, then the end. Guarded by mu.
+    using Item = std::variant<k8s::WatchEvent, std::string>;
+    absl::Mutex mu;
+    std::deque<Item> items ABSL_GUARDED_BY(mu);
+    std::optional<absl::StatusOr<std::string>> result ABSL_GUARDED_BY(mu);
+    std::optional<absl::StatusOr<k8s::ListPage>> page ABSL_GUARDED_BY(mu);
+    std::optional<absl::Status> end ABSL_GUARDED_BY(mu);
+    std::shared_ptr<Wakeup> wakeup = Wakeup::New();
   };
 
   explicit FakeKubeClient(boost::asio::io_context& io) : io_(io) {}
@@ -88,179 +106,218 @@ class FakeKubeClient final : public k8s::Client,
 
   void set_complete_on_cancel(bool on) { complete_on_cancel_ = on; }
 
-  // Destroys the completion handlers of every call never completed, as destroying an io_context
-  // destroys the handlers of the real client's pending operations. A coroutine suspended on a
-  // call holds the call's handle, and the call holds the coroutine's handler: without this, a
-  // test that ends with a call pending leaks both. Call after the io_context's threads have
-  // stopped (a handler's destruction runs the coroutine's destructors).
+  // Kept for the tests' shutdown order: the coroutines suspended on calls are destroyed with the
+  // io_context's handlers, so nothing of theirs is left here to drop.
   void DropPending() {
-    std::vector<std::shared_ptr<Call>> calls;
-    {
-      absl::MutexLock lock(&mu_);
-      for (const auto& weak : made_) {
-        if (auto call = weak.lock()) calls.push_back(std::move(call));
-      }
-      made_.clear();
-      pending_.clear();
-    }
-    for (const auto& call : calls) {
-      if (call->finished.exchange(true)) continue;
-      call->list_done = nullptr;
-      call->on_event = nullptr;
-      call->watch_done = nullptr;
-      call->string_done = nullptr;
-      call->on_chunk = nullptr;
-    }
+    absl::MutexLock lock(&mu_);
+    pending_.clear();
   }
 
   // Completes a get/create/patch/delete.
   void Complete(const std::shared_ptr<Call>& call, absl::StatusOr<std::string> result) {
-    boost::asio::post(io_, [call, result = std::move(result)]() mutable {
-      if (!call->finished.exchange(true)) call->string_done(std::move(result));
+    Deliver(call, [&](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      if (!c.result) c.result = std::move(result);
     });
   }
   void SendChunk(const std::shared_ptr<Call>& call, std::string chunk) {
-    boost::asio::post(io_, [call, chunk = std::move(chunk)] {
-      if (!call->finished) call->on_chunk(chunk);
-    });
+    Deliver(call, [&](Call& c)
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) { c.items.push_back(std::move(chunk)); });
   }
   void EndStream(const std::shared_ptr<Call>& call, absl::Status status) {
-    boost::asio::post(io_, [call, status = std::move(status)] {
-      if (!call->finished.exchange(true)) call->watch_done(status);
+    Deliver(call, [&](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      if (!c.end) c.end = std::move(status);
     });
   }
-
   void CompleteList(const std::shared_ptr<Call>& call, absl::StatusOr<k8s::ListPage> page) {
-    boost::asio::post(io_, [call, page = std::move(page)]() mutable {
-      if (!call->finished.exchange(true)) call->list_done(std::move(page));
+    Deliver(call, [&](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      if (!c.page) c.page = std::move(page);
     });
   }
   void SendEvent(const std::shared_ptr<Call>& call, k8s::WatchEvent event) {
-    boost::asio::post(io_, [call, event = std::move(event)] { call->on_event(event); });
+    Deliver(call, [&](Call& c)
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) { c.items.push_back(std::move(event)); });
   }
   void EndWatch(const std::shared_ptr<Call>& call, absl::Status status) {
-    boost::asio::post(io_, [call, status = std::move(status)] {
-      if (!call->finished.exchange(true)) call->watch_done(status);
-    });
+    EndStream(call, std::move(status));
   }
 
   const k8s::ConnectionConfig& config() const override { return config_; }
 
-  std::shared_ptr<k8s::CallHandle> List(const k8s::ResourceRef& collection,
-                                        const k8s::ListOptions& options, absl::Time deadline,
-                                        Callback<k8s::ListPage> done) override {
-    auto call = NewCall("list", collection, deadline);
-    call->list = options;
-    call->list_done = std::move(done);
-    return Record(call);
+  Awaitable<k8s::ListPage> List(k8s::ResourceRef collection, k8s::ListOptions options,
+                                absl::Time deadline) override {
+    auto call = NewCall("list", std::move(collection), deadline);
+    call->list = std::move(options);
+    Record(call);
+    auto waiting = Await<k8s::ListPage>(call, [](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      return c.page ? std::optional<absl::StatusOr<k8s::ListPage>>(*std::move(c.page))
+                    : std::nullopt;
+    });
+    co_return co_await std::move(waiting);
   }
 
-  std::shared_ptr<k8s::CallHandle> Watch(const k8s::ResourceRef& collection,
-                                         const k8s::WatchOptions& options, absl::Time deadline,
-                                         EventCallback on_event, DoneCallback done) override {
-    auto call = NewCall("watch", collection, deadline);
-    call->watch = options;
-    call->on_event = std::move(on_event);
-    call->watch_done = std::move(done);
-    return Record(call);
+  boost::asio::awaitable<absl::Status> Watch(k8s::ResourceRef collection, k8s::WatchOptions options,
+                                             absl::Time deadline, EventCallback on_event) override {
+    auto call = NewCall("watch", std::move(collection), deadline);
+    call->watch = std::move(options);
+    Record(call);
+    auto streaming = Stream(call, [&on_event](const Call::Item& item) {
+      if (const auto* event = std::get_if<k8s::WatchEvent>(&item)) on_event(*event);
+    });
+    co_return co_await std::move(streaming);
   }
 
-  std::shared_ptr<k8s::CallHandle> Create(const k8s::ResourceRef& collection, std::string json,
-                                          absl::Time deadline,
-                                          Callback<std::string> done) override {
-    return RecordString("create", collection, std::move(json), deadline, std::move(done));
+  Awaitable<std::string> Create(k8s::ResourceRef collection, std::string json,
+                                absl::Time deadline) override {
+    return String("create", std::move(collection), std::move(json), deadline);
   }
-  std::shared_ptr<k8s::CallHandle> Get(const k8s::ResourceRef& ref, absl::Time deadline,
-                                       Callback<std::string> done) override {
-    return RecordString("get", ref, "", deadline, std::move(done));
+  Awaitable<std::string> Get(k8s::ResourceRef ref, absl::Time deadline) override {
+    return String("get", std::move(ref), "", deadline);
   }
-  std::shared_ptr<k8s::CallHandle> Replace(const k8s::ResourceRef&, std::string, absl::Time,
-                                           Callback<std::string> done) override {
-    return Unimplemented(std::move(done));
+  Awaitable<std::string> Replace(k8s::ResourceRef, std::string, absl::Time) override {
+    co_return absl::UnimplementedError("fake");
   }
-  std::shared_ptr<k8s::CallHandle> Patch(const k8s::ResourceRef& ref, k8s::PatchType,
-                                         std::string patch, absl::Time deadline,
-                                         Callback<std::string> done) override {
-    return RecordString("patch", ref, std::move(patch), deadline, std::move(done));
+  Awaitable<std::string> Patch(k8s::ResourceRef ref, k8s::PatchType, std::string patch,
+                               absl::Time deadline) override {
+    return String("patch", std::move(ref), std::move(patch), deadline);
   }
-  std::shared_ptr<k8s::CallHandle> Delete(const k8s::ResourceRef& ref,
-                                          const k8s::DeleteOptions& options, absl::Time deadline,
-                                          Callback<std::string> done) override {
-    auto call = NewCall("delete", ref, deadline);
-    call->delete_options = options;
-    call->string_done = std::move(done);
-    return Record(call);
+  Awaitable<std::string> Delete(k8s::ResourceRef ref, k8s::DeleteOptions options,
+                                absl::Time deadline) override {
+    auto call = NewCall("delete", std::move(ref), deadline);
+    call->delete_options = std::move(options);
+    Record(call);
+    auto waiting = AwaitString(call);
+    co_return co_await std::move(waiting);
   }
-  std::shared_ptr<k8s::CallHandle> Log(const k8s::ResourceRef&, const k8s::LogOptions&, absl::Time,
-                                       Callback<std::string> done) override {
-    return Unimplemented(std::move(done));
+  Awaitable<std::string> Log(k8s::ResourceRef, k8s::LogOptions, absl::Time) override {
+    co_return absl::UnimplementedError("fake");
   }
-  std::shared_ptr<k8s::CallHandle> StreamLog(const k8s::ResourceRef& pod,
-                                             const k8s::LogOptions& options, absl::Time deadline,
-                                             ChunkCallback on_chunk, DoneCallback done) override {
-    auto call = NewCall("stream_log", pod, deadline);
-    call->log = options;
-    call->on_chunk = std::move(on_chunk);
-    call->watch_done = std::move(done);
-    return Record(call);
+  boost::asio::awaitable<absl::Status> StreamLog(k8s::ResourceRef pod, k8s::LogOptions options,
+                                                 absl::Time deadline,
+                                                 ChunkCallback on_chunk) override {
+    auto call = NewCall("stream_log", std::move(pod), deadline);
+    call->log = std::move(options);
+    Record(call);
+    auto streaming = Stream(call, [&on_chunk](const Call::Item& item) {
+      if (const auto* chunk = std::get_if<std::string>(&item)) on_chunk(*chunk);
+    });
+    co_return co_await std::move(streaming);
   }
-  std::shared_ptr<k8s::CallHandle> Raw(std::string, std::string, std::string, std::string,
-                                       k8s::Idempotency, absl::Time,
-                                       Callback<k8s::RawResponse> done) override {
-    boost::asio::post(io_, [done] { done(absl::UnimplementedError("fake")); });
-    return std::make_shared<Handle>(nullptr, &io_, false);
+  Awaitable<k8s::RawResponse> Raw(std::string, std::string, std::string, std::string,
+                                  k8s::Idempotency, absl::Time) override {
+    co_return absl::UnimplementedError("fake");
   }
 
  private:
-  struct Handle final : k8s::CallHandle {
-    Handle(std::shared_ptr<Call> c, boost::asio::io_context* io, bool complete)
-        : call(std::move(c)), io(io), complete(complete) {}
-    void Cancel() override {
-      if (!call) return;
-      call->cancelled = true;
-      if (!complete) return;
-      boost::asio::post(*io, [c = call] {
-        if (c->finished.exchange(true)) return;
-        absl::Status cancelled = absl::CancelledError("cancelled");
-        if (c->string_done) c->string_done(cancelled);
-        if (c->list_done) c->list_done(cancelled);
-        if (c->watch_done) c->watch_done(cancelled);
-      });
+  template <class F>
+  static void Deliver(const std::shared_ptr<Call>& call, F change) {
+    {
+      absl::MutexLock lock(&call->mu);
+      change(*call);
     }
-    std::shared_ptr<Call> call;
-    boost::asio::io_context* io;
-    bool complete;
-  };
+    call->wakeup->Fire();
+  }
 
-  static std::shared_ptr<Call> NewCall(std::string verb, const k8s::ResourceRef& ref,
+  static std::shared_ptr<Call> NewCall(std::string verb, k8s::ResourceRef ref,
                                        absl::Time deadline) {
     auto call = std::make_shared<Call>();
     call->verb = std::move(verb);
-    call->ref = ref;
+    call->ref = std::move(ref);
     call->deadline = deadline;
     return call;
   }
 
-  std::shared_ptr<k8s::CallHandle> Record(std::shared_ptr<Call> call) {
+  void Record(const std::shared_ptr<Call>& call) {
     absl::MutexLock lock(&mu_);
     pending_.push_back(call);
-    made_.push_back(call);
-    return std::make_shared<Handle>(std::move(call), &io_, complete_on_cancel_.load());
   }
 
-  std::shared_ptr<k8s::CallHandle> RecordString(std::string verb, const k8s::ResourceRef& ref,
-                                                std::string body, absl::Time deadline,
-                                                Callback<std::string> done) {
-    auto call = NewCall(std::move(verb), ref, deadline);
+  // Waits for the test's next delivery to the call. True: the awaiting coroutine was cancelled
+  // and, with complete_on_cancel, the call ends so. The cancellation is seen here, in the child
+  // coroutine: once cancelled, Asio throws at the parent's next co_await. Without
+  // complete_on_cancel the fake keeps waiting with that throw switched off (Finish restores it).
+  boost::asio::awaitable<bool> WaitMore(Call& call) {
+    if (!call.cancelled) {
+      auto state = co_await boost::asio::this_coro::cancellation_state;
+      if (state.cancelled() == boost::asio::cancellation_type::none) {
+        auto waiting = call.wakeup->Wait();
+        co_await std::move(waiting);
+        if (state.cancelled() == boost::asio::cancellation_type::none) co_return false;
+      }
+      call.cancelled = true;
+      call.cancel_seen.Notify();
+      if (complete_on_cancel_) co_return true;
+      co_await boost::asio::this_coro::throw_if_cancelled(false);
+      co_return false;
+    }
+    auto waiting = call.wakeup->Wait();
+    co_await std::move(waiting);
+    co_return false;
+  }
+
+  static boost::asio::awaitable<void> Finish(Call& call, bool throws) {
+    call.finished = true;
+    co_await boost::asio::this_coro::throw_if_cancelled(throws);
+  }
+
+  // Waits until `take(call)` (under the call's lock) gives the result.
+  template <class T, class Take>
+  Awaitable<T> Await(std::shared_ptr<Call> call, Take take) {
+    const bool throws = co_await boost::asio::this_coro::throw_if_cancelled();
+    for (;;) {
+      std::optional<absl::StatusOr<T>> got;
+      {
+        absl::MutexLock lock(&call->mu);
+        got = take(*call);
+      }
+      if (!got) {
+        auto more = WaitMore(*call);
+        if (co_await std::move(more)) got = absl::CancelledError("cancelled");
+      }
+      if (got) {
+        co_await Finish(*call, throws);
+        co_return *std::move(got);
+      }
+    }
+  }
+
+  Awaitable<std::string> AwaitString(std::shared_ptr<Call> call) {
+    return Await<std::string>(std::move(call), [](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      return c.result ? std::optional<absl::StatusOr<std::string>>(*std::move(c.result))
+                      : std::nullopt;
+    });
+  }
+
+  Awaitable<std::string> String(std::string verb, k8s::ResourceRef ref, std::string body,
+                                absl::Time deadline) {
+    auto call = NewCall(std::move(verb), std::move(ref), deadline);
     call->body = std::move(body);
-    call->string_done = std::move(done);
-    return Record(call);
+    Record(call);
+    return AwaitString(std::move(call));
   }
 
-  template <typename T>
-  std::shared_ptr<k8s::CallHandle> Unimplemented(Callback<T> done) {
-    boost::asio::post(io_, [done] { done(absl::UnimplementedError("fake")); });
-    return std::make_shared<Handle>(nullptr, &io_, false);
+  // Hands the items the test sends to `deliver` (outside the call's lock), one at a time on the
+  // awaiting coroutine's executor, until the test ends the stream.
+  template <class Deliver>
+  boost::asio::awaitable<absl::Status> Stream(std::shared_ptr<Call> call, Deliver deliver) {
+    const bool throws = co_await boost::asio::this_coro::throw_if_cancelled();
+    for (;;) {
+      std::deque<Call::Item> items;
+      std::optional<absl::Status> end;
+      {
+        absl::MutexLock lock(&call->mu);
+        items.swap(call->items);
+        end = call->end;
+      }
+      for (const Call::Item& item : items) deliver(item);
+      if (!end) {
+        auto more = WaitMore(*call);
+        if (co_await std::move(more)) end = absl::CancelledError("cancelled");
+      }
+      if (end) {
+        co_await Finish(*call, throws);
+        co_return *end;
+      }
+    }
   }
 
   boost::asio::io_context& io_;
@@ -268,7 +325,6 @@ class FakeKubeClient final : public k8s::Client,
   k8s::ConnectionConfig config_;
   absl::Mutex mu_;
   std::deque<std::shared_ptr<Call>> pending_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::weak_ptr<Call>> made_ ABSL_GUARDED_BY(mu_);  // for DropPending
 };
 
 }  // namespace kje::testing

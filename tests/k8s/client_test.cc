@@ -34,9 +34,9 @@ namespace kje::k8s {
 namespace {
 
 using testing::Await;
-using testing::AwaitDone;
 using testing::In;
 using testing::IoThread;
+using testing::Start;
 using testing::Subprocess;
 using testing::TempDir;
 
@@ -76,20 +76,19 @@ class FakeApiServer {
   }
 
   void Script(const std::string& path, const std::string& responses_json) {
-    auto r = Await<RawResponse>([&](auto cb) {
-      control_->Raw("POST", "/_ctl/script",
-                    absl::StrCat(R"({"path":")", path, R"(","responses":)", responses_json, "}"),
-                    "application/json", Idempotency::kUnsafe, In(absl::Seconds(30)), cb);
-    });
+    auto r = Await(
+        control_io_.io(),
+        control_->Raw("POST", "/_ctl/script",
+                      absl::StrCat(R"({"path":")", path, R"(","responses":)", responses_json, "}"),
+                      "application/json", Idempotency::kUnsafe, In(absl::Seconds(30))));
     REQUIRE(r.ok());
     REQUIRE(r->http_code == 200);
   }
 
   std::vector<Recorded> Requests() {
-    auto r = Await<RawResponse>([&](auto cb) {
-      control_->Raw("GET", "/_ctl/requests", "", "", Idempotency::kIdempotent,
-                    In(absl::Seconds(30)), cb);
-    });
+    auto r =
+        Await(control_io_.io(), control_->Raw("GET", "/_ctl/requests", "", "",
+                                              Idempotency::kIdempotent, In(absl::Seconds(30))));
     REQUIRE(r.ok());
     rapidjson::Document doc;
     doc.Parse(r->body.c_str());
@@ -155,7 +154,7 @@ TEST_CASE("GET over TLS with the configured CA, host name check and bearer token
   server.Script(kPodPath, absl::StrCat("[", Ok(kPodJson), "]"));
   auto client = NewClient(io.io(), server.Config(), FastRetries(&metrics));
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(20)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(20))));
   REQUIRE(r.ok());
   CHECK(*r == kPodJson);
   auto requests = server.Requests();
@@ -175,7 +174,7 @@ TEST_CASE("TLS is verified: a wrong CA or a wrong server name fails") {
     config.ca_pem = ReadAll(another.dir().File("ca.crt"));
     auto client = NewClient(io.io(), config, FastRetries());
     REQUIRE(client.ok());
-    auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+    auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
     REQUIRE(absl::IsUnavailable(r.status()));
     CHECK(std::string(r.status().message()).find("TLS handshake") != std::string::npos);
   }
@@ -184,14 +183,14 @@ TEST_CASE("TLS is verified: a wrong CA or a wrong server name fails") {
     config.tls_server_name = "wrong.example";
     auto client = NewClient(io.io(), config, FastRetries());
     REQUIRE(client.ok());
-    auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+    auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
     REQUIRE(absl::IsUnavailable(r.status()));
   }
   SECTION("a DNS name in the certificate, with SNI") {
     server.Script(kPodPath, absl::StrCat("[", Ok(kPodJson), "]"));
     auto client = NewClient(io.io(), server.Config("localhost"), FastRetries());
     REQUIRE(client.ok());
-    auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+    auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
     CHECK(r.ok());
   }
 }
@@ -201,7 +200,7 @@ TEST_CASE("Kubernetes errors keep code, reason and message") {
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   REQUIRE(IsK8sNotFound(r.status()));
   CHECK(GetApiError(r.status())->reason == "NotFound");
 }
@@ -214,7 +213,7 @@ TEST_CASE("503 is retried for reads, every attempt is counted") {
                                        Ok(kPodJson), "]"));
   auto client = NewClient(io.io(), server.Config(), FastRetries(&metrics));
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   REQUIRE(r.ok());
   CHECK(metrics.Count("get", "pods", "503") == 2);
   CHECK(metrics.Count("get", "pods", "200") == 1);
@@ -229,7 +228,7 @@ TEST_CASE("Retries stop at max_attempts with the last error") {
   options.retry.max_attempts = 3;
   auto client = NewClient(io.io(), server.Config(), options);
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   CHECK(HttpCode(r.status()) == 500);
   CHECK(server.Requests().size() == 3);
 }
@@ -243,8 +242,7 @@ TEST_CASE("429 honours Retry-After, for creates too") {
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   REQUIRE(client.ok());
   absl::Time start = absl::Now();
-  auto r = Await<std::string>(
-      [&](auto cb) { (*client)->Create(kApps, R"({"a":1})", In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Create(kApps, R"({"a":1})", In(absl::Seconds(10))));
   REQUIRE(r.ok());
   CHECK(*r == R"({"created":true})");
   CHECK(absl::Now() - start >= absl::Seconds(1));
@@ -261,7 +259,7 @@ TEST_CASE("A Retry-After beyond the deadline fails at once instead of waiting") 
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   REQUIRE(client.ok());
   absl::Time start = absl::Now();
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(5)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(5))));
   CHECK(HttpCode(r.status()) == 429);
   CHECK(absl::Now() - start < absl::Seconds(4));
 }
@@ -273,8 +271,7 @@ TEST_CASE("A create whose outcome is unknown is not repeated") {
   SECTION("503") {
     server.Script(path, R"([{"status":503},{"status":201}])");
     auto client = NewClient(io.io(), server.Config(), FastRetries());
-    auto r = Await<std::string>(
-        [&](auto cb) { (*client)->Create(kApps, "{}", In(absl::Seconds(10)), cb); });
+    auto r = Await(io.io(), (*client)->Create(kApps, "{}", In(absl::Seconds(10))));
     CHECK(HttpCode(r.status()) == 503);
     CHECK(server.Requests().size() == 1);
   }
@@ -282,8 +279,7 @@ TEST_CASE("A create whose outcome is unknown is not repeated") {
     server.Script(path,
                   R"([{"status":201,"body":"{\"metadata\":{}}","reset":true},{"status":201}])");
     auto client = NewClient(io.io(), server.Config(), FastRetries());
-    auto r = Await<std::string>(
-        [&](auto cb) { (*client)->Create(kApps, "{}", In(absl::Seconds(10)), cb); });
+    auto r = Await(io.io(), (*client)->Create(kApps, "{}", In(absl::Seconds(10))));
     CHECK(absl::IsUnavailable(r.status()));
     CHECK(server.Requests().size() == 1);
   }
@@ -296,7 +292,7 @@ TEST_CASE("A read reset mid-body is retried on a new connection") {
                 absl::StrCat(R"([{"status":200,"body":"{\"kind\":\"Pod\",\"x\":1}","reset":true},)",
                              Ok(kPodJson), "]"));
   auto client = NewClient(io.io(), server.Config(), FastRetries());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   REQUIRE(r.ok());
   CHECK(*r == kPodJson);
   auto requests = server.Requests();
@@ -310,8 +306,7 @@ TEST_CASE("A response slower than the deadline ends with DeadlineExceeded at the
   server.Script(kPodPath, R"([{"status":200,"body":"{}","delayMs":5000}])");
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   absl::Time start = absl::Now();
-  auto r =
-      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Milliseconds(500)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Milliseconds(500))));
   CHECK(absl::IsDeadlineExceeded(r.status()));
   absl::Duration took = absl::Now() - start;
   CHECK(took >= absl::Milliseconds(450));
@@ -323,11 +318,9 @@ TEST_CASE("Cancel ends a call in flight with Cancelled") {
   IoThread io;
   server.Script(kPodPath, R"([{"status":200,"body":"{}","delayMs":5000}])");
   auto client = NewClient(io.io(), server.Config(), FastRetries());
-  auto promise = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
-  auto future = promise->get_future();
   absl::Time start = absl::Now();
-  auto handle = (*client)->Get(kPod, In(absl::Seconds(30)),
-                               [promise](auto r) { promise->set_value(std::move(r)); });
+  auto handle = Start(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
+  auto& future = handle->result();
   // Cancel once the request is on the wire: the fake server has recorded it.
   for (int i = 0; i < 2000 && server.Requests().empty(); ++i) {
   }
@@ -346,25 +339,21 @@ TEST_CASE("Past kubernetes.maxInFlight a request waits for a place, past its que
   options.limiter = std::make_shared<RequestLimiter>(LimiterOptions{0, 0, /*max_in_flight=*/1});
   auto client = NewClient(io.io(), server.Config(), options);
   REQUIRE(client.ok());
-  auto slow = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
-  auto slow_done = slow->get_future();
-  (*client)->Get(kPod, In(absl::Seconds(30)), [slow](auto r) { slow->set_value(std::move(r)); });
+  auto slow = Start(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
+  auto& slow_done = slow->result();
   // The slow GET holds the only place once it is on the wire.
   for (int i = 0; i < 2000 && server.Requests().empty(); ++i) {
   }
   REQUIRE(options.limiter->Stats().in_flight == 1);
   const ResourceRef other{"", "v1", "pods", "ns", "p2", ""};
-  auto waiting = std::make_shared<std::promise<absl::StatusOr<std::string>>>();
-  auto waiting_done = waiting->get_future();
-  (*client)->Get(other, In(absl::Seconds(30)),
-                 [waiting](auto r) { waiting->set_value(std::move(r)); });
+  auto waiting = Start(io.io(), (*client)->Get(other, In(absl::Seconds(30))));
+  auto& waiting_done = waiting->result();
   for (int i = 0; i < 2000 && options.limiter->Stats().waiting_slot == 0; ++i) {
     std::this_thread::yield();
   }
   REQUIRE(options.limiter->Stats().waiting_slot == 1);
   // The queue is full: a third request is refused at once, and nothing was sent for it.
-  auto refused =
-      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(30)), cb); });
+  auto refused = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
   CHECK(absl::IsResourceExhausted(refused.status()));
   CHECK(refused.status().message().find("kubernetes.maxInFlight") != std::string::npos);
   REQUIRE(waiting_done.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
@@ -391,11 +380,9 @@ TEST_CASE("Past kubernetes.burst a request waits for its token until its deadlin
   options.limiter = std::make_shared<RequestLimiter>(LimiterOptions{0.01, 1, 0});
   auto client = NewClient(io.io(), server.Config(), options);
   REQUIRE(client.ok());
-  auto first =
-      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(30)), cb); });
+  auto first = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
   CHECK(first.ok());
-  auto second =
-      Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Milliseconds(300)), cb); });
+  auto second = Await(io.io(), (*client)->Get(kPod, In(absl::Milliseconds(300))));
   CHECK(absl::IsDeadlineExceeded(second.status()));
   CHECK(second.status().message().find("waiting for admission") != std::string::npos);
   std::vector<Recorded> seen = server.Requests();
@@ -408,7 +395,7 @@ TEST_CASE("An infinite deadline is rejected") {
   FakeApiServer server;
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, absl::InfiniteFuture(), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, absl::InfiniteFuture()));
   CHECK(absl::IsInvalidArgument(r.status()));
   CHECK(server.Requests().empty());
 }
@@ -420,8 +407,7 @@ TEST_CASE("Sequential requests reuse one keep-alive connection") {
                 absl::StrCat("[", Ok(kPodJson), ",", Ok(kPodJson), ",", Ok(kPodJson), "]"));
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   for (int i = 0; i < 3; ++i) {
-    REQUIRE(
-        Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); }).ok());
+    REQUIRE(Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10)))).ok());
   }
   auto requests = server.Requests();
   REQUIRE(requests.size() == 3);
@@ -437,7 +423,7 @@ TEST_CASE("A response body over the limit is an error, not a truncated success")
   ClientOptions options = FastRetries();
   options.max_body_bytes = 1000;
   auto client = NewClient(io.io(), server.Config(), options);
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   CHECK(absl::IsResourceExhausted(r.status()));
 }
 
@@ -450,7 +436,7 @@ TEST_CASE("A 401 re-reads the token once and retries") {
   auto mtime = std::filesystem::last_write_time(server.dir().File("token"));
   server.dir().Write("token", "tok-2");
   std::filesystem::last_write_time(server.dir().File("token"), mtime);
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   REQUIRE(r.ok());
   auto requests = server.Requests();
   REQUIRE(requests.size() == 2);
@@ -464,7 +450,7 @@ TEST_CASE("A token that stays wrong is a 401 without a blind retry") {
   ConnectionConfig config = server.Config();
   config.credentials = std::make_shared<StaticCredentialProvider>(Credentials{"nope", "", ""});
   auto client = NewClient(io.io(), config, FastRetries());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   CHECK(HttpCode(r.status()) == 401);
   CHECK(server.Requests().size() == 1);
 }
@@ -486,7 +472,7 @@ TEST_CASE("Token rotation under steady load fails no request") {
   });
   int failures = 0;
   for (int i = 0; i < kRequests; ++i) {
-    auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+    auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
     if (!r.ok()) {
       ++failures;
       UNSCOPED_INFO(r.status().ToString());
@@ -516,7 +502,7 @@ TEST_CASE("Client certificate authentication") {
   CHECK(config->credentials->Get()->client_cert_pem == ReadAll(server.dir().File("client.crt")));
   auto client = NewClient(io.io(), *config, FastRetries());
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   REQUIRE(r.ok());
   CHECK(server.Requests().back().auth.empty());
 }
@@ -542,7 +528,7 @@ TEST_CASE("An exec plugin's token authenticates the requests") {
   REQUIRE(config.ok());
   auto client = NewClient(io.io(), *config, FastRetries());
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   REQUIRE(r.ok());
   CHECK(server.Requests().back().auth == "Bearer tok-1");
 }
@@ -553,7 +539,7 @@ TEST_CASE("Plain HTTP works when configured") {
   server.Script(kPodPath, absl::StrCat("[", Ok(kPodJson), "]"));
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   REQUIRE(client.ok());
-  auto r = Await<std::string>([&](auto cb) { (*client)->Get(kPod, In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(10))));
   CHECK(r.ok());
 }
 
@@ -572,30 +558,26 @@ TEST_CASE("Verbs send the right method, query, content type and body") {
   ListOptions list;
   list.label_selector = "spark-role=driver";
   list.limit = 2;
-  auto page =
-      Await<ListPage>([&](auto cb) { (*client)->List(kPods, list, In(absl::Seconds(10)), cb); });
+  auto page = Await(io.io(), (*client)->List(kPods, list, In(absl::Seconds(10))));
   REQUIRE(page.ok());
   CHECK(page->continue_token == "c2");
   CHECK(page->items.size() == 2);
   DeleteOptions del;
   del.propagation_policy = "Foreground";
   del.precondition_uid = "u1";
-  REQUIRE(Await<std::string>([&](auto cb) {
-            (*client)->Delete(kPod, del, In(absl::Seconds(10)), cb);
-          }).ok());
-  REQUIRE(Await<std::string>([&](auto cb) {
-            (*client)->Patch(kPod, PatchType::kMerge, R"({"metadata":{"annotations":{"a":"b"}}})",
-                             In(absl::Seconds(10)), cb);
-          }).ok());
-  REQUIRE(Await<std::string>([&](auto cb) {
-            (*client)->Patch(kPod, PatchType::kJson, R"([{"op":"remove","path":"/x"}])",
-                             In(absl::Seconds(10)), cb);
-          }).ok());
+  REQUIRE(Await(io.io(), (*client)->Delete(kPod, del, In(absl::Seconds(10)))).ok());
+  REQUIRE(Await(io.io(), (*client)->Patch(kPod, PatchType::kMerge,
+                                          R"({"metadata":{"annotations":{"a":"b"}}})",
+                                          In(absl::Seconds(10))))
+              .ok());
+  REQUIRE(
+      Await(io.io(), (*client)->Patch(kPod, PatchType::kJson, R"([{"op":"remove","path":"/x"}])",
+                                      In(absl::Seconds(10))))
+          .ok());
   LogOptions log;
   log.tail_lines = 10;
   log.container = "spark-kubernetes-driver";
-  auto text =
-      Await<std::string>([&](auto cb) { (*client)->Log(kPod, log, In(absl::Seconds(10)), cb); });
+  auto text = Await(io.io(), (*client)->Log(kPod, log, In(absl::Seconds(10))));
   REQUIRE(text.ok());
   CHECK(*text == "l1\nl2\n");
 
@@ -617,12 +599,11 @@ TEST_CASE("A JSON patch is not repeated after a 503, a merge patch is") {
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());
   server.Script(kPodPath, R"([{"status":503},{"status":200,"body":"{}"},{"status":503}])");
-  CHECK(Await<std::string>([&](auto cb) {
-          (*client)->Patch(kPod, PatchType::kMerge, "{}", In(absl::Seconds(10)), cb);
-        }).ok());
-  CHECK(HttpCode(Await<std::string>([&](auto cb) {
-                   (*client)->Patch(kPod, PatchType::kJson, "[]", In(absl::Seconds(10)), cb);
-                 }).status()) == 503);
+  CHECK(
+      Await(io.io(), (*client)->Patch(kPod, PatchType::kMerge, "{}", In(absl::Seconds(10)))).ok());
+  CHECK(
+      HttpCode(Await(io.io(), (*client)->Patch(kPod, PatchType::kJson, "[]", In(absl::Seconds(10))))
+                   .status()) == 503);
   CHECK(server.Requests().size() == 3);
 }
 
@@ -647,11 +628,10 @@ TEST_CASE("A dropped watch resumes from its last resourceVersion, 410 ends it as
   std::vector<std::pair<WatchEvent::Type, std::string>> events;
   WatchOptions options;
   options.resource_version = "4";
-  absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-    (*client)->Watch(
-        kPods, options, In(absl::Seconds(20)),
-        [&](const WatchEvent& e) { events.emplace_back(e.type, e.resource_version); }, cb);
-  });
+  absl::Status done = Await(
+      io.io(), (*client)->Watch(kPods, options, In(absl::Seconds(20)), [&](const WatchEvent& e) {
+        events.emplace_back(e.type, e.resource_version);
+      }));
   INFO(done.ToString());
   CHECK(IsK8sGone(done));
   REQUIRE(events.size() == 3);
@@ -676,11 +656,10 @@ TEST_CASE("A watch ends at its deadline, an event split across chunks arrives wh
   WatchOptions options;
   options.allow_bookmarks = false;
   absl::Time start = absl::Now();
-  absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-    (*client)->Watch(
-        kPods, options, In(absl::Seconds(1)),
-        [&](const WatchEvent& e) { versions.push_back(e.resource_version); }, cb);
-  });
+  absl::Status done = Await(
+      io.io(), (*client)->Watch(kPods, options, In(absl::Seconds(1)), [&](const WatchEvent& e) {
+        versions.push_back(e.resource_version);
+      }));
   CHECK(absl::IsDeadlineExceeded(done));
   CHECK(absl::Now() - start < absl::Seconds(5));
   CHECK(versions == std::vector<std::string>{"11"});
@@ -693,10 +672,8 @@ TEST_CASE("A 410 answer to the watch request itself is Gone") {
   server.Script(
       "/api/v1/namespaces/ns/pods",
       R"([{"status":410,"body":"{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}"}])");
-  absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-    (*client)->Watch(
-        kPods, WatchOptions{}, In(absl::Seconds(10)), [](const WatchEvent&) {}, cb);
-  });
+  absl::Status done = Await(io.io(), (*client)->Watch(kPods, WatchOptions{}, In(absl::Seconds(10)),
+                                                      [](const WatchEvent&) {}));
   CHECK(IsK8sGone(done));
 }
 
@@ -710,16 +687,12 @@ TEST_CASE("Following a log streams chunks until the server ends it") {
   std::string text;
   int chunks = 0;
   LogOptions log;
-  log.follow = false;  // FollowLog forces it
-  absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-    (*client)->FollowLog(
-        kPod, log, In(absl::Seconds(10)),
-        [&](std::string_view chunk) {
-          text.append(chunk);
-          ++chunks;
-        },
-        cb);
-  });
+  log.follow = true;
+  absl::Status done = Await(
+      io.io(), (*client)->StreamLog(kPod, log, In(absl::Seconds(10)), [&](std::string_view chunk) {
+        text.append(chunk);
+        ++chunks;
+      }));
   CHECK(done.ok());
   CHECK(text == "line 1\nline 2\nPi is roughly 3.14\n");
   CHECK(chunks >= 2);
@@ -737,10 +710,9 @@ TEST_CASE("Streaming a log without follow reads it in chunks, past the body limi
   std::string text;
   LogOptions log;
   log.tail_lines = 3;
-  absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-    (*client)->StreamLog(
-        kPod, log, In(absl::Seconds(10)), [&](std::string_view chunk) { text.append(chunk); }, cb);
-  });
+  absl::Status done =
+      Await(io.io(), (*client)->StreamLog(kPod, log, In(absl::Seconds(10)),
+                                          [&](std::string_view chunk) { text.append(chunk); }));
   CHECK(done.ok());
   CHECK(text == "line 1\nline 2\nPi is roughly 3.14\n");
   CHECK(server.Requests().back().query == "tailLines=3");
@@ -750,9 +722,8 @@ TEST_CASE("Bad references fail without a request") {
   FakeApiServer server;
   IoThread io;
   auto client = NewClient(io.io(), server.Config(), FastRetries());
-  auto r = Await<std::string>([&](auto cb) {
-    (*client)->Get({"", "v1", "pods", "ns", "../secrets", ""}, In(absl::Seconds(10)), cb);
-  });
+  auto r = Await(io.io(),
+                 (*client)->Get({"", "v1", "pods", "ns", "../secrets", ""}, In(absl::Seconds(10))));
   CHECK(absl::IsInvalidArgument(r.status()));
   CHECK(server.Requests().empty());
 }
@@ -776,8 +747,7 @@ TEST_CASE("A refused connection is retried, then reported as Unavailable") {
   options.retry.max_attempts = 3;
   auto client = NewClient(io.io(), config, options);
   REQUIRE(client.ok());
-  auto r = Await<std::string>(
-      [&](auto cb) { (*client)->Create(kApps, "{}", In(absl::Seconds(10)), cb); });
+  auto r = Await(io.io(), (*client)->Create(kApps, "{}", In(absl::Seconds(10))));
   CHECK(absl::IsUnavailable(r.status()));
   INFO(r.status().ToString());
   CHECK(std::string(r.status().message()).find("connect") != std::string::npos);

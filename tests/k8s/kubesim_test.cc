@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "k8s/client.h"
 #include "k8s/errors.h"
 #include "tests/k8s/async_test_util.h"
@@ -26,9 +27,9 @@ namespace kje::k8s {
 namespace {
 
 using testing::Await;
-using testing::AwaitDone;
 using testing::In;
 using testing::IoThread;
+using testing::Start;
 using testing::Subprocess;
 using testing::TempDir;
 
@@ -80,10 +81,9 @@ class Kubesim {
 
   RawResponse Call(const std::string& method, const std::string& path,
                    const std::string& body = "") {
-    auto r = Await<RawResponse>([&](auto cb) {
-      control_->Raw(method, path, body, body.empty() ? "" : "application/json",
-                    Idempotency::kUnsafe, In(absl::Seconds(30)), cb);
-    });
+    auto r = Await(control_io_.io(),
+                   control_->Raw(method, path, body, body.empty() ? "" : "application/json",
+                                 Idempotency::kUnsafe, In(absl::Seconds(30))));
     REQUIRE(r.ok());
     return *r;
   }
@@ -148,9 +148,8 @@ std::string Field(const std::string& json, const char* a, const char* b = nullpt
   return v->IsString() ? v->GetString() : "";
 }
 
-void CreateConfigMap(Client& client, const std::string& name) {
-  auto r = Await<std::string>(
-      [&](auto cb) { client.Create(ConfigMap(), ConfigMapJson(name), In(absl::Seconds(20)), cb); });
+void CreateConfigMap(IoThread& io, Client& client, const std::string& name) {
+  auto r = Await(io.io(), client.Create(ConfigMap(), ConfigMapJson(name), In(absl::Seconds(20))));
   REQUIRE(r.ok());
 }
 
@@ -162,55 +161,48 @@ TEST_CASE("kubesim: kubeconfig connection, CRUD and API errors") {
   CHECK(config->namespace_ == "jobs");
   auto client = *NewClient(io.io(), *config, FastRetries());
 
-  auto created = Await<std::string>([&](auto cb) {
-    client->Create(ConfigMap(), ConfigMapJson("cm-1"), In(absl::Seconds(10)), cb);
-  });
+  auto created =
+      Await(io.io(), client->Create(ConfigMap(), ConfigMapJson("cm-1"), In(absl::Seconds(10))));
   REQUIRE(created.ok());
   std::string uid = Field(*created, "metadata", "uid");
   CHECK_FALSE(uid.empty());
 
-  auto again = Await<std::string>([&](auto cb) {
-    client->Create(ConfigMap(), ConfigMapJson("cm-1"), In(absl::Seconds(10)), cb);
-  });
+  auto again =
+      Await(io.io(), client->Create(ConfigMap(), ConfigMapJson("cm-1"), In(absl::Seconds(10))));
   CHECK(IsK8sConflict(again.status()));
   CHECK(GetApiError(again.status())->reason == "AlreadyExists");
 
-  auto patched = Await<std::string>([&](auto cb) {
-    client->Patch(ConfigMap("cm-1"), PatchType::kMerge, R"({"metadata":{"annotations":{"a":"b"}}})",
-                  In(absl::Seconds(10)), cb);
-  });
+  auto patched = Await(
+      io.io(), client->Patch(ConfigMap("cm-1"), PatchType::kMerge,
+                             R"({"metadata":{"annotations":{"a":"b"}}})", In(absl::Seconds(10))));
   REQUIRE(patched.ok());
   CHECK(patched->find(R"("a":"b")") != std::string::npos);
 
-  auto json_patched = Await<std::string>([&](auto cb) {
-    client->Patch(ConfigMap("cm-1"), PatchType::kJson,
-                  R"([{"op":"replace","path":"/data/k","value":"w"}])", In(absl::Seconds(10)), cb);
-  });
+  auto json_patched =
+      Await(io.io(), client->Patch(ConfigMap("cm-1"), PatchType::kJson,
+                                   R"([{"op":"replace","path":"/data/k","value":"w"}])",
+                                   In(absl::Seconds(10))));
   REQUIRE(json_patched.ok());
   CHECK(Field(*json_patched, "data", "k") == "w");
 
   DeleteOptions wrong_uid;
   wrong_uid.precondition_uid = "not-the-uid";
-  auto refused = Await<std::string>(
-      [&](auto cb) { client->Delete(ConfigMap("cm-1"), wrong_uid, In(absl::Seconds(10)), cb); });
+  auto refused =
+      Await(io.io(), client->Delete(ConfigMap("cm-1"), wrong_uid, In(absl::Seconds(10))));
   CHECK(IsK8sConflict(refused.status()));
 
   DeleteOptions right_uid;
   right_uid.precondition_uid = uid;
   right_uid.propagation_policy = "Background";
-  REQUIRE(Await<std::string>([&](auto cb) {
-            client->Delete(ConfigMap("cm-1"), right_uid, In(absl::Seconds(10)), cb);
-          }).ok());
-  auto gone = Await<std::string>(
-      [&](auto cb) { client->Get(ConfigMap("cm-1"), In(absl::Seconds(10)), cb); });
+  REQUIRE(Await(io.io(), client->Delete(ConfigMap("cm-1"), right_uid, In(absl::Seconds(10)))).ok());
+  auto gone = Await(io.io(), client->Get(ConfigMap("cm-1"), In(absl::Seconds(10))));
   CHECK(IsK8sNotFound(gone.status()));
 
-  auto invalid = Await<std::string>([&](auto cb) {
-    client->Create({"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""},
-                   R"({"apiVersion":"spark.apache.org/v1","kind":"SparkApplication",)"
-                   R"("metadata":{"name":"bad"},"spec":{"mainClass":42}})",
-                   In(absl::Seconds(10)), cb);
-  });
+  auto invalid = Await(
+      io.io(), client->Create({"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""},
+                              R"({"apiVersion":"spark.apache.org/v1","kind":"SparkApplication",)"
+                              R"("metadata":{"name":"bad"},"spec":{"mainClass":42}})",
+                              In(absl::Seconds(10))));
   CHECK(IsK8sInvalid(invalid.status()));
   CHECK(std::string(invalid.status().message()).find("mainClass") != std::string::npos);
 }
@@ -224,9 +216,9 @@ TEST_CASE("kubesim: masterUrl + caCertFile + tokenFile, and in-cluster") {
                           Environment::Process());
     REQUIRE(config.ok());
     auto client = *NewClient(io.io(), *config, FastRetries());
-    CHECK(Await<std::string>([&](auto cb) {
-            client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10)), cb);
-          }).ok());
+    CHECK(
+        Await(io.io(), client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10))))
+            .ok());
   }
   SECTION("in-cluster") {
     TempDir sa;
@@ -247,9 +239,7 @@ TEST_CASE("kubesim: masterUrl + caCertFile + tokenFile, and in-cluster") {
     CHECK(config->source == "in-cluster");
     CHECK(config->namespace_ == "jobs");
     auto client = *NewClient(io.io(), *config, FastRetries());
-    CHECK(Await<ListPage>([&](auto cb) {
-            client->List(ConfigMap(), ListOptions{}, In(absl::Seconds(10)), cb);
-          }).ok());
+    CHECK(Await(io.io(), client->List(ConfigMap(), ListOptions{}, In(absl::Seconds(10)))).ok());
   }
 }
 
@@ -274,9 +264,8 @@ TEST_CASE("kubesim: exec plugin credentials, re-run after a 401") {
   REQUIRE(config.ok());
   auto client = *NewClient(io.io(), *config, FastRetries());
   auto get = [&] {
-    return Await<std::string>([&](auto cb) {
-      client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10)), cb);
-    });
+    return Await(io.io(),
+                 client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10))));
   };
   REQUIRE(get().ok());
   REQUIRE(get().ok());
@@ -317,9 +306,8 @@ TEST_CASE("kubesim: client certificate authentication") {
   REQUIRE(config.ok());
   CHECK(config->credentials->Get()->bearer_token.empty());
   auto client = *NewClient(io.io(), *config, FastRetries());
-  CHECK(Await<std::string>([&](auto cb) {
-          client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10)), cb);
-        }).ok());
+  CHECK(Await(io.io(), client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10))))
+            .ok());
 }
 
 TEST_CASE("kubesim: token rotation under steady load fails no request") {
@@ -367,9 +355,8 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
   for (int w = 0; w < kWorkers; ++w) {
     workers.emplace_back([&] {
       for (int i = 0; i < kPerWorker; ++i) {
-        auto r = Await<std::string>([&](auto cb) {
-          client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10)), cb);
-        });
+        auto r = Await(
+            io.io(), client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10))));
         if (!r.ok()) {
           ++failures;
           absl::MutexLock lock(&mu);
@@ -398,9 +385,9 @@ TEST_CASE("kubesim faults: 429 with Retry-After, 503, reset mid-body, slow respo
   auto config = LoadKubeconfig(sim.kubeconfig(), "", Environment::Process());
   REQUIRE(config.ok());
   auto client = *NewClient(io.io(), *config, FastRetries(&metrics));
-  CreateConfigMap(*client, "target");
+  CreateConfigMap(io, *client, "target");
   auto get = [&](absl::Duration timeout) {
-    return Await<std::string>([&](auto cb) { client->Get(ConfigMap("target"), In(timeout), cb); });
+    return Await(io.io(), client->Get(ConfigMap("target"), In(timeout)));
   };
   sim.ResetStats();
 
@@ -422,9 +409,8 @@ TEST_CASE("kubesim faults: 429 with Retry-After, 503, reset mid-body, slow respo
   }
   SECTION("a create is not repeated after a 500") {
     sim.Fault(R"({"verb":"create","resource":"configmaps","status":500,"count":1})");
-    auto r = Await<std::string>([&](auto cb) {
-      client->Create(ConfigMap(), ConfigMapJson("once"), In(absl::Seconds(10)), cb);
-    });
+    auto r =
+        Await(io.io(), client->Create(ConfigMap(), ConfigMapJson("once"), In(absl::Seconds(10))));
     CHECK(HttpCode(r.status()) == 500);
     CHECK(sim.Stat("create", "configmaps", 500) == 1);
     CHECK(sim.Stat("create", "configmaps", 201) == 0);
@@ -452,10 +438,9 @@ TEST_CASE("kubesim watch: a dropped watch resumes from its last resourceVersion,
   auto config = LoadKubeconfig(sim.kubeconfig(), "", Environment::Process());
   REQUIRE(config.ok());
   auto client = *NewClient(io.io(), *config, FastRetries());
-  auto page = Await<ListPage>(
-      [&](auto cb) { client->List(ConfigMap(), ListOptions{}, In(absl::Seconds(10)), cb); });
+  auto page = Await(io.io(), client->List(ConfigMap(), ListOptions{}, In(absl::Seconds(10))));
   REQUIRE(page.ok());
-  for (int i = 0; i < 6; ++i) CreateConfigMap(*client, absl::StrCat("w-", i));
+  for (int i = 0; i < 6; ++i) CreateConfigMap(io, *client, absl::StrCat("w-", i));
   sim.ResetStats();
 
   SECTION("dropped after 2 events, resumed, every event exactly once and in order") {
@@ -464,47 +449,39 @@ TEST_CASE("kubesim watch: a dropped watch resumes from its last resourceVersion,
     WatchOptions options;
     options.resource_version = page->resource_version;
     options.allow_bookmarks = false;
-    // The handle arrives on this thread while events may already run on the io thread (found
-    // by TSan): the last event cancels through whichever of the two comes second.
-    absl::Mutex mu;
-    std::shared_ptr<CallHandle> handle;
-    bool cancel_wanted = false;
-    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-      auto h = client->Watch(
-          ConfigMap(), options, In(absl::Seconds(30)),
-          [&](const WatchEvent& e) {
-            CHECK(e.type == WatchEvent::Type::kAdded);
-            names.push_back(Field(e.object.ToString(), "metadata", "name"));
-            if (names.size() != 6) return;
-            absl::MutexLock lock(&mu);
-            cancel_wanted = true;
-            if (handle) handle->Cancel();
-          },
-          cb);
-      absl::MutexLock lock(&mu);
-      handle = h;
-      if (cancel_wanted) handle->Cancel();
-    });
+    // The events run on the watch's strand, and the last one cancels it from there, as an
+    // informer stopping on an event would.
+    std::shared_ptr<testing::Started<absl::Status>> watching;
+    absl::Notification started;
+    watching =
+        Start(io.io(),
+              client->Watch(ConfigMap(), options, In(absl::Seconds(30)), [&](const WatchEvent& e) {
+                CHECK(e.type == WatchEvent::Type::kAdded);
+                names.push_back(Field(e.object.ToString(), "metadata", "name"));
+                if (names.size() != 6) return;
+                started.WaitForNotification();
+                watching->Cancel();
+              }));
+    started.Notify();
+    REQUIRE(watching->result().wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+    absl::Status done = watching->result().get();
     CHECK(absl::IsCancelled(done));
     CHECK(names == std::vector<std::string>{"w-0", "w-1", "w-2", "w-3", "w-4", "w-5"});
     CHECK(sim.Stat("watch", "configmaps", 200) == 3);
   }
   SECTION("forced 410 is reported as Gone") {
     sim.Fault(R"({"verb":"watch","resource":"configmaps","forceGone":true,"count":1})");
-    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-      client->Watch(
-          ConfigMap(), WatchOptions{}, In(absl::Seconds(10)), [](const WatchEvent&) {}, cb);
-    });
+    absl::Status done =
+        Await(io.io(), client->Watch(ConfigMap(), WatchOptions{}, In(absl::Seconds(10)),
+                                     [](const WatchEvent&) {}));
     CHECK(IsK8sGone(done));
   }
   SECTION("a compacted resourceVersion is Gone") {
     REQUIRE(sim.Call("POST", "/kubesim/compact").http_code == 200);
     WatchOptions options;
     options.resource_version = page->resource_version;
-    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-      client->Watch(
-          ConfigMap(), options, In(absl::Seconds(10)), [](const WatchEvent&) {}, cb);
-    });
+    absl::Status done = Await(io.io(), client->Watch(ConfigMap(), options, In(absl::Seconds(10)),
+                                                     [](const WatchEvent&) {}));
     CHECK(IsK8sGone(done));
   }
 }
@@ -517,26 +494,25 @@ TEST_CASE("kubesim: a paged LIST of 100k objects, one bounded page at a time", "
   auto client = *NewClient(io.io(), *config, FastRetries());
   constexpr int kObjects = 100000;
   constexpr int kInFlight = 32;
-  // Creates with a bounded number in flight, from the io thread's callbacks.
+  // Creates with a bounded number in flight: kInFlight coroutines, each creating the next
+  // object until none is left.
   {
     std::atomic<int> next{0};
     std::atomic<int> failed{0};
-    auto all_done = std::make_shared<std::promise<void>>();
-    std::atomic<int> completed{0};
-    std::function<void()> launch = [&] {
-      int i = next.fetch_add(1);
-      if (i >= kObjects) return;
-      // The next create starts before this one counts as completed, and the promise is held
-      // by the callback: once the last completion is counted, no callback touches this scope.
-      client->Create(ConfigMap(), ConfigMapJson(absl::StrCat("obj-", i)), In(absl::Seconds(60)),
-                     [&, done = all_done](absl::StatusOr<std::string> r) {
-                       if (!r.ok()) ++failed;
-                       launch();
-                       if (completed.fetch_add(1) + 1 == kObjects) done->set_value();
-                     });
+    auto creator = [&]() -> boost::asio::awaitable<absl::Status> {
+      for (int i = next.fetch_add(1); i < kObjects; i = next.fetch_add(1)) {
+        auto create = client->Create(ConfigMap(), ConfigMapJson(absl::StrCat("obj-", i)),
+                                     In(absl::Seconds(60)));
+        absl::StatusOr<std::string> r = co_await std::move(create);
+        if (!r.ok()) ++failed;
+      }
+      co_return absl::OkStatus();
     };
-    for (int i = 0; i < kInFlight; ++i) launch();
-    REQUIRE(all_done->get_future().wait_for(std::chrono::minutes(5)) == std::future_status::ready);
+    std::vector<std::shared_ptr<testing::Started<absl::Status>>> creators;
+    for (int i = 0; i < kInFlight; ++i) creators.push_back(Start(io.io(), creator()));
+    for (auto& c : creators) {
+      REQUIRE(c->result().wait_for(std::chrono::minutes(5)) == std::future_status::ready);
+    }
     REQUIRE(failed.load() == 0);
   }
   ClientOptions small = FastRetries();
@@ -549,8 +525,7 @@ TEST_CASE("kubesim: a paged LIST of 100k objects, one bounded page at a time", "
   size_t pages = 0;
   size_t largest = 0;
   do {
-    auto page = Await<ListPage>(
-        [&](auto cb) { paged->List(ConfigMap(), options, In(absl::Seconds(30)), cb); });
+    auto page = Await(io.io(), paged->List(ConfigMap(), options, In(absl::Seconds(30))));
     REQUIRE(page.ok());
     ++pages;
     largest = std::max(largest, page->items.size());
@@ -565,9 +540,8 @@ TEST_CASE("kubesim: a paged LIST of 100k objects, one bounded page at a time", "
   // The same list in one response is over the body limit: paging is what keeps memory bounded.
   ListOptions whole;
   whole.label_selector = "suite=k8s";
-  CHECK(absl::IsResourceExhausted(Await<ListPage>([&](auto cb) {
-                                    paged->List(ConfigMap(), whole, In(absl::Seconds(60)), cb);
-                                  }).status()));
+  CHECK(absl::IsResourceExhausted(
+      Await(io.io(), paged->List(ConfigMap(), whole, In(absl::Seconds(60)))).status()));
 }
 
 }  // namespace
@@ -583,61 +557,54 @@ TEST_CASE("kubesim logs: a followed log ends when its container terminates") {
   REQUIRE(config.ok());
   auto client = *NewClient(io.io(), *config, FastRetries());
   const ResourceRef pod{"", "v1", "pods", "jobs", "logpod", ""};
-  REQUIRE(Await<std::string>([&](auto cb) {
-            client->Create({"", "v1", "pods", "jobs", "", ""},
-                           R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"logpod"},)"
-                           R"("spec":{"containers":[{"name":"main","image":"busybox"}]}})",
-                           In(absl::Seconds(10)), cb);
-          }).ok());
+  REQUIRE(Await(io.io(),
+                client->Create({"", "v1", "pods", "jobs", "", ""},
+                               R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"logpod"},)"
+                               R"("spec":{"containers":[{"name":"main","image":"busybox"}]}})",
+                               In(absl::Seconds(10))))
+              .ok());
   LogOptions options;
   options.container = "main";
   options.tail_lines = 10;
-  auto waiting =
-      Await<std::string>([&](auto cb) { client->Log(pod, options, In(absl::Seconds(10)), cb); });
+  auto waiting = Await(io.io(), client->Log(pod, options, In(absl::Seconds(10))));
   CHECK(HttpCode(waiting.status()) == 400);  // the container has not started
-  REQUIRE(Await<std::string>([&](auto cb) {
-            client->Patch({"", "v1", "pods", "jobs", "logpod", "status"}, PatchType::kMerge,
-                          R"({"status":{"phase":"Running","containerStatuses":[{"name":"main",)"
-                          R"("state":{"running":{}}}]}})",
-                          In(absl::Seconds(10)), cb);
-          }).ok());
-  auto text =
-      Await<std::string>([&](auto cb) { client->Log(pod, options, In(absl::Seconds(10)), cb); });
+  REQUIRE(Await(io.io(),
+                client->Patch({"", "v1", "pods", "jobs", "logpod", "status"}, PatchType::kMerge,
+                              R"({"status":{"phase":"Running","containerStatuses":[{"name":"main",)"
+                              R"("state":{"running":{}}}]}})",
+                              In(absl::Seconds(10))))
+              .ok());
+  auto text = Await(io.io(), client->Log(pod, options, In(absl::Seconds(10))));
   INFO(text.status().ToString());
   REQUIRE(text.ok());
   CHECK(text->empty());
 
+  options.follow = true;
   SECTION("the stream stays open until the deadline while the container runs") {
     absl::Time start = absl::Now();
-    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-      client->FollowLog(
-          pod, options, In(absl::Milliseconds(800)), [](std::string_view) {}, cb);
-    });
+    absl::Status done = Await(io.io(), client->StreamLog(pod, options, In(absl::Milliseconds(800)),
+                                                         [](std::string_view) {}));
     CHECK(absl::IsDeadlineExceeded(done));
     CHECK(absl::Now() - start >= absl::Milliseconds(700));
   }
   SECTION("the stream ends with OK once the container terminated") {
-    auto promise = std::make_shared<std::promise<absl::Status>>();
-    auto future = promise->get_future();
-    client->FollowLog(
-        pod, options, In(absl::Seconds(30)), [](std::string_view) {},
-        [promise](absl::Status s) { promise->set_value(s); });
-    auto patched = Await<std::string>([&](auto cb) {
-      client->Patch({"", "v1", "pods", "jobs", "logpod", "status"}, PatchType::kMerge,
-                    R"({"status":{"phase":"Succeeded","containerStatuses":[{"name":"main",)"
-                    R"("state":{"terminated":{"exitCode":0}}}]}})",
-                    In(absl::Seconds(10)), cb);
-    });
+    auto following = Start(
+        io.io(), client->StreamLog(pod, options, In(absl::Seconds(30)), [](std::string_view) {}));
+    auto& future = following->result();
+    auto patched =
+        Await(io.io(),
+              client->Patch({"", "v1", "pods", "jobs", "logpod", "status"}, PatchType::kMerge,
+                            R"({"status":{"phase":"Succeeded","containerStatuses":[{"name":"main",)"
+                            R"("state":{"terminated":{"exitCode":0}}}]}})",
+                            In(absl::Seconds(10))));
     REQUIRE(patched.ok());
     REQUIRE(future.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
     CHECK(future.get().ok());
   }
   SECTION("a missing pod is NotFound") {
-    absl::Status done = AwaitDone([&](Client::DoneCallback cb) {
-      client->FollowLog(
-          {"", "v1", "pods", "jobs", "nope", ""}, options, In(absl::Seconds(10)),
-          [](std::string_view) {}, cb);
-    });
+    absl::Status done =
+        Await(io.io(), client->StreamLog({"", "v1", "pods", "jobs", "nope", ""}, options,
+                                         In(absl::Seconds(10)), [](std::string_view) {}));
     CHECK(IsK8sNotFound(done));
   }
 }
