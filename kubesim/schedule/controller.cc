@@ -182,8 +182,7 @@ class ScheduleController : public Controller {
     }
     for (Watch& w : watches_) {
       if (w.handle) continue;
-      auto r =
-          store_.Watch(w.runs ? app_type_ : scheduled_type_, w.ns, ListOptions{}, Notifier());
+      auto r = store_.Watch(w.runs ? app_type_ : scheduled_type_, w.ns, ListOptions{}, Notifier());
       if (r.ok()) w.handle = std::move(r.value());
     }
   }
@@ -323,9 +322,9 @@ std::unique_ptr<Controller> NewController(Store& store, ResourceType scheduled_t
                                           ResourceType app_type, std::set<std::string> namespaces,
                                           ControllerOptions options,
                                           std::function<int64_t()> now_ms) {
-  return std::make_unique<ScheduleController>(store, std::move(scheduled_type),
-                                              std::move(app_type), std::move(namespaces),
-                                              std::move(options), std::move(now_ms));
+  return std::make_unique<ScheduleController>(store, std::move(scheduled_type), std::move(app_type),
+                                              std::move(namespaces), std::move(options),
+                                              std::move(now_ms));
 }
 
 }  // namespace kubesim::schedule

@@ -38,8 +38,8 @@ std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
   size_t start = 0;
   while (true) {
     size_t at = s.find(sep, start);
-    out.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos
-                                                               : at - start));
+    out.push_back(
+        s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
     if (at == std::string_view::npos) return out;
     start = at + 1;
   }
@@ -180,8 +180,8 @@ bool ParseRange(std::string_view expr, const Bounds& b, uint64_t* out, std::stri
     return false;
   }
   if (end > b.max) {
-    *error = "end of range (" + std::to_string(end) + ") above maximum (" +
-             std::to_string(b.max) + "): " + e;
+    *error = "end of range (" + std::to_string(end) + ") above maximum (" + std::to_string(b.max) +
+             "): " + e;
     return false;
   }
   if (start > end) {
@@ -240,7 +240,8 @@ std::optional<absl::TimeZone> LoadLocation(std::string_view name, const absl::Ti
   }
   // absl's own pseudo-zones are no files in the zoneinfo directory, so Go knows none of them.
   absl::TimeZone tz;
-  if (name != "localtime" && !name.starts_with("Fixed/") && absl::LoadTimeZone(name, &tz)) {
+  if (name != "localtime" && !name.starts_with("Fixed/") &&
+      absl::LoadTimeZone(std::string(name), &tz)) {
     return tz;
   }
   *error = "unknown time zone " + std::string(name);
@@ -374,8 +375,8 @@ struct CronParser {
       for (size_t i = 0; i < fields.size(); ++i) {
         listed += (i > 0 ? " " : "") + std::string(fields[i]);
       }
-      *error = "expected exactly 5 fields, found " + std::to_string(fields.size()) + ": " +
-               listed + "]";
+      *error =
+          "expected exactly 5 fields, found " + std::to_string(fields.size()) + ": " + listed + "]";
       return false;
     }
     return ParseField("0", kSeconds, &s->second_, error) &&
@@ -406,8 +407,7 @@ CronParse ParseStandard(std::string_view spec, const absl::TimeZone& local) {
     std::string error;
     std::optional<absl::TimeZone> loaded = LoadLocation(name, local, &error);
     if (!loaded) {
-      return fail(CronError::kInvalid,
-                  "provided bad location " + std::string(name) + ": " + error);
+      return fail(CronError::kInvalid, "provided bad location " + std::string(name) + ": " + error);
     }
     zone = *loaded;
     spec = TrimSpace(spec.substr(space));
@@ -445,9 +445,8 @@ wrap:
       t = GoDate(absl::CivilSecond(c.year(), c.month(), 1, 0, 0, 0), loc);
       c = civil(t);
     }
-    t = GoDate(absl::CivilSecond(c.year(), c.month() + 1, c.day(), c.hour(), c.minute(),
-                                 c.second()),
-               loc);
+    t = GoDate(
+        absl::CivilSecond(c.year(), c.month() + 1, c.day(), c.hour(), c.minute(), c.second()), loc);
     c = civil(t);
     if (c.month() == 1) goto wrap;
   }
@@ -457,9 +456,8 @@ wrap:
       t = GoDate(absl::CivilSecond(c.year(), c.month(), c.day(), 0, 0, 0), loc);
       c = civil(t);
     }
-    t = GoDate(absl::CivilSecond(c.year(), c.month(), c.day() + 1, c.hour(), c.minute(),
-                                 c.second()),
-               loc);
+    t = GoDate(
+        absl::CivilSecond(c.year(), c.month(), c.day() + 1, c.hour(), c.minute(), c.second()), loc);
     c = civil(t);
     // A day that starts off midnight because of a transition is put back on midnight.
     if (c.hour() != 0) {

@@ -55,8 +55,8 @@ struct Fixture {
 
   void CreateScheduled(const std::string& schedule, const std::string& policy) {
     json::object app =
-        YamlToJson(YAML::LoadFile(kCrdRoot +
-                                  "/kubeflow-spark-operator/examples/spark-pi-scheduled.yaml"))
+        YamlToJson(
+            YAML::LoadFile(kCrdRoot + "/kubeflow-spark-operator/examples/spark-pi-scheduled.yaml"))
             .as_object();
     app["metadata"].as_object()["namespace"] = "jobs";
     app["spec"].as_object()["schedule"] = schedule;
@@ -92,7 +92,8 @@ struct Fixture {
     auto got = store->Get(app_type, "jobs", name);
     REQUIRE(got.ok());
     json::object body = got.value();
-    body["status"] = json::object{{"applicationState", json::object{{"state", state}}}};
+    body["status"] = json::object{{"applicationState", json::object{{"state", state}}},
+                                  {"driverInfo", json::object()}};
     REQUIRE(store->Update(app_type, "jobs", name, body, true, {}).ok());
   }
 };

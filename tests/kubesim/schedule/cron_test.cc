@@ -148,7 +148,7 @@ TEST_CASE("day of month and day of week: AND when either is a star, else OR", "[
 TEST_CASE("time zones: CRON_TZ= and TZ= prefixes", "[schedule][cron]") {
   const absl::Time t = At("UTC", 2026, 5, 12, 10, 7);
   CHECK(Next("CRON_TZ=America/New_York 0 9 * * *", t, "America/New_York") ==
-        "2026-05-13 09:00:00 -04:00");
+        "2026-05-12 09:00:00 -04:00");
   CHECK(Next("TZ=Asia/Kolkata 30 16 * * *", t) == "2026-05-12 11:00:00 +00:00");
   CHECK(Next("CRON_TZ=UTC   @hourly", t) == "2026-05-12 11:00:00 +00:00");
   CHECK(ParseError("CRON_TZ=Mars/Olympus 0 9 * * *") ==

@@ -170,8 +170,8 @@ TEST_CASE("a new schedule is Scheduled with nextRun, then its first run starts o
   REQUIRE(w.runs.count(name) == 1);
   const json::object& meta = w.runs.at(name).at("metadata").as_object();
   CHECK(meta.at("namespace") == "spark");
-  CHECK(meta.at("labels") == json::object{{kLabelScheduledAppName, "spark-pi-scheduled"},
-                                          {"team", "pi"}});
+  CHECK(meta.at("labels") ==
+        json::object{{kLabelScheduledAppName, "spark-pi-scheduled"}, {"team", "pi"}});
   CHECK(!meta.contains("annotations"));
   CHECK(meta.at("ownerReferences") ==
         json::array{json::object{{"apiVersion", "sparkoperator.k8s.io/v1beta2"},
@@ -333,7 +333,11 @@ TEST_CASE("Allow runs concurrently; an empty or unknown policy runs only the fir
 
   for (const char* policy : {"", "MaybeSometimes"}) {
     World u;
-    if (*policy != '\0') u.Spec()["concurrencyPolicy"] = policy;
+    if (*policy == '\0') {
+      u.Spec().erase("concurrencyPolicy");
+    } else {
+      u.Spec()["concurrencyPolicy"] = policy;
+    }
     u.RunUntilNewRun();
     u.SetRunState(u.StatusField("lastRunName"), "COMPLETED");
     for (int i = 2; i < 6; ++i) {
@@ -417,8 +421,7 @@ TEST_CASE("a schedule edit moves nextRun only before the first Scheduled write",
   CHECK(e.StatusField("nextRun") == "2026-05-12T10:05:00Z");
 }
 
-TEST_CASE("run names carry the start time at the configured precision",
-          "[schedule][reconcile]") {
+TEST_CASE("run names carry the start time at the configured precision", "[schedule][reconcile]") {
   const absl::Time t = absl::FromUnixNanos(1778580300123456789);
   CHECK(RunName("a", t, Precision::kNanos) == "a-1778580300123456789");
   CHECK(RunName("a", t, Precision::kMicros) == "a-1778580300123456");
