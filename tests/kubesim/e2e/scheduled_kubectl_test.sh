@@ -75,7 +75,7 @@ head -1 "$WORK/table" | grep_q -E "^NAME +SCHEDULE +TIMEZONE +SUSPEND +LAST RUN 
   fail "printer columns: $(cat "$WORK/table")"
 # Last Run is in operator time, ahead of the wall clock at 180x: kubectl shows a future date as
 # <invalid>.
-grep_q -E "^spark-pi-scheduled +@every 3m +<none> +<none> +(<invalid>|[0-9]+[smh]) +spark-pi-scheduled-[0-9]+ " \
+grep_q -E "^spark-pi-scheduled +@every 3m +(<none> +)*(<invalid>|[0-9]+[smh]) +spark-pi-scheduled-[0-9]+ " \
   "$WORK/table" || fail "row: $(cat "$WORK/table")"
 pass "kubectl get scheduledsparkapp shows Schedule/Last Run/Last Run Name"
 
