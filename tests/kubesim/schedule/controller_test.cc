@@ -125,7 +125,7 @@ TEST_CASE_METHOD(Fixture, "runs appear on the schedule, woken by the timer alone
   CHECK(Runs().size() == 2);
 }
 
-TEST_CASE_METHOD(Fixture, "--time-scale: the operator's clock runs faster",
+TEST_CASE_METHOD(Fixture, "the time scale speeds up the operator's clock",
                  "[schedule][controller]") {
   CreateScheduled("@every 1m", "Allow");
   ControllerOptions options;
