@@ -13,6 +13,7 @@
 #ifdef KUBESIM_HAVE_CONTROLLER
 #include "kubesim/controller/controller.h"
 #include "kubesim/kubeflow/controller.h"
+#include "kubesim/schedule/controller.h"
 #endif
 #include "kubesim/schema/crd.h"
 #include "kubesim/schema/crd_overlay.h"
@@ -235,6 +236,20 @@ int main(int argc, char** argv) {
         kf_options, WallMs);
     kubeflow_controller->Start();
   }
+  // ScheduledSparkApplications run beside the SparkApplications they create, when their CRD is
+  // loaded too.
+  std::unique_ptr<Controller> schedule_controller;
+  const ResourceType* scheduled =
+      store->FindType("sparkoperator.k8s.io", "v1beta2", "scheduledsparkapplications");
+  if (kubeflow_app != nullptr && scheduled != nullptr && !flags.kubeflow_namespaces.empty()) {
+    schedule::ControllerOptions schedule_options;
+    schedule_options.time_scale = flags.time_scale;
+    schedule_controller = schedule::NewController(
+        *store, *scheduled, *kubeflow_app,
+        std::set<std::string>(flags.kubeflow_namespaces.begin(), flags.kubeflow_namespaces.end()),
+        schedule_options, WallMs);
+    schedule_controller->Start();
+  }
 #else
   std::cerr << "kubesim: built without the operator controller\n";
 #endif
@@ -265,6 +280,7 @@ int main(int argc, char** argv) {
 #ifdef KUBESIM_HAVE_CONTROLLER
   if (controller) controller->Stop();
   if (kubeflow_controller) kubeflow_controller->Stop();
+  if (schedule_controller) schedule_controller->Stop();
 #endif
   server->Stop();
   return 0;
