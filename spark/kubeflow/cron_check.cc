@@ -132,7 +132,11 @@ absl::StatusOr<FieldBits> ParseField(std::string_view spec, std::string_view fie
       return FieldError(spec, rule, item, absl::StrCat("starts below the minimum ", rule.min));
     }
     if (to > rule.max) {
-      return FieldError(spec, rule, item, absl::StrCat("goes above the maximum ", rule.max));
+      // Other crons take 7 for Sunday; the operator's parser doesn't.
+      const bool seven = rule.names == &kWeekdayNames && to == 7;
+      return FieldError(
+          spec, rule, item,
+          absl::StrCat("goes above the maximum ", rule.max, seven ? " (Sunday is 0 or SUN)" : ""));
     }
     if (from > to) return FieldError(spec, rule, item, "has a range that ends before it starts");
     if (step == 0) return FieldError(spec, rule, item, "has a step of 0");
