@@ -253,6 +253,26 @@ int Logs(Context& c) {
   return kExitOk;
 }
 
+// --- events --------------------------------------------------------------------------------
+
+int Events(Context& c) {
+  pb::EventsRequest request;
+  request.set_execution_id(c.flags.positional()[0]);
+  pb::EventsResponse response;
+  auto ctx = c.conn.NewContext(false);
+  grpc::Status status = c.conn.stub().Events(ctx.get(), request, &response);
+  if (!status.ok()) return RpcError(c.io, "events", status);
+  if (c.format == OutputFormat::kJson) {
+    c.io.out << ToJson(response, true);
+    return kExitOk;
+  }
+  c.io.out << FormatEvents(response);
+  if (response.truncated()) {
+    c.io.err << kProgram << ": events: more than the server returns; these are the oldest\n";
+  }
+  return kExitOk;
+}
+
 // --- list ----------------------------------------------------------------------------------
 
 int List(Context& c) {
@@ -427,6 +447,15 @@ const std::vector<Command>& Commands() {
        1,
        1,
        Logs},
+      {"events",
+       "EXECUTION_ID [flags]",
+       "print the Kubernetes events of a job's application and driver pod",
+       "Oldest first, as `kubectl describe` shows them: scheduling, image pulls, the operator's\n"
+       "state changes with their reasons. Still there a while after the application is gone.\n",
+       {},
+       1,
+       1,
+       Events},
       {"list",
        "[--namespace NS] [-l SELECTOR] [flags]",
        "list jobs",

@@ -90,6 +90,29 @@ std::string FormatJobList(const std::vector<JobInfo>& jobs) {
   return FormatTable(rows);
 }
 
+namespace {
+
+std::string FormatProtoTime(const google::protobuf::Timestamp& t, bool set) {
+  if (!set) return "-";
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(t.seconds()),
+                          absl::UTCTimeZone());
+}
+
+}  // namespace
+
+std::string FormatEvents(const jobexecutor::v1::EventsResponse& events) {
+  std::vector<std::vector<std::string>> rows = {
+      {"LAST SEEN", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"}};
+  for (const jobexecutor::v1::JobEvent& e : events.events()) {
+    std::string last = FormatProtoTime(e.last_seen(), e.has_last_seen());
+    if (e.count() > 1) absl::StrAppend(&last, " (x", e.count(), ")");
+    rows.push_back({last, OrDash(e.type()), OrDash(e.reason()),
+                    absl::StrCat(e.object_kind(), "/", e.object_name()), OrDash(e.source()),
+                    OrDash(OneLine(e.message()))});
+  }
+  return FormatTable(rows);
+}
+
 std::string FormatTransition(absl::Duration elapsed, const JobInfo& info, bool with_id) {
   std::string line = absl::StrFormat("  +%.1fs  ", absl::ToDoubleSeconds(elapsed));
   if (with_id) absl::StrAppend(&line, info.execution_id(), "  ");

@@ -30,6 +30,10 @@ std::string FormatJobInfo(const jobexecutor::v1::JobInfo& info);
 // `list`: one row per job.
 std::string FormatJobList(const std::vector<jobexecutor::v1::JobInfo>& jobs);
 
+// `events`: one row per event, oldest first, as `kubectl describe` shows them: the object as
+// kind/name, and the count after the last time when it happened more than once.
+std::string FormatEvents(const jobexecutor::v1::EventsResponse& events);
+
 // `watch`: one transition, e.g. "  +12.3s  STARTED     RunningHealthy", with the execution id
 // after the time when several jobs are watched, and the message at the end when there is one.
 std::string FormatTransition(absl::Duration elapsed, const jobexecutor::v1::JobInfo& info,

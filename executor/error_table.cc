@@ -75,6 +75,8 @@ std::string_view RpcName(Rpc rpc) {
       return "Output";
     case Rpc::kListJobs:
       return "ListJobs";
+    case Rpc::kEvents:
+      return "Events";
     case Rpc::kWatchStatus:
       return "WatchStatus";
     case Rpc::kFollowOutput:

@@ -17,7 +17,17 @@
 
 namespace kje::executor {
 
-enum class Rpc { kAny, kSubmit, kStatus, kCancel, kOutput, kListJobs, kWatchStatus, kFollowOutput };
+enum class Rpc {
+  kAny,
+  kSubmit,
+  kStatus,
+  kCancel,
+  kOutput,
+  kListJobs,
+  kWatchStatus,
+  kFollowOutput,
+  kEvents
+};
 
 // The RPC's name as the proto's table writes it ("any" for kAny).
 std::string_view RpcName(Rpc rpc);

@@ -57,6 +57,9 @@ struct ExecutorOptions {
   // Bytes of a followed log held for a slow FollowOutput caller; beyond it, lines are dropped and
   // counted in the next chunk.
   size_t max_follow_buffer_bytes = 4 << 20;
+  // Events returns at most this many events of each object (the application, its driver pod):
+  // a real cluster keeps an hour of them, a crash-looping pod's repeats counted in one.
+  size_t max_events_per_object = 1000;
   // The stopped apps' drivers remembered for Status are swept of apps the cache no longer holds
   // when they first reach this many, then whenever they have doubled since the last sweep.
   size_t known_drivers_first_sweep = 1024;
@@ -156,6 +159,9 @@ class Executor final : public JobExecutor {
   std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
                                           absl::Time deadline, StreamWriter<OutputBatch>* writer,
                                           std::function<void(absl::Status)> done) override;
+
+  std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
+                                    Done<JobEvents> done) override;
 
   const ExecutorOptions& options() const { return ctx_.options; }
   const NamespacePolicy& policy() const { return ctx_.policy; }

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "k8s/event.h"
 #include "spark/app_builder.h"
 #include "spark/execution_id.h"
 #include "spark/log_tail.h"
@@ -46,6 +47,13 @@ struct JobPage {
 struct OutputBatch {
   std::vector<std::string> lines;
   int64_t dropped_lines = 0;
+};
+
+// The Kubernetes Events of a job's application and of its driver pod, oldest first.
+struct JobEvents {
+  std::vector<k8s::Event> events;
+  // True when an object had more than the service returns of it (its oldest are returned).
+  bool truncated = false;
 };
 
 // Cancels one call; thread-safe, idempotent, harmless after completion.
@@ -97,6 +105,9 @@ class JobExecutor {
                                               const std::string& label_selector, int64_t page_size,
                                               const std::string& page_token, absl::Time deadline,
                                               Done<JobPage> done) = 0;
+  // The events of a job (see the Events RPC).
+  virtual std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
+                                            Done<JobEvents> done) = 0;
   // First the current status of every job, then every change, to `writer` (see the WatchStatus
   // RPC). `done`: OK after the last job stopped, RESOURCE_EXHAUSTED when the caller fell too far
   // behind, or the error that ended it. `writer` must stay valid until `done` has been called.

@@ -447,4 +447,37 @@ grpc::ServerUnaryReactor* JobExecutorService::ListJobs(grpc::CallbackServerConte
   return reactor;
 }
 
+grpc::ServerUnaryReactor* JobExecutorService::Events(grpc::CallbackServerContext* ctx,
+                                                     const pb::EventsRequest* request,
+                                                     pb::EventsResponse* response) {
+  if (auto* denied = Unauthenticated(ctx, "Events")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "Events");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "Events", ticket.status());
+  auto* reactor = new CallReactor(ctx, "Events");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(executor_->Events(request->execution_id(), reactor->Deadline(),
+                                    [reactor, response](absl::StatusOr<executor::JobEvents> r) {
+                                      if (r.ok()) {
+                                        for (k8s::Event& e : r->events) {
+                                          pb::JobEvent* out = response->add_events();
+                                          out->set_object_kind(std::move(e.object_kind));
+                                          out->set_object_name(std::move(e.object_name));
+                                          out->set_reason(std::move(e.reason));
+                                          out->set_type(std::move(e.type));
+                                          out->set_message(std::move(e.message));
+                                          out->set_count(e.count);
+                                          out->set_source(std::move(e.source));
+                                          if (e.first_seen)
+                                            *out->mutable_first_seen() = ToTimestamp(*e.first_seen);
+                                          if (e.last_seen)
+                                            *out->mutable_last_seen() = ToTimestamp(*e.last_seen);
+                                        }
+                                        response->set_truncated(r->truncated);
+                                      }
+                                      reactor->Complete(r.status());
+                                    }));
+  return reactor;
+}
+
 }  // namespace kje::server

@@ -58,6 +58,9 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   grpc::ServerUnaryReactor* ListJobs(grpc::CallbackServerContext* ctx,
                                      const jobexecutor::v1::ListJobsRequest* request,
                                      jobexecutor::v1::ListJobsResponse* response) override;
+  grpc::ServerUnaryReactor* Events(grpc::CallbackServerContext* ctx,
+                                   const jobexecutor::v1::EventsRequest* request,
+                                   jobexecutor::v1::EventsResponse* response) override;
 
  private:
   // UNAUTHENTICATED (with nothing else said) unless the caller's bearer token is right.

@@ -188,6 +188,45 @@ TEST_CASE("status prints the job and exits by its outcome") {
   CHECK(json.out.find("\"status\": \"FAILED\"") != std::string::npos);
 }
 
+TEST_CASE("events prints one row per event, oldest first, with repeats counted") {
+  FakeServer server;
+  pb::EventsResponse& response = server.service().events["a"];
+  pb::JobEvent* scheduled = response.add_events();
+  scheduled->set_object_kind("Pod");
+  scheduled->set_object_name("a-driver");
+  scheduled->set_reason("FailedScheduling");
+  scheduled->set_type("Warning");
+  scheduled->set_message("0/3 nodes are available:\ninsufficient cpu");
+  scheduled->set_count(4);
+  scheduled->set_source("default-scheduler");
+  scheduled->mutable_last_seen()->set_seconds(1796378400);
+  pb::JobEvent* added = response.add_events();
+  added->set_object_kind("SparkApplication");
+  added->set_object_name("a");
+  added->set_reason("SparkApplicationAdded");
+  added->set_type("Normal");
+  added->set_count(1);
+  Result r = RunCli({"events", "a", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "LAST SEEN                  TYPE     REASON                 OBJECT              "
+        "SOURCE             MESSAGE\n"
+        "2026-12-04T10:00:00Z (x4)  Warning  FailedScheduling       Pod/a-driver        "
+        "default-scheduler  0/3 nodes are available: insufficient cpu\n"
+        "-                          Normal   SparkApplicationAdded  SparkApplication/a  "
+        "-                  -\n");
+  CHECK(r.err.empty());
+  response.set_truncated(true);
+  Result truncated = RunCli({"events", "a", "--server", server.address()});
+  CHECK(truncated.err.find("oldest") != std::string::npos);
+  Result json = RunCli({"events", "a", "-o", "json", "--server", server.address()});
+  CHECK(json.code == 0);
+  CHECK(json.out.find("\"reason\": \"FailedScheduling\"") != std::string::npos);
+  Result missing = RunCli({"events", "nope", "--server", server.address()});
+  CHECK(missing.code == kExitNotFound);
+  CHECK(RunCli({"events", "--server", server.address()}).code == 2);
+}
+
 TEST_CASE("cancel requests each job and reports the first failure") {
   FakeServer server;
   server.service().jobs["a"] = Job("a", pb::JobInfo::STARTED);
@@ -411,9 +450,11 @@ TEST_CASE("usage errors exit 2 before any call, and --help exits 0") {
 
 TEST_CASE("usage errors quote an argument bounded, and name at most five of a glob's") {
   const std::string huge = std::string(8999, 'a') + "\x1b";
-  std::vector<std::vector<std::string>> calls = {
-      {huge}, {"list", "--page-size", huge}, {"status", "a", "-o", huge},
-      {"status", "a", "--timeout", huge}, {"logs", "a", "--tail", huge}};
+  std::vector<std::vector<std::string>> calls = {{huge},
+                                                 {"list", "--page-size", huge},
+                                                 {"status", "a", "-o", huge},
+                                                 {"status", "a", "--timeout", huge},
+                                                 {"logs", "a", "--tail", huge}};
   std::vector<std::string> glob = {"list"};
   for (int i = 0; i < 3000; ++i) glob.push_back("file-" + std::to_string(i));
   calls.push_back(glob);

@@ -30,6 +30,7 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
   bool output_truncated = false;
   std::vector<pb::OutputChunk> follow_chunks;
   std::vector<pb::JobInfo> watch_events;
+  std::map<std::string, pb::EventsResponse> events;  // by execution id
   grpc::Status watch_end = grpc::Status::OK;
   std::string required_token;  // when set, every call needs "Bearer <token>"
 
@@ -109,6 +110,15 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
       ++i;
     }
     if (start + size < jobs.size()) response->set_next_page_token(absl::StrCat(start + size));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Events(grpc::ServerContext* ctx, const pb::EventsRequest* request,
+                      pb::EventsResponse* response) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    auto it = events.find(request->execution_id());
+    if (it == events.end()) return {grpc::StatusCode::NOT_FOUND, "no such application"};
+    *response = it->second;
     return grpc::Status::OK;
   }
 

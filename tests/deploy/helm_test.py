@@ -39,7 +39,7 @@ def expected_rules(group, pod_verbs):
         [(group, "sparkapplications", v)
          for v in ("create", "get", "list", "watch", "patch", "delete")]
         + [("", "pods", v) for v in pod_verbs]
-        + [("", "pods/log", "get")])
+        + [("", "pods/log", "get"), ("", "events", "list")])
 
 
 EXPECTED_RULES = expected_rules("spark.apache.org", ("list", "delete"))

@@ -25,7 +25,7 @@ README = os.path.join(kje.SOURCE_DIR, "README.md")
 FETCH_TOOLS = os.path.join(kje.SOURCE_DIR, "scripts", "fetch-tools.sh")
 EXPECTED_BLOCKS = {
     "pki", "serve", "list", "describe", "health", "submit", "watch", "follow", "status", "output",
-    "list-jobs", "cancel", "unauthenticated", "metrics", "cli",
+    "list-jobs", "events", "cancel", "unauthenticated", "metrics", "cli",
 }
 README_ADDRESS = "localhost:50051"
 README_METRICS = "127.0.0.1:9090"
@@ -328,8 +328,8 @@ class CookbookTest(unittest.TestCase):
         grpcurl = [c for c in self.blocks["describe"][0] if c.startswith("grpcurl ")][0]
         service = argv_of(grpcurl)[-1]
         methods = [l.rpartition("/")[2] for l in out.split() if l.startswith(service + "/")]
-        self.assertEqual(sorted(methods), ["Cancel", "FollowOutput", "ListJobs", "Output",
-                                           "Status", "Submit", "WatchStatus"])
+        self.assertEqual(sorted(methods), ["Cancel", "Events", "FollowOutput", "ListJobs",
+                                           "Output", "Status", "Submit", "WatchStatus"])
         self.check_text_sample("describe", out)
 
     def test_health_needs_no_token(self):
@@ -409,6 +409,23 @@ class CookbookTest(unittest.TestCase):
         self.assertEqual([j["executionId"] for j in listed["jobs"]], [EXECUTION_ID])
         self.assertEqual(listed["jobs"][0]["status"], "SUCCEEDED")
         self.check_json_sample("list-jobs", listed["jobs"] + [listed])
+
+        events = json.loads(self.run_ok("events"))
+        # The answer is Kubernetes' own: the same events a direct LIST of each object gives.
+        from kubernetes import client, config
+        core = client.CoreV1Api(config.new_client_from_config(config_file=self.kubeconfig))
+
+        def listed(kind, name):
+            return core.list_namespaced_event(
+                "default", field_selector="involvedObject.kind=%s,involvedObject.name=%s"
+                % (kind, name)).items
+        expected = listed("SparkApplication", info["name"])
+        if info.get("driverPod"):
+            expected += listed("Pod", info["driverPod"])
+        self.assertEqual(sorted(e["reason"] for e in events.get("events", [])),
+                         sorted(e.reason for e in expected))
+        if events.get("events"):
+            self.check_json_sample("events", events["events"] + [events])
 
         # The README says a second Submit of job 42 adopts the application.
         again = json.loads(self.run_ok("submit"))

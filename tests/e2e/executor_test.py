@@ -126,6 +126,40 @@ server:
         info = self.wait_status(resp.execution_id, S.FAILED)
         self.assertTrue(info.HasField("finished_at"))
 
+    def test_events_are_the_apps_and_its_drivers_as_kubernetes_lists_them(self):
+        resp = self.submit("1095", spark_template(outcome="fail"))
+        info = self.wait_status(resp.execution_id, S.FAILED)
+        self.assertTrue(info.driver_pod)
+
+        def listed(kind, name):
+            return self.cluster.core.list_namespaced_event(
+                "default",
+                field_selector="involvedObject.kind=%s,involvedObject.name=%s" % (kind, name)).items
+        # Kubernetes' own view, independently: the app's events and its driver pod's.
+        expected = listed("SparkApplication", info.name) + listed("Pod", info.driver_pod)
+        got = self.stub.Events(pb.EventsRequest(execution_id=resp.execution_id),
+                               timeout=kje.RPC_TIMEOUT)
+        self.assertFalse(got.truncated)
+        self.assertEqual(
+            sorted((e.object_kind, e.object_name, e.reason, e.type, e.message, e.count)
+                   for e in got.events),
+            sorted((e.involved_object.kind, e.involved_object.name, e.reason, e.type, e.message,
+                    e.count or 1) for e in expected))
+        firsts = [e.first_seen.ToNanoseconds() for e in got.events]
+        self.assertEqual(firsts, sorted(firsts), "oldest first")
+        if kje.OPERATOR == "kubeflow":
+            # The operator said why: its failure event is a Warning on the application.
+            self.assertTrue(any(e.object_kind == "SparkApplication" and e.type == "Warning" and
+                                "Failed" in e.reason for e in got.events),
+                            [(e.reason, e.type) for e in got.events])
+
+        self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.Events,
+                         pb.EventsRequest(execution_id="default/sparkapp/default/no-such-app"),
+                         kje.RPC_TIMEOUT)
+        self.assert_code(grpc.StatusCode.PERMISSION_DENIED, self.stub.Events,
+                         pb.EventsRequest(execution_id="default/sparkapp/elsewhere/x"),
+                         kje.RPC_TIMEOUT)
+
     # --- cancel ---------------------------------------------------------------------------------
 
     def test_cancel_reports_cancelling_then_cancelled(self):
@@ -177,7 +211,16 @@ server:
             with server.channel() as channel:
                 stub = pb_grpc.JobExecutorStub(channel)
                 resp = self.submit("1016", spark_template(duration_ms=500), stub=stub)
-                self.wait_status(resp.execution_id, S.SUCCEEDED, stub=stub)
+                # At the operator's 20-fold speed its TTL may delete the app before a poll sees
+                # it SUCCEEDED: either is the end of the run.
+                def stopped():
+                    try:
+                        return self.status(resp.execution_id, stub).status == S.SUCCEEDED
+                    except grpc.RpcError as e:
+                        if e.code() != grpc.StatusCode.NOT_FOUND:
+                            raise
+                        return True
+                kje.wait_until(stopped, OPERATOR_WAIT, "the job to end")
                 answers = set()
 
                 def gone():

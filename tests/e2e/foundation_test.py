@@ -32,7 +32,7 @@ class FoundationTest(unittest.TestCase):
                 self.assertIn("grpc.health.v1.Health", services)
                 self.assertEqual(kje.describe_service(ch, "jobexecutor.v1.JobExecutor"),
                                  ["Submit", "Status", "Cancel", "Output", "WatchStatus",
-                                  "FollowOutput", "ListJobs"])
+                                  "FollowOutput", "ListJobs", "Events"])
                 self.assertEqual(kje.describe_service(ch, "grpc.health.v1.Health"),
                                  ["Check", "Watch"])
         finally:

@@ -282,6 +282,11 @@ def run_scenario(cluster, variant):
             return [j.execution_id for j in resp.jobs] == [eids["A"]]
         until(listed, "job A from ListJobs")
 
+    def events():
+        until(reached(eids["A"], S.SUCCEEDED), "SUCCEEDED before Events")
+        # An answer at all needs the events LIST: A exists, so even no events is OK.
+        stub.Events(pb.EventsRequest(execution_id=eids["A"]), timeout=kje.RPC_TIMEOUT)
+
     def cancel():
         until(reached(eids["C"], S.STARTED), "STARTED before Cancel")
         stub.Cancel(pb.CancelRequest(execution_id=eids["C"]), timeout=kje.RPC_TIMEOUT)
@@ -331,6 +336,7 @@ def run_scenario(cluster, variant):
         behaviour("FollowOutput streams the driver log", ["A"], follow),
         behaviour("WatchStatus streams the job to its end", ["A"], watch),
         behaviour("ListJobs lists the job", ["A"], list_jobs),
+        behaviour("Events answers for the job", ["A"], events),
         behaviour("Cancel stops a running job and deletes its application", ["C"], cancel),
         behaviour("an application without status fails and is deleted", ["D"], no_status),
     ] + ([

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -563,6 +564,135 @@ TEST_CASE("executor: a follower that stops reading holds a bounded log; lines ar
   // The 64-byte buffer holds as many 9-byte lines as fit (the line feed isn't kept).
   CHECK(kept == 64 / std::string("line-0000").size());
   CHECK(kept + static_cast<size_t>(dropped) == 100);
+}
+
+}  // namespace
+}  // namespace kje::executor
+
+namespace kje::executor {
+namespace {
+
+std::string EventJson(const std::string& name, const std::string& kind, const std::string& object,
+                      const std::string& reason, const std::string& first) {
+  return absl::StrCat(R"({"metadata":{"name":")", name, R"("},"involvedObject":{"kind":")", kind,
+                      R"(","name":")", object, R"("},"reason":")", reason,
+                      R"(","type":"Normal","message":"m","count":1,)",
+                      R"("source":{"component":"kubelet"},"firstTimestamp":")", first,
+                      R"(","lastTimestamp":")", first, R"("})");
+}
+
+k8s::ListPage DriverPage() {
+  k8s::ListPage page;
+  page.items = testing::Items(
+      {R"({"metadata":{"name":"a-0-driver","creationTimestamp":"2026-01-01T00:00:01Z"},)"
+       R"("spec":{"containers":[{"name":"spark-kubernetes-driver","image":"spark"}]},)"
+       R"("status":{"phase":"Running"}})"});
+  return page;
+}
+
+TEST_CASE("executor: events are the app's and its driver pod's, oldest first", "[executor]") {
+  Fixture f;
+  Result<JobEvents> r;
+  f.executor->Events(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
+  auto app_events = f.Next("list");
+  CHECK(app_events->ref.plural == "events");
+  CHECK(app_events->ref.namespace_ == kNs);
+  CHECK(app_events->list.field_selector ==
+        "involvedObject.kind=SparkApplication,involvedObject.name=a");
+  CHECK(app_events->list.limit > 0);
+  k8s::ListPage page;
+  page.items = testing::Items(
+      {EventJson("a.2", "SparkApplication", "a", "SparkApplicationRunning", "2026-01-01T00:00:09Z"),
+       EventJson("a.1", "SparkApplication", "a", "SparkApplicationSubmitted",
+                 "2026-01-01T00:00:01Z")});
+  f.client->CompleteList(app_events, page);
+  auto pods = f.Next("list");
+  CHECK(pods->ref.plural == "pods");
+  f.client->CompleteList(pods, DriverPage());
+  auto pod_events = f.Next("list");
+  CHECK(pod_events->list.field_selector ==
+        "involvedObject.kind=Pod,involvedObject.name=a-0-driver");
+  k8s::ListPage pod_page;
+  pod_page.items = testing::Items(
+      {EventJson("d.1", "Pod", "a-0-driver", "Scheduled", "2026-01-01T00:00:02Z"), "[]"});
+  f.client->CompleteList(pod_events, pod_page);
+  const auto& events = r.Get();
+  REQUIRE(events.ok());
+  CHECK_FALSE(events->truncated);
+  REQUIRE(events->events.size() == 3);  // the unreadable item is skipped
+  CHECK(events->events[0].reason == "SparkApplicationSubmitted");
+  CHECK(events->events[1].reason == "Scheduled");
+  CHECK(events->events[1].object_kind == "Pod");
+  CHECK(events->events[2].reason == "SparkApplicationRunning");
+}
+
+TEST_CASE("executor: events of a deleted app still show; none at all is NOT_FOUND", "[executor]") {
+  for (bool any : {true, false}) {
+    Fixture f;
+    Result<JobEvents> r;
+    f.executor->Events(IdOf("gone"), absl::Now() + absl::Seconds(5), r.Callback());
+    f.client->Complete(f.Next("get"), k8s::MakeApiStatus({404, "NotFound", "not found"}));
+    k8s::ListPage page;
+    if (any) {
+      page.items = testing::Items({EventJson("gone.1", "SparkApplication", "gone",
+                                             "SparkApplicationFailed", "2026-01-01T00:00:01Z")});
+    }
+    f.client->CompleteList(f.Next("list"), page);
+    f.client->CompleteList(f.Next("list"), k8s::ListPage{});  // no driver pod any more
+    const auto& events = r.Get();
+    if (any) {
+      REQUIRE(events.ok());
+      CHECK(events->events.size() == 1);
+    } else {
+      CHECK(absl::IsNotFound(events.status()));
+    }
+  }
+}
+
+TEST_CASE("executor: events are bounded per object and say so", "[executor]") {
+  Fixture f;
+  Result<JobEvents> r;
+  f.executor->Events(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
+  // 1000 by default: two pages of 500, and a continue token left.
+  for (int p = 0; p < 2; ++p) {
+    auto list = f.Next("list");
+    CHECK(list->list.limit == 500);
+    CHECK(list->list.continue_token == (p == 0 ? "" : "next-1"));
+    k8s::ListPage page;
+    for (int i = 0; i < 500; ++i) {
+      page.items.push_back(testing::Json(EventJson(
+          absl::StrCat("a.", p, "-", i), "SparkApplication", "a", "R", "2026-01-01T00:00:01Z")));
+    }
+    page.continue_token = absl::StrCat("next-", p + 1);
+    f.client->CompleteList(list, page);
+  }
+  f.client->CompleteList(f.Next("list"), k8s::ListPage{});  // pods: none
+  const auto& events = r.Get();
+  REQUIRE(events.ok());
+  CHECK(events->events.size() == 1000);
+  CHECK(events->truncated);
+}
+
+TEST_CASE("executor: an events LIST the API server refuses is the table's code", "[executor]") {
+  Fixture f;
+  Result<JobEvents> r;
+  f.executor->Events(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
+  f.client->CompleteList(f.Next("list"),
+                         k8s::MakeApiStatus({403, "Forbidden", "events is forbidden"}));
+  CHECK(absl::IsPermissionDenied(r.Get().status()));
+  CHECK(absl::StrContains(r.Get().status().message(), "events of SparkApplication jobs/a"));
+}
+
+TEST_CASE("executor: events of a malformed id answer at once", "[executor]") {
+  Fixture f;
+  Result<JobEvents> r;
+  f.executor->Events("nope", absl::Now() + absl::Seconds(5), r.Callback());
+  CHECK(absl::IsNotFound(r.Get().status()));
+  f.client->Barrier();
+  CHECK_FALSE(f.client->HasPendingCall());
 }
 
 }  // namespace

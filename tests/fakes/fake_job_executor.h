@@ -138,6 +138,27 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
+  std::shared_ptr<executor::RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
+                                              Done<executor::JobEvents> done) override {
+    return Record("Events", std::string(execution_id), deadline, [done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      executor::JobEvents events;
+      k8s::Event pulled;
+      pulled.name = "d.1";
+      pulled.object_kind = "Pod";
+      pulled.object_name = "d";
+      pulled.reason = "Pulled";
+      pulled.type = "Normal";
+      pulled.message = "pulled";
+      pulled.count = 2;
+      pulled.source = "kubelet, node-1";
+      pulled.first_seen = absl::FromUnixSeconds(100);
+      pulled.last_seen = absl::FromUnixSeconds(160);
+      events.events = {pulled};
+      done(events);
+    });
+  }
+
   std::shared_ptr<executor::RpcHandle> WatchStatus(
       const std::vector<std::string>& execution_ids, absl::Time deadline,
       executor::StreamWriter<executor::JobResult>* writer,

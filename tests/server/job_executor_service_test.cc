@@ -165,6 +165,22 @@ std::vector<UnaryRpc> UnaryRpcs() {
                           : "page lost";
              });
        }},
+      {"Events",
+       [](Edge& e, Unary& u) {
+         pb::EventsRequest r;
+         r.set_execution_id("c/sparkapp/ns/app");
+         Call<pb::EventsRequest, pb::EventsResponse>(
+             &Async::Events, e, u, r, [](const pb::EventsResponse& m) {
+               if (m.events_size() != 1 || m.truncated()) return std::string("events lost");
+               const pb::JobEvent& ev = m.events(0);
+               bool same = ev.object_kind() == "Pod" && ev.object_name() == "d" &&
+                           ev.reason() == "Pulled" && ev.type() == "Normal" &&
+                           ev.message() == "pulled" && ev.count() == 2 &&
+                           ev.source() == "kubelet, node-1" && ev.first_seen().seconds() == 100 &&
+                           ev.last_seen().seconds() == 160;
+               return std::string(same ? "c/sparkapp/ns/app" : "event fields lost");
+             });
+       }},
   };
 }
 

@@ -258,6 +258,9 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["list"]
 {{- end }}
 
 {{/*
