@@ -192,7 +192,7 @@ TEST_CASE_METHOD(Fixture, "a succeeding run: the pods' scheduler and kubelet eve
     CHECK(e.at("count") == 1);
   }
   const std::vector<json::object> events = EventsOf("spark-pi-driver");
-  CHECK(events[0].at("message") ==
+  CHECK(std::string(events[0].at("message").as_string()) ==
         "Successfully assigned jobs/spark-pi-driver to " +
             std::string(driver.value().at("spec").at("nodeName").as_string()));
   CHECK(events[0].at("source").at("component") == "default-scheduler");

@@ -154,8 +154,8 @@ class World {
     std::vector<std::string> out;
     for (const auto& e : events_) {
       const json::object& involved = e.at("involvedObject").as_object();
-      bool match =
-          name.empty() ? involved.at("kind") == "SparkApplication" : involved.at("name") == name;
+      bool match = name.empty() ? involved.at("kind") == "SparkApplication"
+                                : involved.at("name").as_string() == name;
       if (match) out.push_back(Str(e.at("reason")));
     }
     return out;
