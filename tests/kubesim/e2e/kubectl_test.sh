@@ -112,8 +112,9 @@ wait_for 20 "the driver's Started event" bash -c \
   "kubectl --kubeconfig '$KC' get events -n spark-jobs --field-selector involvedObject.name='$driver' -o jsonpath='{.items[*].reason}' | grep -w Started"
 reasons="$(ev_reasons)"
 [[ "$reasons" == "Created Pulled Pulling Scheduled Started " ]] || fail "driver events: $reasons"
-k get events -n spark-jobs --field-selector "involvedObject.name=$driver" |
-  grep_q "Successfully assigned spark-jobs/$driver to kubesim-node-" || fail "get events table"
+k get events -n spark-jobs --field-selector "involvedObject.name=$driver,reason=Scheduled" \
+  -o jsonpath='{.items[0].message}' | grep_q "^Successfully assigned spark-jobs/$driver to kubesim-node-" ||
+  fail "the Scheduled event's message"
 k get events -n spark-jobs --field-selector "involvedObject.name=$driver,reason=Started" -o name |
   grep_q "^event/$driver\." || fail "event names: <involved>.<hex>"
 k describe pod -n spark-jobs "$driver" |
