@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "kubesim/sim/events.h"
 #include "kubesim/sim/json_access.h"
 #include "kubesim/store/core_types.h"
 
@@ -257,7 +258,14 @@ class ControllerImpl : public Controller {
     }
     std::optional<PodOwner> owner = OwnerOf(e.object);
     if (!owner) return;  // not an application's pod
-    if (e.type != "DELETED") {
+    if (e.type == "DELETED") {
+      // The kubelet stops what still runs in a deleted pod, whoever deleted it (the operator, a
+      // user, the garbage collector): only the loop sees every such deletion.
+      std::vector<json::object> killing;
+      sim::AppendKillingEvents(e.object, now, &killing);
+      for (json::object& event : killing)
+        PublishEvent(StringAt(Meta(e.object), "namespace"), event);
+    } else {
       pods_[key] = CachedPod{json::serialize(e.object), owner->app_key, owner->uid};
       owned_[owner->app_key].insert(key);
     }
@@ -367,6 +375,7 @@ class ControllerImpl : public Controller {
         RememberOwn(app);
       }
     }
+    std::map<std::string, json::object> created;  // pod name → its metadata as stored
     for (json::object& pod : actions.create_pods) {
       std::string pod_ns = StringAt(Meta(pod), "namespace");
       if (pod_ns.empty()) pod_ns = ns;
@@ -376,6 +385,7 @@ class ControllerImpl : public Controller {
       auto r = store_.Create(pod_type_, pod_ns, pod, write);
       if (!r.ok()) continue;  // AlreadyExists: the operator adopts it on the next pass
       RememberOwn(r.value());
+      created[pod_name] = Meta(r.value());
       if (status && r.value().at("status") != *status) SetPodStatus(pod_ns, pod_name, *status);
     }
     // A container writes its log before it terminates: a follower that sees the termination
@@ -384,10 +394,8 @@ class ControllerImpl : public Controller {
       store_.AppendLog(ns, log.pod, log.container, log.text);
     }
     for (json::object& event : actions.events) {
-      // A name taken means this period's event is out already (409): nothing to do.
-      if (const ResourceType* events = store_.FindType("", "v1", "events")) {
-        store_.Create(*events, ns, std::move(event), write);
-      }
+      FillPodReference(ns, created, event);
+      PublishEvent(ns, event);
     }
     for (sim::PodStatusUpdate& update : actions.pod_status) {
       SetPodStatus(ns, update.name, json::value(std::move(update.status)));
@@ -446,6 +454,49 @@ class ControllerImpl : public Controller {
       return Applied::kGone;
     }
     return Applied::kOk;
+  }
+
+  // A pod created in the same pass had no uid when the reconciler described it: the reference
+  // gets the pod's uid and resourceVersion as stored.
+  void FillPodReference(const std::string& ns, const std::map<std::string, json::object>& created,
+                        json::object& event) {
+    json::value* ref = event.if_contains("involvedObject");
+    if (ref == nullptr || !ref->is_object()) return;
+    json::object& obj = ref->as_object();
+    if (StringAt(obj, "kind") != "Pod" || !StringAt(obj, "uid").empty()) return;
+    const std::string name = StringAt(obj, "name");
+    json::object meta;
+    if (auto it = created.find(name); it != created.end()) {
+      meta = it->second;
+    } else if (auto got = store_.Get(pod_type_, ns, name); got.ok()) {
+      meta = Meta(got.value());
+    } else {
+      return;
+    }
+    obj["uid"] = StringAt(meta, "uid");
+    obj["resourceVersion"] = StringAt(meta, "resourceVersion");
+  }
+
+  // Creates an event; a name already taken is the same event published before (409): a higher
+  // count is a recurrence, which the recorder writes as count and lastTimestamp on the old one.
+  void PublishEvent(const std::string& ns, const json::object& event) {
+    const ResourceType* type = store_.FindType("", "v1", "events");
+    if (type == nullptr) return;
+    auto r = store_.Create(*type, ns, event, WriteOptions{});
+    if (r.ok() || r.error().code != 409) return;
+    const std::string name = StringAt(Meta(event), "name");
+    auto got = store_.Get(*type, ns, name);
+    if (!got.ok()) return;
+    json::object old = std::move(got.value());
+    auto count = [](const json::object& o) {
+      const json::value* c = o.if_contains("count");
+      return c != nullptr && c->is_int64() ? c->get_int64() : 0;
+    };
+    if (count(event) <= count(old)) return;
+    for (const char* key : {"count", "lastTimestamp", "message"}) {
+      if (const json::value* v = event.if_contains(key)) old[key] = *v;
+    }
+    store_.Update(*type, ns, name, std::move(old), false, WriteOptions{});
   }
 
   // Pods are a core type: the status subresource takes an unconditional write, as the kubelet's.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/events.h"
 
 namespace kubesim::kubeflow::internal {
 namespace {
@@ -344,6 +345,9 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
   if (want == Stage::kRunning && t.ended_ms) due(*t.ended_ms);
   const std::string app_id = Label(*driver, kLabelAppSelector);
   if (want > *seen) {
+    if (*seen == Stage::kPending) {
+      sim::AppendStartEvents(*driver, t.created_ms, *t.started_ms, false, &actions->events);
+    }
     // A container writes its log before it terminates: followers must see every line.
     std::string log;
     if (*seen == Stage::kPending) log += DriverLogStart(job, app_id, t);
@@ -396,6 +400,7 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
     }
     if (exists) continue;
     json::object pod = BuildExecutorPod(job, driver_pod, n, now_ms, options);
+    sim::AppendScheduleEvents(pod, now_ms, &actions->events);
     actions->create_pods.push_back(pod);
     due(now_ms + sim::ScaledMs(kExecutorStartMs, options.time_scale));
     pods->push_back(std::move(pod));
@@ -410,6 +415,9 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
       due(start);
       continue;
     }
+    // The driver's image is on the node already when the executors share it.
+    sim::AppendStartEvents(pod, CreatedMs(pod), start, job.executor_image == job.driver_image,
+                           &actions->events);
     json::object st = ExecutorPodStatus(job, pod, Stage::kRunning, now_ms, options.time_scale);
     pod["status"] = st;
     actions->pod_status.push_back({StringAt(*ObjectAt(&pod, "metadata"), "name"), std::move(st)});

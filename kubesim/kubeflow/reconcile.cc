@@ -8,6 +8,7 @@
 #include "kubesim/kubeflow/kubeflow.h"
 #include "kubesim/kubeflow/pods.h"
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/events.h"
 
 namespace kubesim::kubeflow {
 namespace internal {
@@ -138,26 +139,15 @@ class Pass {
 
   void Event(const std::string& reason, const std::string& message, const char* type,
              const std::string& key) {
-    const std::string time = sim::FormatTime(now_, false);
-    std::string id = Hex(Fnv1a(job_.uid + "|" + reason + "|" + key), 16);
-    json::object event{
-        {"apiVersion", "v1"},
-        {"kind", "Event"},
-        {"metadata", json::object{{"name", job_.name + "." + id}, {"namespace", job_.ns}}},
-        {"involvedObject", json::object{{"apiVersion", kApiVersion},
-                                        {"kind", "SparkApplication"},
-                                        {"name", job_.name},
-                                        {"namespace", job_.ns},
-                                        {"uid", job_.uid}}},
-        {"reason", reason},
-        {"message", message},
-        {"type", type},
-        {"count", 1},
-        {"firstTimestamp", time},
-        {"lastTimestamp", time},
-        {"source", json::object{{"component", kComponent}}},
-        {"reportingComponent", kComponent}};
-    actions_.events.push_back(std::move(event));
+    sim::Involved app{kApiVersion, "SparkApplication", job_.ns, job_.name, job_.uid, "", ""};
+    sim::EventSpec spec;
+    spec.reason = reason;
+    spec.message = message;
+    spec.type = type;
+    spec.source = {kComponent, ""};
+    spec.key = job_.uid + "|" + key;
+    spec.first_ms = now_;
+    actions_.events.push_back(sim::MakeEvent(app, spec));
   }
 
   // The key that makes an event of one state once per occurrence.
@@ -250,6 +240,7 @@ class Pass {
     status_.ui_port = kWebUIPort;
     if (!adopted) {
       actions_.create_pods.push_back(BuildDriverPod(job_, id, now_, options_.time_scale));
+      sim::AppendScheduleEvents(actions_.create_pods.back(), now_, &actions_.events);
     }
     Enter(kSubmitted, "SparkApplicationSubmitted", "Normal",
           "SparkApplication " + job_.name + " was submitted successfully");

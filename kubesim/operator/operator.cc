@@ -19,6 +19,7 @@
 #include "kubesim/operator/driver_log.h"
 #include "kubesim/operator/messages.h"
 #include "kubesim/operator/v1_1/suspend.h"
+#include "kubesim/sim/events.h"
 
 namespace kubesim::op {
 namespace {
@@ -89,6 +90,9 @@ class Reconciler {
       return Finish();
     }
     if (!has_state_) {
+      if (v1_1_ && v1_1::IsQueued(app_)) {
+        actions_.events.push_back(v1_1::KueueAdmittedEvent(app_, 0, now_));
+      }
       status_ = json::object();
       status_["currentAttemptSummary"] = json::object{{"attemptInfo", AttemptInfo(0, 0, 0, 0)}};
       Transition("Submitted", kSubmittedMsg);
@@ -216,6 +220,7 @@ class Reconciler {
     if (due > shown) {
       driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
       actions_.pod_status.push_back({driver_name_, driver_status_});
+      KubeletEvents(shown, due);
       std::string text;
       const bool never_ran = conf_.outcome == internal::Outcome::kEvictBeforeStart;
       if (shown < PodStage::kRunning && !never_ran) {
@@ -233,6 +238,24 @@ class Reconciler {
     }
     if (due == PodStage::kPending && timeline_->started_ms) Requeue(*timeline_->started_ms);
     if (due < PodStage::kTerminated && timeline_->ended_ms) Requeue(*timeline_->ended_ms);
+  }
+
+  // What the kubelet records as it moves the driver from `shown` to `due`: the start of its
+  // containers, and an eviction (which stops what was running).
+  void KubeletEvents(PodStage shown, PodStage due) {
+    const bool never_ran = conf_.outcome == internal::Outcome::kEvictBeforeStart;
+    const bool evicted = conf_.outcome == internal::Outcome::kEvict || never_ran;
+    const Timeline& t = *timeline_;
+    if (shown < PodStage::kRunning && !never_ran && t.started_ms) {
+      sim::AppendStartEvents(*driver_, t.created_ms, *t.started_ms, false, &actions_.events);
+    }
+    if (due != PodStage::kTerminated || !evicted) return;
+    const int64_t at = t.ended_ms.value_or(now_);
+    sim::AppendEvictedEvent(*driver_, StringAt(driver_status_, "message"), at, &actions_.events);
+    if (never_ran) return;
+    json::object running = *driver_;
+    running["status"] = internal::DriverPodStatus(conf_, attempt_, t, PodStage::kRunning);
+    sim::AppendKillingEvents(running, at, &actions_.events);
   }
 
   // The driver container's status in the driver pod's status, or nullptr.
@@ -278,6 +301,7 @@ class Reconciler {
     if (driver_ == nullptr) {
       Timeline t = internal::DriverTimeline(conf_, attempt_, now_, options_.time_scale);
       actions_.create_pods.push_back(internal::BuildDriverPod(app_, conf_, attempt_, t));
+      sim::AppendScheduleEvents(actions_.create_pods.back(), now_, &actions_.events);
       if (t.started_ms) Requeue(*t.started_ms);
     } else {
       Requeue(now_);
@@ -556,7 +580,7 @@ class Reconciler {
         meta != nullptr ? ParseTime(StringAt(*meta, "creationTimestamp")).value_or(now_) : now_;
     int64_t period_ms = internal::ScaledMs(v1_1::kSuspendHeldRepublishMs, options_.time_scale);
     int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - created) / period_ms : 0;
-    actions_.events.push_back(v1_1::SuspendHeldEvent(app_, hold_, period, now_));
+    actions_.events.push_back(v1_1::SuspendHeldEvent(app_, hold_, period, created, now_));
     Requeue(created + (period + 1) * period_ms);
   }
 
@@ -570,6 +594,10 @@ class Reconciler {
       }
       if (!hold_.empty()) return true;  // stays suspended until resumed
       // Resume: a new attempt from Submitted, without backoff and outside the restart limits.
+      const json::object* current = ObjectAt(&status_, "currentState");
+      if (current != nullptr && StringAt(*current, "suspendReason") == v1_1::kKueueEviction) {
+        actions_.events.push_back(v1_1::KueueAdmittedEvent(app_, Increment(attempt_), now_));
+      }
       status_ =
           v1_1::ResumedStatus(status_, NextKey(), internal::FormatStatusTime(now_), kSubmittedMsg);
       state_ = "Submitted";

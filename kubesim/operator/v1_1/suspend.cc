@@ -2,6 +2,7 @@
 
 #include "kubesim/operator/app_status.h"
 #include "kubesim/operator/driver.h"
+#include "kubesim/sim/events.h"
 
 namespace kubesim::op::v1_1 {
 
@@ -33,33 +34,52 @@ std::string SuspendedMessage(const std::string& reason) {
              : "Spark application is suspended as requested by spec.suspend.";
 }
 
-json::object SuspendHeldEvent(const json::object& app, const std::string& reason, int64_t period,
-                              int64_t now_ms) {
+namespace {
+
+// An event of the operator about the application.
+json::object AppEvent(const json::object& app, sim::EventSpec spec) {
   const json::object* meta = ObjectAt(&app, "metadata");
-  const std::string ns = meta != nullptr ? StringAt(*meta, "namespace") : "";
-  const std::string name = meta != nullptr ? StringAt(*meta, "name") : "";
-  const std::string time = internal::FormatPodTime(now_ms);
-  json::object event;
-  event["apiVersion"] = "v1";
-  event["kind"] = "Event";
-  event["metadata"] =
-      json::object{{"name", name + ".suspendheld." + std::to_string(period)}, {"namespace", ns}};
-  event["involvedObject"] = json::object{{"apiVersion", "spark.apache.org/v1"},
-                                         {"kind", "SparkApplication"},
-                                         {"name", name},
-                                         {"namespace", ns},
-                                         {"uid", meta != nullptr ? StringAt(*meta, "uid") : ""}};
-  event["reason"] = "SuspendHeld";
-  event["message"] = reason == kKueueEviction
-                         ? "Spark application is held until Kueue admits its workload."
-                         : "Spark application is held: spec.suspend is true.";
-  event["type"] = "Normal";
-  event["count"] = 1;
-  event["firstTimestamp"] = time;
-  event["lastTimestamp"] = time;
-  event["source"] = json::object{{"component", internal::kOperatorName}};
-  event["reportingComponent"] = internal::kOperatorName;
-  return event;
+  sim::Involved involved;
+  involved.api_version = "spark.apache.org/v1";
+  involved.kind = "SparkApplication";
+  if (meta != nullptr) {
+    involved.ns = StringAt(*meta, "namespace");
+    involved.name = StringAt(*meta, "name");
+    involved.uid = StringAt(*meta, "uid");
+  }
+  spec.source = {internal::kOperatorName, ""};
+  spec.key = involved.uid + "|" + spec.key;
+  return sim::MakeEvent(involved, spec);
+}
+
+}  // namespace
+
+json::object SuspendHeldEvent(const json::object& app, const std::string& reason, int64_t period,
+                              int64_t first_ms, int64_t now_ms) {
+  sim::EventSpec spec;
+  spec.reason = "SuspendHeld";
+  spec.message = reason == kKueueEviction
+                     ? "Spark application is held until Kueue admits its workload."
+                     : "Spark application is held: spec.suspend is true.";
+  spec.key = reason;
+  spec.first_ms = first_ms;
+  spec.last_ms = now_ms;
+  spec.count = period + 1;
+  return AppEvent(app, spec);
+}
+
+json::object KueueAdmittedEvent(const json::object& app, int64_t attempt, int64_t now_ms) {
+  sim::EventSpec spec;
+  spec.reason = "KueueAdmitted";
+  spec.message = "Spark application's Kueue workload is admitted.";
+  spec.key = std::to_string(attempt);
+  spec.first_ms = now_ms;
+  return AppEvent(app, spec);
+}
+
+bool IsQueued(const json::object& app) {
+  const json::object* labels = ObjectAt(ObjectAt(&app, "metadata"), "labels");
+  return labels != nullptr && labels->contains(kKueueQueueLabel);
 }
 
 json::object ResumedStatus(const json::object& status, int64_t next_key,

@@ -29,11 +29,18 @@ std::string HoldReason(const boost::json::object& app);
 // The message of a Suspended state.
 std::string SuspendedMessage(const std::string& reason);
 
-// The SuspendHeld event of an application held without a status. Its name is fixed per
-// republish period (`period` counts them from the app's creation), so publishing it again in the
-// same period is a harmless AlreadyExists.
+// The SuspendHeld event of an application held without a status. The recorder aggregates its
+// republications (one per period, `period` counting them from the app's creation at `first_ms`)
+// into one event whose count is the number published.
 boost::json::object SuspendHeldEvent(const boost::json::object& app, const std::string& reason,
-                                     int64_t period, int64_t now_ms);
+                                     int64_t period, int64_t first_ms, int64_t now_ms);
+
+// The KueueAdmitted event when a held attempt (`attempt`) may run because Kueue admitted it.
+boost::json::object KueueAdmittedEvent(const boost::json::object& app, int64_t attempt,
+                                       int64_t now_ms);
+
+// Whether the application is queued through Kueue (carries the queue label).
+bool IsQueued(const boost::json::object& app);
 
 // The status a resume writes: the suspended attempt (its attemptInfo and history) moves to
 // previousAttemptSummary, and a new attempt (id + 1, restart counters unchanged: a resume is

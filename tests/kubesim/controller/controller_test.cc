@@ -1,5 +1,6 @@
 #include "kubesim/controller/controller.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -164,6 +165,42 @@ TEST_CASE_METHOD(Fixture, "events are created in the app's namespace - a repeate
   REQUIRE(items.size() == 1);
   CHECK(items[0].at("reason") == "SuspendHeld");
   CHECK(items[0].at("metadata").at("namespace") == "spark");
+}
+
+TEST_CASE_METHOD(Fixture, "a recurrence (a higher count) updates the event; a lower one does not",
+                 "[controller][events]") {
+  const ResourceType* events = store->FindType("", "v1", "events");
+  REQUIRE(events != nullptr);
+  int64_t count = 1;
+  behaviour = [&](const op::AppView& view) {
+    op::Actions a;
+    a.events.push_back(json::object{{"apiVersion", "v1"},
+                                    {"kind", "Event"},
+                                    {"metadata", {{"name", "pi.0123456789abcdef"}}},
+                                    {"reason", "SuspendHeld"},
+                                    {"count", count},
+                                    {"lastTimestamp", "t" + std::to_string(count)},
+                                    {"involvedObject", {{"name", "pi"}}}});
+    a.requeue_at_ms = view.now_ms + 10;
+    return a;
+  };
+  Create("pi");
+  auto stored = [&] {
+    auto got = store->Get(*events, "spark", "pi.0123456789abcdef");
+    REQUIRE(got.ok());
+    return got.value();
+  };
+  controller->RunOnce();
+  CHECK(stored().at("count") == 1);
+  count = 3;
+  now += 10;
+  controller->RunOnce();
+  CHECK(stored().at("count") == 3);
+  CHECK(stored().at("lastTimestamp") == "t3");
+  count = 2;  // a reconcile that saw less: not a recurrence
+  now += 10;
+  controller->RunOnce();
+  CHECK(stored().at("count") == 3);
 }
 
 TEST_CASE_METHOD(Fixture, "applications outside the operator namespaces are never touched",
@@ -459,6 +496,139 @@ TEST_CASE("the operator runs an application to completion through the store",
   CHECK(std::find(states.begin(), states.end(), "Succeeded") != states.end());
   CHECK(states.back() == "ResourceReleased");
   CHECK(store->List(PodType(), "default", {}).value().at("items").as_array().empty());
+}
+
+// The real operator over the real CRD, for the events a job leaves behind.
+struct OperatorWorld {
+  int64_t now = kStartMs;
+  std::unique_ptr<Store> store = NewMemoryStore([this] { return now; });
+  ResourceType spark = SparkType();
+  std::unique_ptr<Controller> controller;
+
+  explicit OperatorWorld(op::Options options = {}) {
+    for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
+    std::string error;
+    auto crds =
+        LoadCrdFile(std::string(KUBESIM_CRD_ROOT) +
+                        "/apache-spark-operator/1.0.0/sparkapplications.spark.apache.org-v1.yaml",
+                    &error);
+    REQUIRE(crds.size() == 1);
+    for (const CrdVersion& v : crds[0].versions) {
+      if (v.name != "v1") continue;
+      std::shared_ptr<const Schema> schema = v.schema;
+      spark.validator = [schema](json::object& obj, bool strict, std::vector<std::string>* u) {
+        return schema->Validate(obj, strict, u);
+      };
+    }
+    store->RegisterType(spark);
+    controller = NewController(*store, spark, {"default"}, options, [this] { return now; });
+  }
+
+  void Create(const std::string& outcome) {
+    json::object app = json::parse(R"({
+      "apiVersion": "spark.apache.org/v1", "kind": "SparkApplication",
+      "metadata": {"name": "pi"},
+      "spec": {
+        "mainClass": "org.apache.spark.examples.SparkPi",
+        "jars": "local:///opt/spark/examples/jars/spark-examples.jar",
+        "sparkConf": {
+          "spark.kubernetes.authenticate.driver.serviceAccountName": "spark",
+          "spark.kubernetes.container.image": "apache/spark:{{SPARK_VERSION}}-scala"},
+        "runtimeVersions": {"sparkVersion": "4.1.1"}}})")
+                           .as_object();
+    if (!outcome.empty()) {
+      app["spec"].as_object()["sparkConf"].as_object()["kubesim.outcome"] = outcome;
+    }
+    REQUIRE(store->Create(spark, "default", app, {}).ok());
+  }
+
+  std::string State() {
+    auto got = store->Get(spark, "default", "pi");
+    if (!got.ok() || !got.value().contains("status")) return "";
+    return std::string(
+        got.value().at("status").at("currentState").at("currentStateSummary").as_string());
+  }
+
+  void RunUntil(const std::string& state) {
+    for (int i = 0; i < 2000 && State() != state; ++i, now += 100) controller->RunOnce();
+    REQUIRE(State() == state);
+  }
+
+  std::vector<json::object> EventsOf(const std::string& involved) {
+    ListOptions options;
+    options.field_selector = "involvedObject.name=" + involved;
+    auto list = store->List(*store->FindType("", "v1", "events"), "default", options);
+    REQUIRE(list.ok());
+    std::vector<json::object> out;
+    for (const json::value& e : list.value().at("items").as_array()) out.push_back(e.as_object());
+    auto rv = [](const json::object& e) {
+      return std::stoll(std::string(e.at("metadata").at("resourceVersion").as_string()));
+    };
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return rv(a) < rv(b); });
+    return out;
+  }
+
+  std::vector<std::string> ReasonsOf(const std::string& involved) {
+    std::vector<std::string> out;
+    for (const json::object& e : EventsOf(involved)) out.emplace_back(e.at("reason").as_string());
+    return out;
+  }
+};
+
+using Strings = std::vector<std::string>;
+
+TEST_CASE("operator: a succeeding job's driver events, its pod released at the end",
+          "[controller][operator][events]") {
+  OperatorWorld w;
+  w.Create("");
+  w.RunUntil("ResourceReleased");
+  // Released: the operator deleted the Succeeded pod, with nothing running in it to stop.
+  CHECK(w.ReasonsOf("pi-0-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started"});
+  const std::vector<json::object> events = w.EventsOf("pi-0-driver");
+  CHECK(std::string(events[0].at("message").as_string()) ==
+        "Successfully assigned default/pi-0-driver to " +
+            std::string(events[1].at("source").at("host").as_string()));
+  CHECK(events[1].at("message") == "Pulling image \"apache/spark:4.1.1-scala\"");
+  for (const json::object& e : events) {
+    CHECK_FALSE(e.at("involvedObject").at("uid").as_string().empty());
+    CHECK(e.at("involvedObject").at("namespace") == "default");
+  }
+  // Operator 1.0 records no events of its own.
+  CHECK(w.EventsOf("pi").empty());
+}
+
+TEST_CASE("operator: a failing job's driver events", "[controller][operator][events]") {
+  OperatorWorld w;
+  w.Create("fail");
+  w.RunUntil("ResourceReleased");
+  CHECK(w.ReasonsOf("pi-0-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started"});
+}
+
+TEST_CASE("operator: an evicted driver: Evicted, then its container stopped",
+          "[controller][operator][events]") {
+  OperatorWorld w;
+  w.Create("evict");
+  w.RunUntil("ResourceReleased");
+  const std::vector<json::object> events = w.EventsOf("pi-0-driver");
+  CHECK(w.ReasonsOf("pi-0-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started", "Evicted", "Killing"});
+  REQUIRE(events.size() == 7);
+  CHECK(events[5].at("type") == "Warning");
+  CHECK_THAT(std::string(events[5].at("message").as_string()),
+             Catch::StartsWith("The node was low on resource: memory."));
+  CHECK(events[6].at("message") == "Stopping container spark-kubernetes-driver");
+}
+
+TEST_CASE("operator: a running driver deleted by hand: Killing", "[controller][operator][events]") {
+  OperatorWorld w;
+  w.Create("hang");
+  w.RunUntil("RunningHealthy");
+  REQUIRE(w.store->Delete(PodType(), "default", "pi-0-driver", {}).ok());
+  w.RunUntil("ResourceReleased");
+  CHECK(w.ReasonsOf("pi-0-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started", "Killing"});
 }
 
 }  // namespace

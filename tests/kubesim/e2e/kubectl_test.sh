@@ -102,6 +102,25 @@ wait_for 40 "Pi in the driver log" bash -c \
   "kubectl --kubeconfig '$KC' logs -n spark-jobs '$driver' | grep 'Pi is roughly 3\.' >/dev/null"
 pass "kubectl logs $driver shows 'Pi is roughly 3\.'"
 
+# The driver's events as a cluster records them: the scheduler's, then the kubelet's per
+# container. Their names are hashes, so the reasons are compared sorted.
+ev_reasons() {
+  kubectl --kubeconfig "$KC" get events -n spark-jobs --field-selector "involvedObject.name=$driver" \
+    -o jsonpath='{range .items[*]}{.reason}{"\n"}{end}' | sort | tr '\n' ' '
+}
+wait_for 20 "the driver's Started event" bash -c \
+  "kubectl --kubeconfig '$KC' get events -n spark-jobs --field-selector involvedObject.name='$driver' -o jsonpath='{.items[*].reason}' | grep -w Started"
+reasons="$(ev_reasons)"
+[[ "$reasons" == "Created Pulled Pulling Scheduled Started " ]] || fail "driver events: $reasons"
+k get events -n spark-jobs --field-selector "involvedObject.name=$driver,reason=Scheduled" \
+  -o jsonpath='{.items[0].message}' | grep_q "^Successfully assigned spark-jobs/$driver to kubesim-node-" ||
+  fail "the Scheduled event's message"
+k get events -n spark-jobs --field-selector "involvedObject.name=$driver,reason=Started" -o name |
+  grep_q "^event/$driver\." || fail "event names: <involved>.<hex>"
+k describe pod -n spark-jobs "$driver" |
+  grep_q -E "Started .*kubelet.* Started container spark-kubernetes-driver" || fail "describe pod: no Events"
+pass "kubectl get events --field-selector involvedObject.name=$driver; describe pod shows them"
+
 # Table output has the CRD's printer columns; the state column is filled by the operator.
 k get sparkapp -n spark-jobs pi-retained | grep_q "CURRENT STATE" ||
   fail "printer columns"

@@ -72,6 +72,16 @@ k get events --field-selector involvedObject.name=spark-pi -o jsonpath='{.items[
   grep_q SparkApplicationCompleted || fail "events"
 pass "the driver pod carries the operator's labels and owner; events are recorded"
 
+# COMPLETED is written after the driver's kubelet events: they are all there. Names are hashes,
+# so the reasons are compared sorted.
+reasons="$(k get events --field-selector involvedObject.name=spark-pi-driver \
+  -o jsonpath='{range .items[*]}{.reason}{"\n"}{end}' | sort | tr '\n' ' ')"
+[[ "$reasons" == "Created Pulled Pulling Scheduled Started " ]] || fail "driver events: $reasons"
+k get events --field-selector involvedObject.name=spark-pi-driver,reason=Started \
+  -o jsonpath='{.items[0].involvedObject.fieldPath}' | grep_q '^spec.containers{spark-kubernetes-driver}$' ||
+  fail "Started event's fieldPath"
+pass "kubectl get events --field-selector involvedObject.name=spark-pi-driver"
+
 # Both operators in one namespace, each on its own resource type; meanwhile an app where neither
 # watches gets no status.
 sed 's/namespace: default/namespace: unwatched/' "$KF_EXAMPLES/spark-pi.yaml" | k apply -f - >/dev/null ||

@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "kubesim/schema/crd.h"
@@ -71,6 +72,27 @@ struct Fixture {
     for (const json::value& p : list.value().at("items").as_array()) {
       out.emplace_back(p.at("metadata").at("name").as_string());
     }
+    return out;
+  }
+
+  // The events about `involved` (kubectl's field selector), in the order they were recorded.
+  std::vector<json::object> EventsOf(const std::string& involved) {
+    ListOptions options;
+    options.field_selector = "involvedObject.name=" + involved;
+    auto list = store->List(*store->FindType("", "v1", "events"), "jobs", options);
+    REQUIRE(list.ok());
+    std::vector<json::object> out;
+    for (const json::value& e : list.value().at("items").as_array()) out.push_back(e.as_object());
+    auto rv = [](const json::object& e) {
+      return std::stoll(std::string(e.at("metadata").at("resourceVersion").as_string()));
+    };
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return rv(a) < rv(b); });
+    return out;
+  }
+
+  std::vector<std::string> ReasonsOf(const std::string& involved) {
+    std::vector<std::string> out;
+    for (const json::object& e : EventsOf(involved)) out.emplace_back(e.at("reason").as_string());
     return out;
   }
 
@@ -146,6 +168,90 @@ TEST_CASE_METHOD(Fixture, "driver-only executors are found by their labels",
   REQUIRE(store->Delete(PodType(), "jobs", "spark-pi-driver", {}).ok());
   RunUntil(*c, [&] { return State() == "FAILED"; });
   CHECK(Pods().empty());
+}
+
+using Strings = std::vector<std::string>;
+
+TEST_CASE_METHOD(Fixture, "a succeeding run: the pods' scheduler and kubelet events",
+                 "[kubeflow][controller][events]") {
+  REQUIRE(store->Create(app_type, "jobs", Example(), {}).ok());
+  auto c = NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
+  std::string executor;
+  RunUntil(*c, [&] {
+    for (const std::string& p : Pods("spark-role=executor")) executor = p;
+    return State() == "COMPLETED";
+  });
+  CHECK(ReasonsOf("spark-pi-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started"});
+  auto driver = store->Get(PodType(), "jobs", "spark-pi-driver");
+  REQUIRE(driver.ok());
+  for (const json::object& e : EventsOf("spark-pi-driver")) {
+    // The loop filled in the uid of the pod created in the same pass.
+    CHECK(e.at("involvedObject").at("uid") == driver.value().at("metadata").at("uid"));
+    CHECK(e.at("involvedObject").at("kind") == "Pod");
+    CHECK(e.at("count") == 1);
+  }
+  const std::vector<json::object> events = EventsOf("spark-pi-driver");
+  CHECK(std::string(events[0].at("message").as_string()) ==
+        "Successfully assigned jobs/spark-pi-driver to " +
+            std::string(driver.value().at("spec").at("nodeName").as_string()));
+  CHECK(events[0].at("source").at("component") == "default-scheduler");
+  CHECK(events[1].at("message") == "Pulling image \"docker.io/apache/spark:4.0.4\"");
+  CHECK(events[3].at("involvedObject").at("fieldPath") ==
+        "spec.containers{spark-kubernetes-driver}");
+  CHECK(events[4].at("message") == "Started container spark-kubernetes-driver");
+  CHECK(events[4].at("source").at("component") == "kubelet");
+  // The executor shares the driver's image and node: no second pull. The driver stopped it
+  // while it ran.
+  REQUIRE_FALSE(executor.empty());
+  CHECK(ReasonsOf(executor) == Strings{"Scheduled", "Pulled", "Created", "Started", "Killing"});
+  CHECK(EventsOf(executor).back().at("message") == "Stopping container spark-kubernetes-executor");
+  const Strings app = ReasonsOf("spark-pi");
+  CHECK(app.front() == "SparkApplicationAdded");
+  CHECK(app.back() == "SparkApplicationCompleted");
+}
+
+TEST_CASE_METHOD(Fixture, "a failing run: the driver's events end with its start",
+                 "[kubeflow][controller][events]") {
+  json::object app = Example();
+  app["spec"].as_object()["sparkConf"] = json::object{{"kubesim.outcome", "fail"}};
+  REQUIRE(store->Create(app_type, "jobs", app, {}).ok());
+  auto c = NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
+  RunUntil(*c, [&] { return State() == "FAILED"; });
+  // A container that exits non-zero under restartPolicy Never earns no kubelet event.
+  CHECK(ReasonsOf("spark-pi-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started"});
+  const Strings reasons = ReasonsOf("spark-pi");
+  CHECK(std::find(reasons.begin(), reasons.end(), "SparkDriverFailed") != reasons.end());
+  CHECK(reasons.back() == "SparkApplicationFailed");
+}
+
+TEST_CASE_METHOD(Fixture, "an unschedulable driver: FailedScheduling only",
+                 "[kubeflow][controller][events]") {
+  json::object app = Example();
+  app["spec"].as_object()["sparkConf"] = json::object{{"kubesim.outcome", "unschedulable"}};
+  REQUIRE(store->Create(app_type, "jobs", app, {}).ok());
+  auto c = NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
+  for (int i = 0; i < 100; ++i, now += 50) c->RunOnce();
+  const std::vector<json::object> events = EventsOf("spark-pi-driver");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].at("reason") == "FailedScheduling");
+  CHECK(events[0].at("type") == "Warning");
+  CHECK_THAT(std::string(events[0].at("message").as_string()),
+             Catch::StartsWith("0/3 nodes are available"));
+}
+
+TEST_CASE_METHOD(Fixture, "a running driver deleted by hand: Killing",
+                 "[kubeflow][controller][events]") {
+  json::object app = Example();
+  app["spec"].as_object()["sparkConf"] = json::object{{"kubesim.outcome", "hang"}};
+  REQUIRE(store->Create(app_type, "jobs", app, {}).ok());
+  auto c = NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
+  RunUntil(*c, [&] { return State() == "RUNNING"; });
+  REQUIRE(store->Delete(PodType(), "jobs", "spark-pi-driver", {}).ok());
+  RunUntil(*c, [&] { return State() == "FAILED"; });
+  CHECK(ReasonsOf("spark-pi-driver") ==
+        Strings{"Scheduled", "Pulling", "Pulled", "Created", "Started", "Killing"});
 }
 
 TEST_CASE_METHOD(Fixture, "apps outside the operator's namespaces get no status",

@@ -149,9 +149,15 @@ class World {
   const json::object& Status() const { return app_.at("status").as_object(); }
   // Every state written, in order (repeats collapsed).
   const std::vector<std::string>& states() const { return states_; }
-  std::vector<std::string> EventReasons() const {
+  // The reasons of the events about `name` (default: the application), in order.
+  std::vector<std::string> EventReasons(const std::string& name = "") const {
     std::vector<std::string> out;
-    for (const auto& e : events_) out.push_back(Str(e.at("reason")));
+    for (const auto& e : events_) {
+      const json::object& involved = e.at("involvedObject").as_object();
+      bool match = name.empty() ? involved.at("kind") == "SparkApplication"
+                                : involved.at("name").as_string() == name;
+      if (match) out.push_back(Str(e.at("reason")));
+    }
     return out;
   }
   const std::vector<json::object>& events() const { return events_; }

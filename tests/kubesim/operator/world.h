@@ -331,9 +331,13 @@ class World {
     for (const auto& e : a.events) {
       std::string name(e.at("metadata").at("name").as_string());
       bool seen = false;
-      for (const auto& old : events_)
-        seen = seen || old.at("metadata").at("name").as_string() == name;
-      if (!seen) events_.push_back(e);  // the API server answers 409 to a repeated name
+      for (auto& old : events_) {
+        if (old.at("metadata").at("name").as_string() != name) continue;
+        seen = true;
+        // A repeated name is 409; a higher count is a recurrence the recorder writes over it.
+        if (e.at("count").as_int64() > old.at("count").as_int64()) old = e;
+      }
+      if (!seen) events_.push_back(e);
     }
     if (a.delete_app) {
       ++app_delete_requests_;
