@@ -5,6 +5,7 @@
 // work on these answers only: each operator is one implementation.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,11 @@ class OperatorBackend {
                                              const std::vector<spark::DriverPod>& pods) const = 0;
   // The merge patch that marks an application as cancelled by us.
   virtual std::string CancelPatch() const = 0;
+  // The collection of the operator's schedules (ScheduledSparkApplications) in `ns`; nullopt
+  // for an operator without them.
+  virtual std::optional<k8s::ResourceRef> Schedules(std::string_view /*ns*/) const {
+    return std::nullopt;
+  }
 };
 
 // apache/spark-kubernetes-operator, spark.apache.org/v1.

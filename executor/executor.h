@@ -163,6 +163,20 @@ class Executor final : public JobExecutor {
   std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
                                     Done<JobEvents> done) override;
 
+  std::shared_ptr<RpcHandle> CreateSchedule(std::string schedule_id, const std::string& metalake,
+                                            const spark::SparkTemplate& job,
+                                            const spark::kubeflow::ScheduleSpec& spec,
+                                            absl::Time deadline,
+                                            Done<ScheduleResult> done) override;
+  std::shared_ptr<RpcHandle> GetSchedule(const std::string& ns, const std::string& schedule_id,
+                                         absl::Time deadline, Done<ScheduleResult> done) override;
+  std::shared_ptr<RpcHandle> DeleteSchedule(const std::string& ns, const std::string& schedule_id,
+                                            bool keep_runs, absl::Time deadline,
+                                            Done<bool> done) override;
+  std::shared_ptr<RpcHandle> RunScheduleNow(const std::string& ns, const std::string& schedule_id,
+                                            const std::string& run_id, absl::Time deadline,
+                                            Done<RunNowResult> done) override;
+
   const ExecutorOptions& options() const { return ctx_.options; }
   const NamespacePolicy& policy() const { return ctx_.policy; }
 

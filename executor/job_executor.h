@@ -19,6 +19,8 @@
 #include "k8s/event.h"
 #include "spark/app_builder.h"
 #include "spark/execution_id.h"
+#include "spark/kubeflow/schedule_builder.h"
+#include "spark/kubeflow/schedule_projection.h"
 #include "spark/log_tail.h"
 #include "spark/status_mapping.h"
 
@@ -54,6 +56,19 @@ struct JobEvents {
   std::vector<k8s::Event> events;
   // True when an object had more than the service returns of it (its oldest are returned).
   bool truncated = false;
+};
+
+// A schedule (a kubeflow/spark-operator ScheduledSparkApplication) as the schedule RPCs answer it.
+struct ScheduleResult {
+  std::string schedule_id;  // its job-id label
+  spark::kubeflow::ScheduleProjection schedule;
+  std::vector<JobResult> runs;  // GetSchedule: the runs that exist, newest first
+  bool adopted = false;         // CreateSchedule: it existed already, made by the same request
+};
+
+struct RunNowResult {
+  std::string execution_id;
+  bool adopted = false;
 };
 
 // Cancels one call; thread-safe, idempotent, harmless after completion.
@@ -108,6 +123,26 @@ class JobExecutor {
   // The events of a job (see the Events RPC).
   virtual std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
                                             Done<JobEvents> done) = 0;
+  // Schedules (see the schedule RPCs); `ns` "" is the server's namespace. On an operator without
+  // schedules each answers FAILED_PRECONDITION naming the operator.
+  virtual std::shared_ptr<RpcHandle> CreateSchedule(std::string schedule_id,
+                                                    const std::string& metalake,
+                                                    const spark::SparkTemplate& job,
+                                                    const spark::kubeflow::ScheduleSpec& spec,
+                                                    absl::Time deadline,
+                                                    Done<ScheduleResult> done) = 0;
+  virtual std::shared_ptr<RpcHandle> GetSchedule(const std::string& ns,
+                                                 const std::string& schedule_id,
+                                                 absl::Time deadline,
+                                                 Done<ScheduleResult> done) = 0;
+  // true: deleted; false: there was none.
+  virtual std::shared_ptr<RpcHandle> DeleteSchedule(const std::string& ns,
+                                                    const std::string& schedule_id, bool keep_runs,
+                                                    absl::Time deadline, Done<bool> done) = 0;
+  virtual std::shared_ptr<RpcHandle> RunScheduleNow(const std::string& ns,
+                                                    const std::string& schedule_id,
+                                                    const std::string& run_id, absl::Time deadline,
+                                                    Done<RunNowResult> done) = 0;
   // First the current status of every job, then every change, to `writer` (see the WatchStatus
   // RPC). `done`: OK after the last job stopped, RESOURCE_EXHAUSTED when the caller fell too far
   // behind, or the error that ended it. `writer` must stay valid until `done` has been called.

@@ -2,6 +2,7 @@
 #include "spark/kubeflow/app_builder.h"
 #include "spark/kubeflow/app_projection.h"
 #include "spark/kubeflow/names.h"
+#include "spark/kubeflow/schedule_builder.h"
 #include "spark/kubeflow/status_mapping.h"
 #include "spark/names.h"
 
@@ -52,6 +53,15 @@ class KubeflowSparkBackend final : public OperatorBackend {
   }
 
   std::string CancelPatch() const override { return spark::CancelRequestPatch(); }
+
+  std::optional<k8s::ResourceRef> Schedules(std::string_view ns) const override {
+    return k8s::ResourceRef{std::string(spark::kubeflow::kGroup),
+                            std::string(spark::kubeflow::kVersion),
+                            std::string(spark::kubeflow::kScheduledPlural),
+                            std::string(ns),
+                            "",
+                            ""};
+  }
 
  private:
   const absl::Duration driver_start_timeout_;

@@ -480,4 +480,158 @@ grpc::ServerUnaryReactor* JobExecutorService::Events(grpc::CallbackServerContext
   return reactor;
 }
 
+namespace {
+
+namespace kf = spark::kubeflow;
+
+kf::ScheduleSpec FromProto(const pb::ScheduleSpec& in) {
+  kf::ScheduleSpec out;
+  out.cron = in.schedule();
+  out.time_zone = in.time_zone();
+  switch (in.concurrency_policy()) {
+    case pb::ScheduleSpec::FORBID:
+      out.concurrency_policy = kf::ConcurrencyPolicy::kForbid;
+      break;
+    case pb::ScheduleSpec::REPLACE:
+      out.concurrency_policy = kf::ConcurrencyPolicy::kReplace;
+      break;
+    case pb::ScheduleSpec::ALLOW:
+    case pb::ScheduleSpec::CONCURRENCY_POLICY_UNSPECIFIED:
+      out.concurrency_policy = kf::ConcurrencyPolicy::kAllow;
+      break;
+    default:  // a number no enum value has: refused by CheckScheduleSpec
+      out.concurrency_policy = kf::ConcurrencyPolicy::kUnrecognized;
+      break;
+  }
+  if (in.has_successful_run_history_limit()) {
+    out.successful_run_history_limit = in.successful_run_history_limit();
+  }
+  if (in.has_failed_run_history_limit()) {
+    out.failed_run_history_limit = in.failed_run_history_limit();
+  }
+  out.suspended = in.suspend();
+  return out;
+}
+
+pb::ScheduleSpec::ConcurrencyPolicy ToProto(kf::ConcurrencyPolicy policy) {
+  switch (policy) {
+    case kf::ConcurrencyPolicy::kAllow:
+      return pb::ScheduleSpec::ALLOW;
+    case kf::ConcurrencyPolicy::kForbid:
+      return pb::ScheduleSpec::FORBID;
+    case kf::ConcurrencyPolicy::kReplace:
+      return pb::ScheduleSpec::REPLACE;
+    case kf::ConcurrencyPolicy::kUnset:
+    case kf::ConcurrencyPolicy::kUnrecognized:
+      break;
+  }
+  return pb::ScheduleSpec::CONCURRENCY_POLICY_UNSPECIFIED;
+}
+
+void ToScheduleInfo(executor::ScheduleResult result, pb::ScheduleInfo* info) {
+  kf::ScheduleProjection& s = result.schedule;
+  info->set_schedule_id(std::move(result.schedule_id));
+  info->set_namespace_(std::move(s.namespace_));
+  info->set_name(std::move(s.name));
+  pb::ScheduleSpec* spec = info->mutable_spec();
+  spec->set_schedule(std::move(s.spec.cron));
+  spec->set_time_zone(std::move(s.spec.time_zone));
+  spec->set_concurrency_policy(ToProto(s.spec.concurrency_policy));
+  spec->set_successful_run_history_limit(s.spec.successful_run_history_limit);
+  spec->set_failed_run_history_limit(s.spec.failed_run_history_limit);
+  spec->set_suspend(s.spec.suspended);
+  info->set_schedule_state(s.state == kf::ScheduleState::kUnrecognized
+                               ? s.unrecognized_state
+                               : std::string(kf::ScheduleStateName(s.state)));
+  info->set_reason(std::move(s.reason));
+  if (auto t = spark::ToOptionalTime(s.last_run)) *info->mutable_last_run() = ToTimestamp(*t);
+  info->set_last_run_name(std::move(s.last_run_name));
+  if (auto t = spark::ToOptionalTime(s.next_run)) *info->mutable_next_run() = ToTimestamp(*t);
+  for (JobResult& run : result.runs) ToJobInfo(std::move(run), info->add_runs());
+  info->set_adopted(result.adopted);
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* JobExecutorService::CreateSchedule(
+    grpc::CallbackServerContext* ctx, const pb::CreateScheduleRequest* request,
+    pb::ScheduleInfo* response) {
+  if (auto* denied = Unauthenticated(ctx, "CreateSchedule")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "CreateSchedule");
+  if (!request->has_template_() || !request->template_().has_spark()) {
+    return FinishNow(ctx, "CreateSchedule",
+                     absl::InvalidArgumentError("template must be a Spark job (template.spark)"));
+  }
+  if (!request->has_spec() || request->spec().schedule().empty()) {
+    return FinishNow(ctx, "CreateSchedule",
+                     absl::InvalidArgumentError("spec.schedule is required (a cron line)"));
+  }
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "CreateSchedule", ticket.status());
+  auto* reactor = new CallReactor(ctx, "CreateSchedule");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(executor_->CreateSchedule(
+      request->schedule_id(), request->metalake(), ToSparkTemplate(request->template_()),
+      FromProto(request->spec()), reactor->Deadline(),
+      [reactor, response](absl::StatusOr<executor::ScheduleResult> r) {
+        if (r.ok()) ToScheduleInfo(*std::move(r), response);
+        reactor->Complete(r.status());
+      }));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* JobExecutorService::GetSchedule(grpc::CallbackServerContext* ctx,
+                                                          const pb::GetScheduleRequest* request,
+                                                          pb::ScheduleInfo* response) {
+  if (auto* denied = Unauthenticated(ctx, "GetSchedule")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "GetSchedule");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "GetSchedule", ticket.status());
+  auto* reactor = new CallReactor(ctx, "GetSchedule");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(
+      executor_->GetSchedule(request->namespace_(), request->schedule_id(), reactor->Deadline(),
+                             [reactor, response](absl::StatusOr<executor::ScheduleResult> r) {
+                               if (r.ok()) ToScheduleInfo(*std::move(r), response);
+                               reactor->Complete(r.status());
+                             }));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* JobExecutorService::DeleteSchedule(
+    grpc::CallbackServerContext* ctx, const pb::DeleteScheduleRequest* request,
+    pb::DeleteScheduleResponse*) {
+  if (auto* denied = Unauthenticated(ctx, "DeleteSchedule")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "DeleteSchedule");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "DeleteSchedule", ticket.status());
+  auto* reactor = new CallReactor(ctx, "DeleteSchedule");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(executor_->DeleteSchedule(
+      request->namespace_(), request->schedule_id(), request->keep_runs(), reactor->Deadline(),
+      [reactor](const absl::StatusOr<bool>& r) { reactor->Complete(r.status()); }));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* JobExecutorService::RunScheduleNow(
+    grpc::CallbackServerContext* ctx, const pb::RunScheduleNowRequest* request,
+    pb::RunScheduleNowResponse* response) {
+  if (auto* denied = Unauthenticated(ctx, "RunScheduleNow")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "RunScheduleNow");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "RunScheduleNow", ticket.status());
+  auto* reactor = new CallReactor(ctx, "RunScheduleNow");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(executor_->RunScheduleNow(
+      request->namespace_(), request->schedule_id(), request->run_id(), reactor->Deadline(),
+      [reactor, response](absl::StatusOr<executor::RunNowResult> r) {
+        if (r.ok()) {
+          response->set_execution_id(r->execution_id);
+          response->set_adopted(r->adopted);
+        }
+        reactor->Complete(r.status());
+      }));
+  return reactor;
+}
+
 }  // namespace kje::server

@@ -61,6 +61,18 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   grpc::ServerUnaryReactor* Events(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::EventsRequest* request,
                                    jobexecutor::v1::EventsResponse* response) override;
+  grpc::ServerUnaryReactor* CreateSchedule(grpc::CallbackServerContext* ctx,
+                                           const jobexecutor::v1::CreateScheduleRequest* request,
+                                           jobexecutor::v1::ScheduleInfo* response) override;
+  grpc::ServerUnaryReactor* GetSchedule(grpc::CallbackServerContext* ctx,
+                                        const jobexecutor::v1::GetScheduleRequest* request,
+                                        jobexecutor::v1::ScheduleInfo* response) override;
+  grpc::ServerUnaryReactor* DeleteSchedule(
+      grpc::CallbackServerContext* ctx, const jobexecutor::v1::DeleteScheduleRequest* request,
+      jobexecutor::v1::DeleteScheduleResponse* response) override;
+  grpc::ServerUnaryReactor* RunScheduleNow(
+      grpc::CallbackServerContext* ctx, const jobexecutor::v1::RunScheduleNowRequest* request,
+      jobexecutor::v1::RunScheduleNowResponse* response) override;
 
  private:
   // UNAUTHENTICATED (with nothing else said) unless the caller's bearer token is right.

@@ -328,8 +328,9 @@ class CookbookTest(unittest.TestCase):
         grpcurl = [c for c in self.blocks["describe"][0] if c.startswith("grpcurl ")][0]
         service = argv_of(grpcurl)[-1]
         methods = [l.rpartition("/")[2] for l in out.split() if l.startswith(service + "/")]
-        self.assertEqual(sorted(methods), ["Cancel", "Events", "FollowOutput", "ListJobs",
-                                           "Output", "Status", "Submit", "WatchStatus"])
+        self.assertEqual(sorted(methods), ["Cancel", "CreateSchedule", "DeleteSchedule", "Events",
+                                           "FollowOutput", "GetSchedule", "ListJobs", "Output",
+                                           "RunScheduleNow", "Status", "Submit", "WatchStatus"])
         self.check_text_sample("describe", out)
 
     def test_health_needs_no_token(self):

@@ -287,6 +287,27 @@ def run_scenario(cluster, variant):
         # An answer at all needs the events LIST: A exists, so even no events is OK.
         stub.Events(pb.EventsRequest(execution_id=eids["A"]), timeout=kje.RPC_TIMEOUT)
 
+    def schedules():
+        # Suspended: nothing runs but the run started now.
+        sid = "%s-s" % p
+        stub.CreateSchedule(pb.CreateScheduleRequest(
+            schedule_id=sid, metalake="lake", template=spark_template(duration_ms=500),
+            spec=pb.ScheduleSpec(schedule="@hourly", suspend=True)), timeout=kje.RPC_TIMEOUT)
+        run = stub.RunScheduleNow(pb.RunScheduleNowRequest(
+            namespace="spark-jobs", schedule_id=sid, run_id="r1"), timeout=kje.RPC_TIMEOUT)
+        got = stub.GetSchedule(pb.GetScheduleRequest(namespace="spark-jobs", schedule_id=sid),
+                               timeout=kje.RPC_TIMEOUT)
+        assert [r.execution_id for r in got.runs] == [run.execution_id], got
+        stub.DeleteSchedule(pb.DeleteScheduleRequest(namespace="spark-jobs", schedule_id=sid),
+                            timeout=kje.RPC_TIMEOUT)
+        try:
+            stub.GetSchedule(pb.GetScheduleRequest(namespace="spark-jobs", schedule_id=sid),
+                             timeout=kje.RPC_TIMEOUT)
+            raise AssertionError("the schedule is still there after DeleteSchedule")
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+
     def cancel():
         until(reached(eids["C"], S.STARTED), "STARTED before Cancel")
         stub.Cancel(pb.CancelRequest(execution_id=eids["C"]), timeout=kje.RPC_TIMEOUT)
@@ -341,7 +362,9 @@ def run_scenario(cluster, variant):
         behaviour("an application without status fails and is deleted", ["D"], no_status),
     ] + ([
         behaviour("the live driver of a failed job is deleted", ["E"], orphan_driver),
-    ] if kje.OPERATOR == "apache" else [])
+    ] if kje.OPERATOR == "apache" else [
+        behaviour("a schedule is created, run now, read and deleted", [], schedules),
+    ])
     for t in threads:
         t.start()
     for t in threads:

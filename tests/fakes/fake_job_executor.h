@@ -159,6 +159,59 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
+  std::shared_ptr<executor::RpcHandle> CreateSchedule(
+      std::string schedule_id, const std::string&, const spark::SparkTemplate&,
+      const spark::kubeflow::ScheduleSpec& spec, absl::Time deadline,
+      Done<executor::ScheduleResult> done) override {
+    return Record("CreateSchedule", schedule_id, deadline,
+                  [done, schedule_id, spec](absl::Status s) {
+                    if (!s.ok()) return done(s);
+                    done(CannedSchedule(schedule_id, spec));
+                  });
+  }
+  std::shared_ptr<executor::RpcHandle> GetSchedule(const std::string&,
+                                                   const std::string& schedule_id,
+                                                   absl::Time deadline,
+                                                   Done<executor::ScheduleResult> done) override {
+    return Record("GetSchedule", schedule_id, deadline, [this, done, schedule_id](absl::Status s) {
+      if (!s.ok()) return done(s);
+      executor::ScheduleResult r = CannedSchedule(schedule_id, {});
+      r.runs = {canned_job};
+      done(r);
+    });
+  }
+  std::shared_ptr<executor::RpcHandle> DeleteSchedule(const std::string&,
+                                                      const std::string& schedule_id, bool,
+                                                      absl::Time deadline,
+                                                      Done<bool> done) override {
+    return Record("DeleteSchedule", schedule_id, deadline, [done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(true);
+    });
+  }
+  std::shared_ptr<executor::RpcHandle> RunScheduleNow(const std::string&,
+                                                      const std::string& schedule_id,
+                                                      const std::string& run_id,
+                                                      absl::Time deadline,
+                                                      Done<executor::RunNowResult> done) override {
+    return Record("RunScheduleNow", schedule_id, deadline, [done, run_id](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(executor::RunNowResult{"c/sparkapp/ns/app-r" + run_id, false});
+    });
+  }
+
+  static executor::ScheduleResult CannedSchedule(const std::string& schedule_id,
+                                                 const spark::kubeflow::ScheduleSpec& spec) {
+    executor::ScheduleResult r;
+    r.schedule_id = schedule_id;
+    r.schedule.namespace_ = "ns";
+    r.schedule.name = "gravitino-job-" + schedule_id;
+    r.schedule.spec = spec;
+    r.schedule.state = spark::kubeflow::ScheduleState::kScheduled;
+    r.schedule.next_run = 1796378400000;
+    return r;
+  }
+
   std::shared_ptr<executor::RpcHandle> WatchStatus(
       const std::vector<std::string>& execution_ids, absl::Time deadline,
       executor::StreamWriter<executor::JobResult>* writer,

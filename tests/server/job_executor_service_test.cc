@@ -165,6 +165,54 @@ std::vector<UnaryRpc> UnaryRpcs() {
                           : "page lost";
              });
        }},
+      {"CreateSchedule",
+       [](Edge& e, Unary& u) {
+         pb::CreateScheduleRequest r;
+         r.set_schedule_id("s");
+         r.mutable_template_()->mutable_spark();
+         r.mutable_spec()->set_schedule("@hourly");
+         r.mutable_spec()->set_concurrency_policy(pb::ScheduleSpec::FORBID);
+         r.mutable_spec()->set_failed_run_history_limit(3);
+         Call<pb::CreateScheduleRequest, pb::ScheduleInfo>(
+             &Async::CreateSchedule, e, u, r, [](const pb::ScheduleInfo& m) {
+               bool same = m.schedule_id() == "s" && m.name() == "gravitino-job-s" &&
+                           m.spec().schedule() == "@hourly" &&
+                           m.spec().concurrency_policy() == pb::ScheduleSpec::FORBID &&
+                           m.spec().failed_run_history_limit() == 3 &&
+                           m.spec().successful_run_history_limit() == 1 &&
+                           m.schedule_state() == "Scheduled" &&
+                           m.next_run().seconds() == 1796378400;
+               return std::string(same ? "c/sparkapp/ns/app" : "schedule fields lost");
+             });
+       }},
+      {"GetSchedule",
+       [](Edge& e, Unary& u) {
+         pb::GetScheduleRequest r;
+         r.set_schedule_id("s");
+         Call<pb::GetScheduleRequest, pb::ScheduleInfo>(
+             &Async::GetSchedule, e, u, r, [](const pb::ScheduleInfo& m) {
+               return m.runs_size() == 1 ? m.runs(0).execution_id() : "runs lost";
+             });
+       }},
+      {"DeleteSchedule",
+       [](Edge& e, Unary& u) {
+         pb::DeleteScheduleRequest r;
+         r.set_schedule_id("s");
+         Call<pb::DeleteScheduleRequest, pb::DeleteScheduleResponse>(
+             &Async::DeleteSchedule, e, u, r,
+             [](const pb::DeleteScheduleResponse&) { return "c/sparkapp/ns/app"; });
+       }},
+      {"RunScheduleNow",
+       [](Edge& e, Unary& u) {
+         pb::RunScheduleNowRequest r;
+         r.set_schedule_id("s");
+         r.set_run_id("1");
+         Call<pb::RunScheduleNowRequest, pb::RunScheduleNowResponse>(
+             &Async::RunScheduleNow, e, u, r, [](const pb::RunScheduleNowResponse& m) {
+               return m.execution_id() == "c/sparkapp/ns/app-r1" ? "c/sparkapp/ns/app"
+                                                                 : m.execution_id();
+             });
+       }},
       {"Events",
        [](Edge& e, Unary& u) {
          pb::EventsRequest r;

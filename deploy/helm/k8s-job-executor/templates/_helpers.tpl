@@ -251,6 +251,12 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 - apiGroups: [{{ if eq (.Values.config.operator | default "apache") "kubeflow" }}"sparkoperator.k8s.io"{{ else }}"spark.apache.org"{{ end }}]
   resources: ["sparkapplications"]
   verbs: ["create", "get", "list", "watch", "patch", "delete"]
+{{- if eq (.Values.config.operator | default "apache") "kubeflow" }}
+{{- /* The schedule RPCs: only kubeflow/spark-operator has ScheduledSparkApplications. */}}
+- apiGroups: ["sparkoperator.k8s.io"]
+  resources: ["scheduledsparkapplications"]
+  verbs: ["create", "get", "delete"]
+{{- end }}
 - apiGroups: [""]
   resources: ["pods"]
 {{- /* kubeflow/spark-operator removes its drivers itself: no orphan driver to delete there. */}}

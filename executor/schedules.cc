@@ -1,0 +1,380 @@
+// The schedule RPCs: recurring jobs as kubeflow/spark-operator ScheduledSparkApplications. The
+// operator's controller starts the runs; the service checks what the controller doesn't before
+// anything is created, and starts a run now when asked, named so the controller's never collide.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/names.h"
+#include "base/strings.h"
+#include "executor/error_table.h"
+#include "executor/executor.h"
+#include "executor/internal.h"
+#include "k8s/errors.h"
+#include "rapidjson/document.h"
+#include "spark/kubeflow/schedule_builder.h"
+#include "spark/kubeflow/schedule_projection.h"
+#include "spark/names.h"
+
+namespace kje::executor {
+
+namespace asio = boost::asio;
+namespace kf = spark::kubeflow;
+
+namespace {
+
+// What every schedule RPC resolves first: the operator's collection and the schedule's name.
+struct ScheduleRef {
+  k8s::ResourceRef collection;
+  std::string name;
+};
+
+absl::StatusOr<k8s::ResourceRef> SchedulesIn(const ExecutorContext& ex, std::string_view ns) {
+  auto collection = ex.backend->Schedules(ns);
+  if (!collection) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "schedules need kubeflow/spark-operator (its ScheduledSparkApplication); this server "
+        "runs ",
+        ToAbsl(ex.backend->Name()), " (the `operator` setting)"));
+  }
+  return *collection;
+}
+
+absl::StatusOr<ScheduleRef> ResolveSchedule(const ExecutorContext& ex, const std::string& ns_arg,
+                                            const std::string& schedule_id) {
+  const std::string ns = ns_arg.empty() ? ex.options.builder.namespace_ : ns_arg;
+  if (!IsDns1123Label(ns)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("namespace must be a DNS-1123 label, got \"", ToAbsl(ns), "\""));
+  }
+  if (absl::Status allowed = ex.policy.Check(ns); !allowed.ok()) return allowed;
+  absl::StatusOr<k8s::ResourceRef> collection = SchedulesIn(ex, ns);
+  if (!collection.ok()) return collection.status();
+  if (absl::Status valid = spark::ValidateJobId(ex.options.builder.name_prefix, schedule_id);
+      !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("schedule_id: ", valid.message()));
+  }
+  std::string name = spark::ResourceName(ex.options.builder.name_prefix, schedule_id);
+  if (absl::Status fits = kf::CheckScheduleName(name); !fits.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("schedule_id: ", fits.message()));
+  }
+  return ScheduleRef{*std::move(collection), std::move(name)};
+}
+
+std::string LabelOf(const kf::ScheduleProjection& s, std::string_view key) {
+  for (const auto& [k, v] : s.labels) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+// The built application's labels: the schedule carries them, and the controller copies them to
+// every run, so runs are found like jobs.
+std::map<std::string, std::string> LabelsOf(const std::string& app_json) {
+  std::map<std::string, std::string> labels;
+  rapidjson::Document doc;
+  doc.Parse(app_json.data(), app_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return labels;
+  auto metadata = doc.FindMember("metadata");
+  if (metadata == doc.MemberEnd() || !metadata->value.IsObject()) return labels;
+  auto found = metadata->value.FindMember("labels");
+  if (found == metadata->value.MemberEnd() || !found->value.IsObject()) return labels;
+  for (const auto& m : found->value.GetObject()) {
+    if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
+  }
+  return labels;
+}
+
+}  // namespace
+
+namespace coroutines {
+
+std::string Where(std::string_view ns, std::string_view name);
+
+namespace {
+
+std::string ScheduleWhere(const ScheduleRef& ref) {
+  return absl::StrCat("ScheduledSparkApplication ", ToAbsl(ref.collection.namespace_), "/",
+                      ToAbsl(ref.name));
+}
+
+asio::awaitable<absl::StatusOr<kf::ScheduleProjection>> FetchSchedule(ExecutorContext& ex,
+                                                                      ScheduleRef ref,
+                                                                      absl::Time rpc_deadline) {
+  k8s::ResourceRef one = ref.collection;
+  one.name = ref.name;
+  auto get = ex.client->Get(one, ex.Deadline(rpc_deadline));
+  auto got = co_await std::move(get);
+  if (!got.ok()) {
+    if (k8s::IsK8sNotFound(got.status())) {
+      co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
+    }
+    co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
+                             rpc_deadline, absl::Now());
+  }
+  auto schedule = kf::ProjectScheduleJson(*got);
+  if (!schedule.ok()) {
+    co_return absl::InternalError(absl::StrCat("the API server returned an unreadable ",
+                                               ScheduleWhere(ref), ": ",
+                                               schedule.status().message()));
+  }
+  co_return *std::move(schedule);
+}
+
+ScheduleResult ResultOf(kf::ScheduleProjection schedule, bool adopted) {
+  ScheduleResult out;
+  out.schedule_id = LabelOf(schedule, spark::kLabelJobId);
+  out.schedule = std::move(schedule);
+  out.adopted = adopted;
+  return out;
+}
+
+// The schedule's runs that exist, newest first, each as Status would first see it (from the
+// application alone: the driver refines times only for a stopped job, on its own Status).
+asio::awaitable<absl::StatusOr<std::vector<JobResult>>> Runs(ExecutorContext& ex, std::string ns,
+                                                             std::string name,
+                                                             absl::Time rpc_deadline) {
+  k8s::ListOptions list;
+  list.label_selector = absl::StrCat(ToAbsl(kf::kLabelScheduledAppName), "=", ToAbsl(name));
+  list.limit = 500;
+  auto listing = ex.client->List(ex.backend->Applications(ns), list, ex.Deadline(rpc_deadline));
+  auto page = co_await std::move(listing);
+  if (!page.ok()) {
+    co_return FromKubernetes(
+        page.status(), Rpc::kAny,
+        absl::StrCat("listing the runs of ScheduledSparkApplication ", Where(ns, name)),
+        rpc_deadline, absl::Now());
+  }
+  std::vector<std::pair<spark::EpochMillis, JobResult>> runs;
+  for (const k8s::ParsedJson& item : page->items) {
+    auto app = ex.backend->Project(item.value());
+    if (!app.ok()) continue;
+    spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp), ns,
+                          app->name};
+    runs.emplace_back(app->creation_time, ex.ResultOf(id, *app, nullptr));
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second.name > b.second.name;
+  });
+  std::vector<JobResult> out;
+  for (auto& [created, run] : runs) out.push_back(std::move(run));
+  co_return out;
+}
+
+}  // namespace
+
+asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& ex, ScheduleRef ref,
+                                                               kf::BuiltObject schedule,
+                                                               std::string schedule_id,
+                                                               absl::Time rpc_deadline) {
+  auto create =
+      ex.client->Create(ref.collection, std::move(schedule.json), ex.Deadline(rpc_deadline));
+  auto created = co_await std::move(create);
+  if (created.ok()) {
+    auto projected = kf::ProjectScheduleJson(*created);
+    if (!projected.ok()) co_return absl::InternalError(projected.status().message());
+    log::Info("schedule created").Kv("schedule_id", schedule_id).Kv("name", ref.name);
+    co_return ResultOf(*std::move(projected), false);
+  }
+  if (!k8s::IsK8sConflict(created.status())) {
+    co_return FromKubernetes(created.status(), Rpc::kAny,
+                             absl::StrCat("creating ", ScheduleWhere(ref)), rpc_deadline,
+                             absl::Now());
+  }
+  // 409: a retry of this request finds its own schedule; another's name is ALREADY_EXISTS.
+  auto fetch = FetchSchedule(ex, ref, rpc_deadline);
+  auto existing = co_await std::move(fetch);
+  if (absl::IsNotFound(existing.status())) {
+    co_return absl::UnavailableError(absl::StrCat(
+        ScheduleWhere(ref), " existed a moment ago and is gone now; retry the creation"));
+  }
+  if (!existing.ok()) co_return existing.status();
+  if (LabelOf(*existing, spark::kLabelJobId) != schedule_id ||
+      LabelOf(*existing, spark::kLabelManagedBy) != spark::kManagedByGravitino) {
+    co_return absl::AlreadyExistsError(
+        absl::StrCat(ScheduleWhere(ref), " exists and is not schedule ", schedule_id, "'s"));
+  }
+  co_return ResultOf(*std::move(existing), true);
+}
+
+asio::awaitable<absl::StatusOr<ScheduleResult>> GetSchedule(ExecutorContext& ex, ScheduleRef ref,
+                                                            absl::Time rpc_deadline) {
+  auto fetch = FetchSchedule(ex, ref, rpc_deadline);
+  auto schedule = co_await std::move(fetch);
+  if (!schedule.ok()) co_return schedule.status();
+  auto list_runs = Runs(ex, ref.collection.namespace_, ref.name, rpc_deadline);
+  auto runs = co_await std::move(list_runs);
+  if (!runs.ok()) co_return runs.status();
+  ScheduleResult out = ResultOf(*std::move(schedule), false);
+  out.runs = *std::move(runs);
+  co_return out;
+}
+
+asio::awaitable<absl::StatusOr<bool>> DeleteSchedule(ExecutorContext& ex, ScheduleRef ref,
+                                                     bool keep_runs, absl::Time rpc_deadline) {
+  k8s::ResourceRef one = ref.collection;
+  one.name = ref.name;
+  k8s::DeleteOptions del;
+  // The runs name the schedule as their owner: the garbage collector deletes them with it,
+  // or leaves them, ownerless, with Orphan.
+  del.propagation_policy = keep_runs ? "Orphan" : "Background";
+  auto remove = ex.client->Delete(one, del, ex.Deadline(rpc_deadline));
+  auto deleted = co_await std::move(remove);
+  if (deleted.ok()) co_return true;
+  if (k8s::IsK8sNotFound(deleted.status())) co_return false;
+  co_return FromKubernetes(deleted.status(), Rpc::kAny,
+                           absl::StrCat("deleting ", ScheduleWhere(ref)), rpc_deadline,
+                           absl::Now());
+}
+
+asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex, ScheduleRef ref,
+                                                             std::string run_id,
+                                                             absl::Time rpc_deadline) {
+  k8s::ResourceRef one = ref.collection;
+  one.name = ref.name;
+  auto get = ex.client->Get(one, ex.Deadline(rpc_deadline));
+  auto got = co_await std::move(get);
+  if (!got.ok()) {
+    if (k8s::IsK8sNotFound(got.status())) {
+      co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
+    }
+    co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
+                             rpc_deadline, absl::Now());
+  }
+  auto run = kf::BuildManualRunJson(*got, run_id);
+  if (!run.ok()) {
+    // The name was checked before: what's left is a schedule the API server returned unreadable.
+    if (absl::IsInvalidArgument(run.status()) &&
+        absl::StrContains(run.status().message(), "run_id")) {
+      co_return run.status();
+    }
+    co_return absl::InternalError(
+        absl::StrCat("can't start a run of ", ScheduleWhere(ref), ": ", run.status().message()));
+  }
+  spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp),
+                        run->namespace_, run->name};
+  auto create = ex.client->Create(ex.backend->Applications(run->namespace_), std::move(run->json),
+                                  ex.Deadline(rpc_deadline));
+  auto created = co_await std::move(create);
+  if (created.ok()) {
+    ex.ObserveReturned(*created);
+    log::Info("schedule run started").Kv("schedule", ref.name).Kv("run", run->name);
+    co_return RunNowResult{id.ToString(), false};
+  }
+  if (!k8s::IsK8sConflict(created.status())) {
+    co_return FromKubernetes(created.status(), Rpc::kAny,
+                             absl::StrCat("creating the run ", Where(run->namespace_, run->name),
+                                          " of ", ScheduleWhere(ref)),
+                             rpc_deadline, absl::Now());
+  }
+  // 409: the same run id again (a retry, another replica) finds its run.
+  auto look_up = LookUp(ex, run->namespace_, run->name, rpc_deadline);
+  auto existing = co_await std::move(look_up);
+  if (absl::IsNotFound(existing.status())) {
+    co_return absl::UnavailableError(absl::StrCat("the run ", Where(run->namespace_, run->name),
+                                                  " existed a moment ago and is gone now"));
+  }
+  if (!existing.ok()) co_return existing.status();
+  co_return RunNowResult{id.ToString(), true};
+}
+
+}  // namespace coroutines
+
+namespace {
+
+template <class T>
+std::shared_ptr<RpcHandle> Refuse(const std::function<void(absl::StatusOr<T>)>& done,
+                                  absl::Status status) {
+  done(std::move(status));
+  return internal::FinishedHandle();
+}
+
+}  // namespace
+
+std::shared_ptr<RpcHandle> Executor::CreateSchedule(
+    std::string schedule_id, const std::string& metalake, const spark::SparkTemplate& job,
+    const kf::ScheduleSpec& spec, absl::Time deadline, Done<ScheduleResult> done) {
+  if (auto collection = SchedulesIn(ctx_, ""); !collection.ok()) {
+    return Refuse<ScheduleResult>(done, collection.status());
+  }
+  if (absl::Status valid = kf::CheckScheduleSpec(spec); !valid.ok()) {
+    return Refuse<ScheduleResult>(done, valid);
+  }
+  auto built = ctx_.backend->Build(schedule_id, metalake, job, ctx_.options.builder);
+  if (!built.ok()) {
+    absl::Status error = built.status();
+    if (absl::IsFailedPrecondition(error)) error = absl::InternalError(error.message());
+    if (absl::StrContains(error.message(), "job id")) {
+      error = absl::InvalidArgumentError(absl::StrCat("schedule_id: ", error.message()));
+    }
+    return Refuse<ScheduleResult>(done, error);
+  }
+  auto ref = ResolveSchedule(ctx_, built->namespace_, schedule_id);
+  if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
+  kf::ScheduleMeta meta;
+  meta.name = ref->name;
+  meta.namespace_ = built->namespace_;
+  meta.labels = LabelsOf(built->json);
+  if (!metalake.empty()) meta.annotations[std::string(spark::kAnnotationMetalake)] = metalake;
+  auto schedule = kf::BuildScheduledApplication(meta, spec, built->json);
+  if (!schedule.ok()) return Refuse<ScheduleResult>(done, schedule.status());
+  return internal::Spawn<ScheduleResult>(
+      ctx_.io,
+      [this, ref = *std::move(ref), schedule = *std::move(schedule),
+       schedule_id = std::move(schedule_id), deadline]() mutable {
+        return coroutines::CreateSchedule(ctx_, std::move(ref), std::move(schedule),
+                                          std::move(schedule_id), deadline);
+      },
+      std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::GetSchedule(const std::string& ns,
+                                                 const std::string& schedule_id,
+                                                 absl::Time deadline, Done<ScheduleResult> done) {
+  auto ref = ResolveSchedule(ctx_, ns, schedule_id);
+  if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
+  return internal::Spawn<ScheduleResult>(
+      ctx_.io,
+      [this, ref = *std::move(ref), deadline]() mutable {
+        return coroutines::GetSchedule(ctx_, std::move(ref), deadline);
+      },
+      std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::DeleteSchedule(const std::string& ns,
+                                                    const std::string& schedule_id, bool keep_runs,
+                                                    absl::Time deadline, Done<bool> done) {
+  auto ref = ResolveSchedule(ctx_, ns, schedule_id);
+  if (!ref.ok()) return Refuse<bool>(done, ref.status());
+  return internal::Spawn<bool>(
+      ctx_.io,
+      [this, ref = *std::move(ref), keep_runs, deadline]() mutable {
+        return coroutines::DeleteSchedule(ctx_, std::move(ref), keep_runs, deadline);
+      },
+      std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::RunScheduleNow(const std::string& ns,
+                                                    const std::string& schedule_id,
+                                                    const std::string& run_id, absl::Time deadline,
+                                                    Done<RunNowResult> done) {
+  auto ref = ResolveSchedule(ctx_, ns, schedule_id);
+  if (!ref.ok()) return Refuse<RunNowResult>(done, ref.status());
+  // Checked before any request: the same name rule the run is built with.
+  if (auto name = kf::ManualRunName(ref->name, run_id); !name.ok()) {
+    return Refuse<RunNowResult>(done, name.status());
+  }
+  return internal::Spawn<RunNowResult>(
+      ctx_.io,
+      [this, ref = *std::move(ref), run_id, deadline]() mutable {
+        return coroutines::RunScheduleNow(ctx_, std::move(ref), std::move(run_id), deadline);
+      },
+      std::move(done));
+}
+
+}  // namespace kje::executor

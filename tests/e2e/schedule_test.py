@@ -1,0 +1,226 @@
+"""The schedule RPCs end to end: Python plays the catalog server against the real binary, with
+kubesim's kubeflow/spark-operator and its ScheduledSparkApplication controller as the cluster
+(its clock 20 times faster, so a once-a-minute schedule runs every 3 s), and python-kubernetes as
+an independent view. On the Apache operator every schedule RPC is FAILED_PRECONDITION."""
+
+import os
+import unittest
+
+import grpc
+
+import kje
+from jobexecutor.v1 import job_executor_pb2 as pb
+from jobexecutor.v1 import job_executor_pb2_grpc as pb_grpc
+
+S = pb.JobInfo.Status
+TERMINAL = (S.SUCCEEDED, S.FAILED, S.CANCELLED)
+RUN_LABEL = "sparkoperator.k8s.io/scheduled-app-name"
+WAIT = 60
+
+
+def spark_template(duration_ms=500):
+    return pb.JobTemplate(
+        name="spark-pi", executable="local:///opt/spark/examples/jars/spark-examples.jar",
+        arguments=["10"],
+        spark=pb.SparkJob(class_name="org.apache.spark.examples.SparkPi",
+                          configs={"kubesim.outcome": "succeed",
+                                   "kubesim.durationMs": str(duration_ms)}))
+
+
+class ScheduleTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = kje.Kubesim()
+        cls.config = kje.write_temp("""
+kubeconfig: %s
+spark:
+  image: apache/spark:4.0.0
+  sparkVersion: 4.0.0
+server:
+  allowedNamespaces: [default, spark-jobs]
+""" % cls.cluster.kubeconfig)
+        cls.servers = [kje.Server(["--config", cls.config]) for _ in range(2)]
+        cls.channels = [s.channel() for s in cls.servers]
+        cls.stubs = [pb_grpc.JobExecutorStub(c) for c in cls.channels]
+        cls.stub = cls.stubs[0]
+
+    @classmethod
+    def tearDownClass(cls):
+        for c in cls.channels:
+            c.close()
+        codes = [s.terminate() for s in cls.servers]
+        cls.cluster.stop()
+        os.unlink(cls.config)
+        assert codes == [0, 0], codes
+
+    def create(self, schedule_id, spec, stub=None):
+        return (stub or self.stub).CreateSchedule(
+            pb.CreateScheduleRequest(schedule_id=schedule_id, metalake="lake",
+                                     template=spark_template(), spec=spec),
+            timeout=kje.RPC_TIMEOUT)
+
+    def get(self, schedule_id):
+        return self.stub.GetSchedule(pb.GetScheduleRequest(schedule_id=schedule_id),
+                                     timeout=kje.RPC_TIMEOUT)
+
+    def schedule_object(self, name):
+        try:
+            return self.cluster.custom.get_namespaced_custom_object(
+                "sparkoperator.k8s.io", "v1beta2", "default", "scheduledsparkapplications", name)
+        except Exception as e:  # kubernetes.client.exceptions.ApiException
+            if getattr(e, "status", None) == 404:
+                return None
+            raise
+
+    def runs(self, name):
+        return [a for a in self.cluster.apps("default")
+                if (a["metadata"].get("labels") or {}).get(RUN_LABEL) == name]
+
+    def assert_code(self, code, fn, request):
+        with self.assertRaises(grpc.RpcError) as err:
+            fn(request, timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(err.exception.code(), code, err.exception.details())
+        return err.exception.details()
+
+    @unittest.skipIf(kje.OPERATOR == "kubeflow", "the Apache operator has no schedules")
+    def test_the_apache_operator_refuses_schedules_naming_itself(self):
+        details = self.assert_code(
+            grpc.StatusCode.FAILED_PRECONDITION, self.stub.CreateSchedule,
+            pb.CreateScheduleRequest(schedule_id="s0", template=spark_template(),
+                                     spec=pb.ScheduleSpec(schedule="@hourly")))
+        self.assertIn("spark.apache.org/v1", details)
+        for fn, req in ((self.stub.GetSchedule, pb.GetScheduleRequest(schedule_id="s0")),
+                        (self.stub.RunScheduleNow,
+                         pb.RunScheduleNowRequest(schedule_id="s0", run_id="a")),
+                        (self.stub.DeleteSchedule, pb.DeleteScheduleRequest(schedule_id="s0"))):
+            self.assert_code(grpc.StatusCode.FAILED_PRECONDITION, fn, req)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_a_schedule_runs_every_simulated_minute_and_each_run_is_a_job(self):
+        info = self.create("every", pb.ScheduleSpec(schedule="* * * * *",
+                                                    concurrency_policy=pb.ScheduleSpec.ALLOW,
+                                                    successful_run_history_limit=5))
+        self.assertEqual(info.name, "gravitino-job-every")
+        self.assertEqual(info.schedule_id, "every")
+        self.assertFalse(info.adopted)
+        obj = self.schedule_object("gravitino-job-every")
+        self.assertEqual(obj["spec"]["concurrencyPolicy"], "Allow")  # always written
+        self.assertEqual(obj["spec"]["schedule"], "* * * * *")
+        self.assertEqual(obj["metadata"]["labels"]["gravitino.apache.org/job-id"], "every")
+        # A retry (on another replica) adopts it.
+        again = self.create("every", pb.ScheduleSpec(schedule="* * * * *"), self.stubs[1])
+        self.assertTrue(again.adopted)
+
+        # Two of the controller's runs, each served by Status like a submitted job.
+        kje.wait_until(lambda: len(self.runs("gravitino-job-every")) >= 2, WAIT,
+                       "two runs of the schedule")
+        got = self.get("every")
+        self.assertEqual(got.schedule_state, "Scheduled")
+        self.assertTrue(got.HasField("next_run"))
+        self.assertGreaterEqual(len(got.runs), 2)
+        created = [r["metadata"]["creationTimestamp"] for r in self.runs("gravitino-job-every")]
+        self.assertEqual(len(got.runs), len(created))
+        newest = got.runs[0]
+        self.assertTrue(newest.name.startswith("gravitino-job-every-"), newest.name)
+        self.assertEqual(newest.job_id, "every")  # the schedule's labels, inherited
+        oldest = got.runs[-1].execution_id
+
+        def finished():
+            s = self.stub.Status(pb.StatusRequest(execution_id=oldest), timeout=kje.RPC_TIMEOUT)
+            return s if s.status in TERMINAL else None
+        status = kje.wait_until(finished, WAIT, "the oldest run to finish")
+        self.assertEqual(S.Name(status.status), "SUCCEEDED")
+        out = self.stub.Output(pb.OutputRequest(execution_id=oldest), timeout=kje.RPC_TIMEOUT)
+        self.assertTrue(any(l.startswith("Pi is roughly") for l in out.lines), out.lines)
+        listed = self.stub.ListJobs(pb.ListJobsRequest(
+            label_selector="%s=gravitino-job-every" % RUN_LABEL), timeout=kje.RPC_TIMEOUT)
+        self.assertIn(oldest, [j.execution_id for j in listed.jobs])
+
+        # Deleting it deletes its runs with it (their owner reference).
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="every"),
+                                 timeout=kje.RPC_TIMEOUT)
+        self.assertIsNone(self.schedule_object("gravitino-job-every"))
+        kje.wait_until(lambda: not self.runs("gravitino-job-every"), WAIT,
+                       "the runs to go with their schedule")
+        # Again: gone is success.
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="every"),
+                                 timeout=kje.RPC_TIMEOUT)
+        self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.GetSchedule,
+                         pb.GetScheduleRequest(schedule_id="every"))
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_run_now_runs_exactly_once_per_run_id_on_any_replica(self):
+        # Suspended: the controller starts nothing, so every run is ours.
+        self.create("manual", pb.ScheduleSpec(schedule="@hourly", suspend=True,
+                                              concurrency_policy=pb.ScheduleSpec.FORBID))
+        first = self.stub.RunScheduleNow(
+            pb.RunScheduleNowRequest(schedule_id="manual", run_id="a1"), timeout=kje.RPC_TIMEOUT)
+        self.assertFalse(first.adopted)
+        self.assertEqual(first.execution_id, "default/sparkapp/default/gravitino-job-manual-ra1")
+        for stub in self.stubs:  # retried, and on the other replica
+            again = stub.RunScheduleNow(
+                pb.RunScheduleNowRequest(schedule_id="manual", run_id="a1"),
+                timeout=kje.RPC_TIMEOUT)
+            self.assertEqual((again.execution_id, again.adopted), (first.execution_id, True))
+        second = self.stub.RunScheduleNow(
+            pb.RunScheduleNowRequest(schedule_id="manual", run_id="b2"), timeout=kje.RPC_TIMEOUT)
+        self.assertNotEqual(second.execution_id, first.execution_id)
+        runs = self.runs("gravitino-job-manual")
+        self.assertEqual(sorted(r["metadata"]["name"] for r in runs),
+                         ["gravitino-job-manual-ra1", "gravitino-job-manual-rb2"])
+        owner = self.schedule_object("gravitino-job-manual")["metadata"]["uid"]
+        for r in runs:
+            refs = r["metadata"]["ownerReferences"]
+            self.assertEqual([(o["kind"], o["uid"]) for o in refs],
+                             [("ScheduledSparkApplication", owner)])
+        info = self.stub.Status(pb.StatusRequest(execution_id=first.execution_id),
+                                timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(info.job_id, "manual")
+
+        self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.stub.RunScheduleNow,
+                         pb.RunScheduleNowRequest(schedule_id="manual", run_id="Not_OK"))
+        self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.RunScheduleNow,
+                         pb.RunScheduleNowRequest(schedule_id="nosuch", run_id="a"))
+        # Keeping the runs leaves them, ownerless.
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="manual", keep_runs=True),
+                                 timeout=kje.RPC_TIMEOUT)
+        kje.wait_until(lambda: all(not r["metadata"].get("ownerReferences")
+                                   for r in self.runs("gravitino-job-manual")), WAIT,
+                       "the kept runs to lose their owner")
+        self.assertEqual(len(self.runs("gravitino-job-manual")), 2)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_a_bad_schedule_is_refused_naming_the_field_and_creates_nothing(self):
+        cases = [
+            (pb.ScheduleSpec(schedule="* * * *"), "schedule"),
+            (pb.ScheduleSpec(schedule="61 * * * *"), "schedule"),
+            (pb.ScheduleSpec(schedule="@every 3x"), "schedule"),
+            (pb.ScheduleSpec(schedule="@hourly", time_zone="Mars/Olympus"), "time_zone"),
+            (pb.ScheduleSpec(schedule="CRON_TZ=Nowhere/City 0 3 * * *"), "schedule"),
+            (pb.ScheduleSpec(schedule="@hourly", concurrency_policy=7), "concurrency_policy"),
+            (pb.ScheduleSpec(schedule="@hourly", failed_run_history_limit=-1),
+             "failed_run_history_limit"),
+        ]
+        for spec, field in cases:
+            with self.subTest(spec=str(spec), field=field):
+                details = self.assert_code(
+                    grpc.StatusCode.INVALID_ARGUMENT, self.stub.CreateSchedule,
+                    pb.CreateScheduleRequest(schedule_id="bad", metalake="lake",
+                                             template=spark_template(), spec=spec))
+                self.assertIn(field, details)
+        details = self.assert_code(
+            grpc.StatusCode.INVALID_ARGUMENT, self.stub.CreateSchedule,
+            pb.CreateScheduleRequest(schedule_id="a-very-long-schedule-id-beyond-room",
+                                     metalake="lake", template=spark_template(),
+                                     spec=pb.ScheduleSpec(schedule="@hourly")))
+        self.assertIn("schedule_id", details)
+        self.assertIsNone(self.schedule_object("gravitino-job-bad"))
+        items = self.cluster.custom.list_namespaced_custom_object(
+            "sparkoperator.k8s.io", "v1beta2", "default", "scheduledsparkapplications")["items"]
+        self.assertEqual([i["metadata"]["name"] for i in items if "bad" in i["metadata"]["name"]
+                          or "long" in i["metadata"]["name"]], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
