@@ -170,6 +170,10 @@ class Executor final : public JobExecutor {
                                             Done<ScheduleResult> done) override;
   std::shared_ptr<RpcHandle> GetSchedule(const std::string& ns, const std::string& schedule_id,
                                          absl::Time deadline, Done<ScheduleResult> done) override;
+  std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns, const std::string& schedule_id,
+                                            const spark::kubeflow::ScheduleUpdate& update,
+                                            absl::Time deadline,
+                                            Done<ScheduleResult> done) override;
   std::shared_ptr<RpcHandle> DeleteSchedule(const std::string& ns, const std::string& schedule_id,
                                             bool keep_runs, absl::Time deadline,
                                             Done<bool> done) override;

@@ -135,6 +135,13 @@ class JobExecutor {
                                                  const std::string& schedule_id,
                                                  absl::Time deadline,
                                                  Done<ScheduleResult> done) = 0;
+  // The fields `update` sets; a changed cron or time zone also moves status.nextRun, and a
+  // schedule in FailedValidation is recreated with the new spec (its runs kept).
+  virtual std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns,
+                                                    const std::string& schedule_id,
+                                                    const spark::kubeflow::ScheduleUpdate& update,
+                                                    absl::Time deadline,
+                                                    Done<ScheduleResult> done) = 0;
   // true: deleted; false: there was none.
   virtual std::shared_ptr<RpcHandle> DeleteSchedule(const std::string& ns,
                                                     const std::string& schedule_id, bool keep_runs,

@@ -17,6 +17,9 @@
 #include "executor/internal.h"
 #include "k8s/errors.h"
 #include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "spark/kubeflow/cron_check.h"
 #include "spark/kubeflow/schedule_builder.h"
 #include "spark/kubeflow/schedule_projection.h"
 #include "spark/names.h"
@@ -215,6 +218,144 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> GetSchedule(ExecutorContext& ex,
   co_return out;
 }
 
+namespace {
+
+kf::ScheduleSpec Merged(kf::ScheduleSpec spec, const kf::ScheduleUpdate& u) {
+  if (u.cron) spec.cron = *u.cron;
+  if (u.time_zone) spec.time_zone = *u.time_zone;
+  if (u.concurrency_policy) spec.concurrency_policy = *u.concurrency_policy;
+  if (u.successful_run_history_limit) {
+    spec.successful_run_history_limit = *u.successful_run_history_limit;
+  }
+  if (u.failed_run_history_limit) spec.failed_run_history_limit = *u.failed_run_history_limit;
+  if (u.suspended) spec.suspended = *u.suspended;
+  return spec;
+}
+
+// The schedule as it would be created again: its name, labels, annotations and template, the
+// spec changed by `patch` (a merge patch of spec fields), no status.
+absl::StatusOr<std::string> Recreated(const std::string& stored, const std::string& patch) {
+  rapidjson::Document doc;
+  doc.Parse(stored.data(), stored.size());
+  rapidjson::Document change;
+  change.Parse(patch.data(), patch.size());
+  if (doc.HasParseError() || !doc.IsObject() || change.HasParseError() || !change.IsObject()) {
+    return absl::InternalError("the schedule or its update isn't a JSON object");
+  }
+  auto& a = doc.GetAllocator();
+  doc.RemoveMember("status");
+  auto metadata = doc.FindMember("metadata");
+  auto spec = doc.FindMember("spec");
+  if (metadata == doc.MemberEnd() || !metadata->value.IsObject() || spec == doc.MemberEnd() ||
+      !spec->value.IsObject()) {
+    return absl::InternalError("the schedule has no metadata or spec object");
+  }
+  rapidjson::Value kept(rapidjson::kObjectType);
+  for (const char* key : {"name", "namespace", "labels", "annotations"}) {
+    auto m = metadata->value.FindMember(key);
+    if (m != metadata->value.MemberEnd()) {
+      kept.AddMember(rapidjson::Value(key, a), rapidjson::Value(m->value, a), a);
+    }
+  }
+  metadata->value = std::move(kept);
+  auto changed = change.FindMember("spec");
+  if (changed != change.MemberEnd() && changed->value.IsObject()) {
+    for (auto& m : changed->value.GetObject()) {
+      spec->value.RemoveMember(m.name.GetString());
+      if (!m.value.IsNull()) {
+        spec->value.AddMember(rapidjson::Value(m.name, a), rapidjson::Value(m.value, a), a);
+      }
+    }
+  }
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace
+
+asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& ex, ScheduleRef ref,
+                                                               kf::ScheduleUpdate update,
+                                                               std::string patch,
+                                                               absl::Time rpc_deadline) {
+  k8s::ResourceRef one = ref.collection;
+  one.name = ref.name;
+  auto get = ex.client->Get(one, ex.Deadline(rpc_deadline));
+  auto got = co_await std::move(get);
+  if (!got.ok()) {
+    if (k8s::IsK8sNotFound(got.status())) {
+      co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
+    }
+    co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
+                             rpc_deadline, absl::Now());
+  }
+  auto stored = kf::ProjectScheduleJson(*got);
+  if (!stored.ok()) co_return absl::InternalError(stored.status().message());
+  const kf::ScheduleSpec spec = Merged(stored->spec, update);
+  if (absl::Status valid = kf::CheckScheduleSpec(spec); !valid.ok()) co_return valid;
+
+  if (stored->state == kf::ScheduleState::kFailedValidation) {
+    // The controller never leaves FailedValidation, even for a fixed spec: the same schedule
+    // again, its runs orphaned meanwhile and found again by their label.
+    auto body = Recreated(*got, patch);
+    if (!body.ok()) co_return body.status();
+    k8s::DeleteOptions del;
+    del.propagation_policy = "Orphan";
+    del.precondition_uid = stored->uid;
+    auto remove = ex.client->Delete(one, del, ex.Deadline(rpc_deadline));
+    auto removed = co_await std::move(remove);
+    if (!removed.ok() && !k8s::IsK8sNotFound(removed.status())) {
+      co_return FromKubernetes(removed.status(), Rpc::kAny,
+                               absl::StrCat("deleting ", ScheduleWhere(ref), " to recreate it"),
+                               rpc_deadline, absl::Now());
+    }
+    auto create = ex.client->Create(ref.collection, *std::move(body), ex.Deadline(rpc_deadline));
+    auto created = co_await std::move(create);
+    if (!created.ok()) {
+      co_return FromKubernetes(created.status(), Rpc::kAny,
+                               absl::StrCat("recreating ", ScheduleWhere(ref)), rpc_deadline,
+                               absl::Now());
+    }
+    auto projected = kf::ProjectScheduleJson(*created);
+    if (!projected.ok()) co_return absl::InternalError(projected.status().message());
+    log::Info("schedule recreated after FailedValidation").Kv("name", ref.name);
+    co_return ResultOf(*std::move(projected), false);
+  }
+
+  auto change =
+      ex.client->Patch(one, k8s::PatchType::kMerge, std::move(patch), ex.Deadline(rpc_deadline));
+  auto changed = co_await std::move(change);
+  if (!changed.ok()) {
+    co_return FromKubernetes(changed.status(), Rpc::kAny,
+                             absl::StrCat("updating ", ScheduleWhere(ref)), rpc_deadline,
+                             absl::Now());
+  }
+  std::string answer = *std::move(changed);
+  if (kf::MovesNextRun(update) && !spec.suspended) {
+    // The controller keeps a nextRun it has set until it fires: move it to the new cron's.
+    auto next = kf::NextRunAfter(spec.cron, spec.time_zone, ex.clock.Now());
+    if (!next.ok()) co_return next.status();
+    auto status_patch = kf::BuildNextRunPatch(*next);
+    if (status_patch.ok()) {
+      k8s::ResourceRef status = one;
+      status.subresource = "status";
+      auto move = ex.client->Patch(status, k8s::PatchType::kMerge, *std::move(status_patch),
+                                   ex.Deadline(rpc_deadline));
+      auto moved = co_await std::move(move);
+      if (!moved.ok()) {
+        co_return FromKubernetes(moved.status(), Rpc::kAny,
+                                 absl::StrCat("moving status.nextRun of ", ScheduleWhere(ref)),
+                                 rpc_deadline, absl::Now());
+      }
+      answer = *std::move(moved);
+    }
+  }
+  auto projected = kf::ProjectScheduleJson(answer);
+  if (!projected.ok()) co_return absl::InternalError(projected.status().message());
+  co_return ResultOf(*std::move(projected), false);
+}
+
 asio::awaitable<absl::StatusOr<bool>> DeleteSchedule(ExecutorContext& ex, ScheduleRef ref,
                                                      bool keep_runs, absl::Time rpc_deadline) {
   k8s::ResourceRef one = ref.collection;
@@ -342,6 +483,24 @@ std::shared_ptr<RpcHandle> Executor::GetSchedule(const std::string& ns,
       ctx_.io,
       [this, ref = *std::move(ref), deadline]() mutable {
         return coroutines::GetSchedule(ctx_, std::move(ref), deadline);
+      },
+      std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::UpdateSchedule(const std::string& ns,
+                                                    const std::string& schedule_id,
+                                                    const kf::ScheduleUpdate& update,
+                                                    absl::Time deadline,
+                                                    Done<ScheduleResult> done) {
+  auto ref = ResolveSchedule(ctx_, ns, schedule_id);
+  if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
+  auto patch = kf::BuildScheduleUpdatePatch(update);
+  if (!patch.ok()) return Refuse<ScheduleResult>(done, patch.status());
+  return internal::Spawn<ScheduleResult>(
+      ctx_.io,
+      [this, ref = *std::move(ref), update, patch = *std::move(patch), deadline]() mutable {
+        return coroutines::UpdateSchedule(ctx_, std::move(ref), std::move(update), std::move(patch),
+                                          deadline);
       },
       std::move(done));
 }

@@ -551,7 +551,57 @@ void ToScheduleInfo(executor::ScheduleResult result, pb::ScheduleInfo* info) {
   info->set_adopted(result.adopted);
 }
 
+// The update the mask names, or INVALID_ARGUMENT naming the path that isn't a field.
+absl::StatusOr<kf::ScheduleUpdate> UpdateFromProto(const pb::UpdateScheduleRequest& request) {
+  if (request.update_mask().paths().empty()) {
+    return absl::InvalidArgumentError("update_mask names no field");
+  }
+  const kf::ScheduleSpec spec = FromProto(request.spec());
+  kf::ScheduleUpdate update;
+  for (const std::string& path : request.update_mask().paths()) {
+    if (path == "schedule") {
+      update.cron = spec.cron;
+    } else if (path == "time_zone") {
+      update.time_zone = spec.time_zone;
+    } else if (path == "concurrency_policy") {
+      update.concurrency_policy = spec.concurrency_policy;
+    } else if (path == "successful_run_history_limit") {
+      update.successful_run_history_limit = spec.successful_run_history_limit;
+    } else if (path == "failed_run_history_limit") {
+      update.failed_run_history_limit = spec.failed_run_history_limit;
+    } else if (path == "suspend") {
+      update.suspended = spec.suspended;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "update_mask: \"", path.substr(0, 128),
+          "\" is not a field of ScheduleSpec (schedule, time_zone, concurrency_policy, "
+          "successful_run_history_limit, failed_run_history_limit, suspend)"));
+    }
+  }
+  return update;
+}
+
 }  // namespace
+
+grpc::ServerUnaryReactor* JobExecutorService::UpdateSchedule(
+    grpc::CallbackServerContext* ctx, const pb::UpdateScheduleRequest* request,
+    pb::ScheduleInfo* response) {
+  if (auto* denied = Unauthenticated(ctx, "UpdateSchedule")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "UpdateSchedule");
+  auto update = UpdateFromProto(*request);
+  if (!update.ok()) return FinishNow(ctx, "UpdateSchedule", update.status());
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "UpdateSchedule", ticket.status());
+  auto* reactor = new CallReactor(ctx, "UpdateSchedule");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(executor_->UpdateSchedule(
+      request->namespace_(), request->schedule_id(), *update, reactor->Deadline(),
+      [reactor, response](absl::StatusOr<executor::ScheduleResult> r) {
+        if (r.ok()) ToScheduleInfo(*std::move(r), response);
+        reactor->Complete(r.status());
+      }));
+  return reactor;
+}
 
 grpc::ServerUnaryReactor* JobExecutorService::CreateSchedule(
     grpc::CallbackServerContext* ctx, const pb::CreateScheduleRequest* request,

@@ -330,7 +330,8 @@ class CookbookTest(unittest.TestCase):
         methods = [l.rpartition("/")[2] for l in out.split() if l.startswith(service + "/")]
         self.assertEqual(sorted(methods), ["Cancel", "CreateSchedule", "DeleteSchedule", "Events",
                                            "FollowOutput", "GetSchedule", "ListJobs", "Output",
-                                           "RunScheduleNow", "Status", "Submit", "WatchStatus"])
+                                           "RunScheduleNow", "Status", "Submit",
+                                           "UpdateSchedule", "WatchStatus"])
         self.check_text_sample("describe", out)
 
     def test_health_needs_no_token(self):

@@ -295,6 +295,14 @@ def run_scenario(cluster, variant):
             spec=pb.ScheduleSpec(schedule="@hourly", suspend=True)), timeout=kje.RPC_TIMEOUT)
         run = stub.RunScheduleNow(pb.RunScheduleNowRequest(
             namespace="spark-jobs", schedule_id=sid, run_id="r1"), timeout=kje.RPC_TIMEOUT)
+        # A new cron: the spec patched, and status.nextRun moved.
+        stub.UpdateSchedule(pb.UpdateScheduleRequest(
+            namespace="spark-jobs", schedule_id=sid,
+            spec=pb.ScheduleSpec(schedule="0 0 1 1 *", suspend=False),
+            update_mask={"paths": ["schedule", "suspend"]}), timeout=kje.RPC_TIMEOUT)
+        stub.UpdateSchedule(pb.UpdateScheduleRequest(
+            namespace="spark-jobs", schedule_id=sid, spec=pb.ScheduleSpec(suspend=True),
+            update_mask={"paths": ["suspend"]}), timeout=kje.RPC_TIMEOUT)
         got = stub.GetSchedule(pb.GetScheduleRequest(namespace="spark-jobs", schedule_id=sid),
                                timeout=kje.RPC_TIMEOUT)
         assert [r.execution_id for r in got.runs] == [run.execution_id], got

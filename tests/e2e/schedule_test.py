@@ -191,6 +191,59 @@ server:
         self.assertEqual(len(self.runs("gravitino-job-manual")), 2)
 
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_an_updated_cron_moves_the_next_run_at_once(self):
+        self.create("moved", pb.ScheduleSpec(schedule="@every 1000h"))
+        first = kje.wait_until(
+            lambda: (lambda o: o if (o.get("status") or {}).get("nextRun") else None)(
+                self.schedule_object("gravitino-job-moved")), WAIT, "a first nextRun")
+        # Once a year, on 1 January: the next one is 2027's (this is December 2026 or later).
+        info = self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+            schedule_id="moved", spec=pb.ScheduleSpec(schedule="0 0 1 1 *", time_zone="x"),
+            update_mask={"paths": ["schedule"]}), timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(info.spec.schedule, "0 0 1 1 *")
+        self.assertEqual(info.spec.time_zone, "")  # not in the mask
+        obj = self.schedule_object("gravitino-job-moved")
+        self.assertEqual(obj["spec"]["schedule"], "0 0 1 1 *")
+        self.assertNotEqual(obj["status"]["nextRun"], first["status"]["nextRun"])
+        self.assertRegex(obj["status"]["nextRun"], r"^20[0-9][0-9]-01-01T00:00:00Z$")
+        self.assertEqual(info.next_run.ToJsonString(), obj["status"]["nextRun"])
+        for mask, field in ((["nope"], "update_mask"), ([], "update_mask")):
+            details = self.assert_code(
+                grpc.StatusCode.INVALID_ARGUMENT, self.stub.UpdateSchedule,
+                pb.UpdateScheduleRequest(schedule_id="moved", update_mask={"paths": mask}))
+            self.assertIn(field, details)
+        details = self.assert_code(
+            grpc.StatusCode.INVALID_ARGUMENT, self.stub.UpdateSchedule,
+            pb.UpdateScheduleRequest(schedule_id="moved", spec=pb.ScheduleSpec(schedule="* *"),
+                                     update_mask={"paths": ["schedule"]}))
+        self.assertIn("schedule", details)
+        self.assertEqual(self.schedule_object("gravitino-job-moved")["spec"]["schedule"],
+                         "0 0 1 1 *")  # nothing changed
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_a_failed_validation_schedule_is_recreated_when_updated(self):
+        # Made by hand with a cron the controller refuses: FailedValidation, for good.
+        self.create("fixme", pb.ScheduleSpec(schedule="@hourly", suspend=True))
+        self.cluster.custom.patch_namespaced_custom_object(
+            "sparkoperator.k8s.io", "v1beta2", "default", "scheduledsparkapplications",
+            "gravitino-job-fixme", {"spec": {"schedule": "not a cron", "suspend": False}})
+        kje.wait_until(lambda: (self.schedule_object("gravitino-job-fixme").get("status") or {})
+                       .get("scheduleState") == "FailedValidation", WAIT, "FailedValidation")
+        old_uid = self.schedule_object("gravitino-job-fixme")["metadata"]["uid"]
+        info = self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+            schedule_id="fixme", spec=pb.ScheduleSpec(schedule="* * * * *"),
+            update_mask={"paths": ["schedule"]}), timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(info.spec.schedule, "* * * * *")
+        obj = self.schedule_object("gravitino-job-fixme")
+        self.assertNotEqual(obj["metadata"]["uid"], old_uid)
+        self.assertEqual(obj["metadata"]["labels"]["gravitino.apache.org/job-id"], "fixme")
+        kje.wait_until(lambda: (self.schedule_object("gravitino-job-fixme").get("status") or {})
+                       .get("scheduleState") == "Scheduled", WAIT, "Scheduled again")
+        kje.wait_until(lambda: self.runs("gravitino-job-fixme"), WAIT, "a run of the fixed cron")
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="fixme"),
+                                 timeout=kje.RPC_TIMEOUT)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
     def test_a_bad_schedule_is_refused_naming_the_field_and_creates_nothing(self):
         cases = [
             (pb.ScheduleSpec(schedule="* * * *"), "schedule"),

@@ -180,6 +180,19 @@ class FakeJobExecutor final : public executor::JobExecutor {
       done(r);
     });
   }
+  std::shared_ptr<executor::RpcHandle> UpdateSchedule(
+      const std::string&, const std::string& schedule_id,
+      const spark::kubeflow::ScheduleUpdate& update, absl::Time deadline,
+      Done<executor::ScheduleResult> done) override {
+    return Record("UpdateSchedule", schedule_id, deadline,
+                  [done, schedule_id, update](absl::Status s) {
+                    if (!s.ok()) return done(s);
+                    spark::kubeflow::ScheduleSpec spec;
+                    spec.cron = update.cron.value_or("unchanged");
+                    spec.suspended = update.suspended.value_or(false);
+                    done(CannedSchedule(schedule_id, spec));
+                  });
+  }
   std::shared_ptr<executor::RpcHandle> DeleteSchedule(const std::string&,
                                                       const std::string& schedule_id, bool,
                                                       absl::Time deadline,

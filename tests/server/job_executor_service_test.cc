@@ -194,6 +194,22 @@ std::vector<UnaryRpc> UnaryRpcs() {
                return m.runs_size() == 1 ? m.runs(0).execution_id() : "runs lost";
              });
        }},
+      {"UpdateSchedule",
+       [](Edge& e, Unary& u) {
+         pb::UpdateScheduleRequest r;
+         r.set_schedule_id("s");
+         r.mutable_spec()->set_schedule("@daily");
+         r.mutable_spec()->set_time_zone("ignored: not in the mask");
+         r.mutable_update_mask()->add_paths("schedule");
+         r.mutable_update_mask()->add_paths("suspend");
+         r.mutable_spec()->set_suspend(true);
+         Call<pb::UpdateScheduleRequest, pb::ScheduleInfo>(
+             &Async::UpdateSchedule, e, u, r, [](const pb::ScheduleInfo& m) {
+               return m.spec().schedule() == "@daily" && m.spec().suspend()
+                          ? "c/sparkapp/ns/app"
+                          : "the mask's fields lost";
+             });
+       }},
       {"DeleteSchedule",
        [](Edge& e, Unary& u) {
          pb::DeleteScheduleRequest r;
