@@ -170,6 +170,9 @@ class Executor final : public JobExecutor {
                                             Done<ScheduleResult> done) override;
   std::shared_ptr<RpcHandle> GetSchedule(const std::string& ns, const std::string& schedule_id,
                                          absl::Time deadline, Done<ScheduleResult> done) override;
+  std::shared_ptr<RpcHandle> ListSchedules(const std::string& ns, const std::string& label_selector,
+                                           int64_t page_size, const std::string& page_token,
+                                           absl::Time deadline, Done<SchedulePage> done) override;
   std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns, const std::string& schedule_id,
                                             const spark::kubeflow::ScheduleUpdate& update,
                                             absl::Time deadline,

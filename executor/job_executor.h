@@ -66,6 +66,11 @@ struct ScheduleResult {
   bool adopted = false;         // CreateSchedule: it existed already, made by the same request
 };
 
+struct SchedulePage {
+  std::vector<ScheduleResult> schedules;  // without their runs
+  std::string next_page_token;            // "" on the last page
+};
+
 struct RunNowResult {
   std::string execution_id;
   bool adopted = false;
@@ -135,6 +140,12 @@ class JobExecutor {
                                                  const std::string& schedule_id,
                                                  absl::Time deadline,
                                                  Done<ScheduleResult> done) = 0;
+  // A page of a namespace's schedules that this service made, by name (see ListSchedules).
+  virtual std::shared_ptr<RpcHandle> ListSchedules(const std::string& ns,
+                                                   const std::string& label_selector,
+                                                   int64_t page_size, const std::string& page_token,
+                                                   absl::Time deadline,
+                                                   Done<SchedulePage> done) = 0;
   // The fields `update` sets; a changed cron or time zone also moves status.nextRun, and a
   // schedule in FailedValidation is recreated with the new spec (its runs kept).
   virtual std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns,

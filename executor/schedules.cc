@@ -15,6 +15,7 @@
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
+#include "executor/list_request.h"
 #include "k8s/errors.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
@@ -356,6 +357,31 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
   co_return ResultOf(*std::move(projected), false);
 }
 
+asio::awaitable<absl::StatusOr<SchedulePage>> ListSchedules(ExecutorContext& ex,
+                                                            k8s::ResourceRef collection,
+                                                            k8s::ListOptions list,
+                                                            absl::Time rpc_deadline) {
+  auto listing = ex.client->List(collection, list, ex.Deadline(rpc_deadline));
+  auto page = co_await std::move(listing);
+  if (!page.ok()) {
+    // An expired continue token is the caller's to restart from page one, as for ListJobs.
+    co_return FromKubernetes(
+        page.status(), Rpc::kListJobs,
+        absl::StrCat("listing the ScheduledSparkApplications of ", ToAbsl(collection.namespace_)),
+        rpc_deadline, absl::Now());
+  }
+  SchedulePage out;
+  for (const k8s::ParsedJson& item : page->items) {
+    auto schedule = kf::ProjectSchedule(item.value());
+    if (!schedule.ok()) continue;  // one unreadable schedule mustn't hide the others
+    out.schedules.push_back(ResultOf(*std::move(schedule), false));
+  }
+  if (!page->continue_token.empty()) {
+    out.next_page_token = PageToken::Continue(page->continue_token).Encode();
+  }
+  co_return out;
+}
+
 asio::awaitable<absl::StatusOr<bool>> DeleteSchedule(ExecutorContext& ex, ScheduleRef ref,
                                                      bool keep_runs, absl::Time rpc_deadline) {
   k8s::ResourceRef one = ref.collection;
@@ -483,6 +509,38 @@ std::shared_ptr<RpcHandle> Executor::GetSchedule(const std::string& ns,
       ctx_.io,
       [this, ref = *std::move(ref), deadline]() mutable {
         return coroutines::GetSchedule(ctx_, std::move(ref), deadline);
+      },
+      std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::ListSchedules(const std::string& ns,
+                                                   const std::string& label_selector,
+                                                   int64_t page_size, const std::string& page_token,
+                                                   absl::Time deadline, Done<SchedulePage> done) {
+  absl::StatusOr<ListRequest> request =
+      ParseListRequest(ns, ctx_.options.builder.namespace_, label_selector, page_size, page_token);
+  if (!request.ok()) return Refuse<SchedulePage>(done, request.status());
+  if (request->page_token.kind == PageToken::Kind::kMemory) {
+    return Refuse<SchedulePage>(
+        done,
+        absl::InvalidArgumentError("page_token is a ListJobs token, not a ListSchedules one"));
+  }
+  if (absl::Status allowed = ctx_.policy.Check(request->namespace_); !allowed.ok()) {
+    return Refuse<SchedulePage>(done, allowed);
+  }
+  auto collection = SchedulesIn(ctx_, request->namespace_);
+  if (!collection.ok()) return Refuse<SchedulePage>(done, collection.status());
+  k8s::ListOptions list;
+  list.label_selector = spark::ManagedAppSelector();
+  if (!request->selector.empty()) absl::StrAppend(&list.label_selector, ",", label_selector);
+  list.limit = request->page_size;
+  if (request->page_token.kind == PageToken::Kind::kApi) {
+    list.continue_token = request->page_token.value;
+  }
+  return internal::Spawn<SchedulePage>(
+      ctx_.io,
+      [this, collection = *std::move(collection), list = std::move(list), deadline]() mutable {
+        return coroutines::ListSchedules(ctx_, std::move(collection), std::move(list), deadline);
       },
       std::move(done));
 }

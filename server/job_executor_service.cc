@@ -583,6 +583,29 @@ absl::StatusOr<kf::ScheduleUpdate> UpdateFromProto(const pb::UpdateScheduleReque
 
 }  // namespace
 
+grpc::ServerUnaryReactor* JobExecutorService::ListSchedules(grpc::CallbackServerContext* ctx,
+                                                            const pb::ListSchedulesRequest* request,
+                                                            pb::ListSchedulesResponse* response) {
+  if (auto* denied = Unauthenticated(ctx, "ListSchedules")) return denied;
+  if (executor_ == nullptr) return NotConfigured(ctx, "ListSchedules");
+  auto ticket = Admit(Admission::Kind::kUnary);
+  if (!ticket.ok()) return FinishNow(ctx, "ListSchedules", ticket.status());
+  auto* reactor = new CallReactor(ctx, "ListSchedules");
+  reactor->Hold(*std::move(ticket));
+  reactor->Attach(executor_->ListSchedules(
+      request->namespace_(), request->label_selector(), request->page_size(), request->page_token(),
+      reactor->Deadline(), [reactor, response](absl::StatusOr<executor::SchedulePage> r) {
+        if (r.ok()) {
+          for (executor::ScheduleResult& s : r->schedules) {
+            ToScheduleInfo(std::move(s), response->add_schedules());
+          }
+          response->set_next_page_token(r->next_page_token);
+        }
+        reactor->Complete(r.status());
+      }));
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* JobExecutorService::UpdateSchedule(
     grpc::CallbackServerContext* ctx, const pb::UpdateScheduleRequest* request,
     pb::ScheduleInfo* response) {

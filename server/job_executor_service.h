@@ -67,6 +67,9 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   grpc::ServerUnaryReactor* GetSchedule(grpc::CallbackServerContext* ctx,
                                         const jobexecutor::v1::GetScheduleRequest* request,
                                         jobexecutor::v1::ScheduleInfo* response) override;
+  grpc::ServerUnaryReactor* ListSchedules(
+      grpc::CallbackServerContext* ctx, const jobexecutor::v1::ListSchedulesRequest* request,
+      jobexecutor::v1::ListSchedulesResponse* response) override;
   grpc::ServerUnaryReactor* UpdateSchedule(grpc::CallbackServerContext* ctx,
                                            const jobexecutor::v1::UpdateScheduleRequest* request,
                                            jobexecutor::v1::ScheduleInfo* response) override;

@@ -47,7 +47,7 @@ EXPECTED_RULES = expected_rules("spark.apache.org", ("list", "delete"))
 # Apache operator's, and no pod deletion (that operator removes its drivers itself).
 EXPECTED_RULES_KUBEFLOW = expected_rules("sparkoperator.k8s.io", ("list",)) | frozenset(
     [("sparkoperator.k8s.io", "scheduledsparkapplications", v)
-     for v in ("create", "get", "patch", "delete")]
+     for v in ("create", "get", "list", "patch", "delete")]
     + [("sparkoperator.k8s.io", "scheduledsparkapplications/status", "patch")])
 
 MINIMAL = {"config": {"spark": {"image": "apache/spark:3.5.5", "sparkVersion": "3.5.5"}}}

@@ -329,7 +329,8 @@ class CookbookTest(unittest.TestCase):
         service = argv_of(grpcurl)[-1]
         methods = [l.rpartition("/")[2] for l in out.split() if l.startswith(service + "/")]
         self.assertEqual(sorted(methods), ["Cancel", "CreateSchedule", "DeleteSchedule", "Events",
-                                           "FollowOutput", "GetSchedule", "ListJobs", "Output",
+                                           "FollowOutput", "GetSchedule", "ListJobs", "ListSchedules",
+                                           "Output",
                                            "RunScheduleNow", "Status", "Submit",
                                            "UpdateSchedule", "WatchStatus"])
         self.check_text_sample("describe", out)

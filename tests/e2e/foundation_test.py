@@ -33,7 +33,7 @@ class FoundationTest(unittest.TestCase):
                 self.assertEqual(kje.describe_service(ch, "jobexecutor.v1.JobExecutor"),
                                  ["Submit", "Status", "Cancel", "Output", "WatchStatus",
                                   "FollowOutput", "ListJobs", "Events", "CreateSchedule",
-                                  "GetSchedule", "UpdateSchedule", "DeleteSchedule",
+                                  "GetSchedule", "ListSchedules", "UpdateSchedule", "DeleteSchedule",
                                   "RunScheduleNow"])
                 self.assertEqual(kje.describe_service(ch, "grpc.health.v1.Health"),
                                  ["Check", "Watch"])

@@ -295,6 +295,10 @@ def run_scenario(cluster, variant):
             spec=pb.ScheduleSpec(schedule="@hourly", suspend=True)), timeout=kje.RPC_TIMEOUT)
         run = stub.RunScheduleNow(pb.RunScheduleNowRequest(
             namespace="spark-jobs", schedule_id=sid, run_id="r1"), timeout=kje.RPC_TIMEOUT)
+        listed = stub.ListSchedules(pb.ListSchedulesRequest(
+            namespace="spark-jobs", label_selector="gravitino.apache.org/job-id=%s" % sid),
+            timeout=kje.RPC_TIMEOUT)
+        assert [s.schedule_id for s in listed.schedules] == [sid], listed
         # A new cron: the spec patched, and status.nextRun moved.
         stub.UpdateSchedule(pb.UpdateScheduleRequest(
             namespace="spark-jobs", schedule_id=sid,

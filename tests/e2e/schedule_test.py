@@ -93,7 +93,8 @@ server:
         for fn, req in ((self.stub.GetSchedule, pb.GetScheduleRequest(schedule_id="s0")),
                         (self.stub.RunScheduleNow,
                          pb.RunScheduleNowRequest(schedule_id="s0", run_id="a")),
-                        (self.stub.DeleteSchedule, pb.DeleteScheduleRequest(schedule_id="s0"))):
+                        (self.stub.DeleteSchedule, pb.DeleteScheduleRequest(schedule_id="s0")),
+                        (self.stub.ListSchedules, pb.ListSchedulesRequest())):
             self.assert_code(grpc.StatusCode.FAILED_PRECONDITION, fn, req)
 
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
@@ -152,6 +153,7 @@ server:
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
     def test_run_now_runs_exactly_once_per_run_id_on_any_replica(self):
         # Suspended: the controller starts nothing, so every run is ours.
+        self.create("manual2", pb.ScheduleSpec(schedule="@daily", suspend=True))
         self.create("manual", pb.ScheduleSpec(schedule="@hourly", suspend=True,
                                               concurrency_policy=pb.ScheduleSpec.FORBID))
         first = self.stub.RunScheduleNow(
@@ -182,6 +184,25 @@ server:
                          pb.RunScheduleNowRequest(schedule_id="manual", run_id="Not_OK"))
         self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.RunScheduleNow,
                          pb.RunScheduleNowRequest(schedule_id="nosuch", run_id="a"))
+        # Both schedules listed, one a page, by name; the selector narrows.
+        pages, token, listed = [], "", []
+        while True:
+            page = self.stub.ListSchedules(pb.ListSchedulesRequest(
+                page_size=1, page_token=token,
+                label_selector="gravitino.apache.org/job-id in (manual,manual2)"),
+                timeout=kje.RPC_TIMEOUT)
+            pages.append([s.schedule_id for s in page.schedules])
+            listed.extend(page.schedules)
+            token = page.next_page_token
+            if not token:
+                break
+        self.assertEqual([i for p in pages for i in p], ["manual", "manual2"])
+        self.assertTrue(all(len(p) <= 1 for p in pages), pages)
+        self.assertEqual(listed[-1].spec.schedule, "@daily")
+        self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.stub.ListSchedules,
+                         pb.ListSchedulesRequest(page_token="not a token"))
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="manual2"),
+                                 timeout=kje.RPC_TIMEOUT)
         # Keeping the runs leaves them, ownerless.
         self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="manual", keep_runs=True),
                                  timeout=kje.RPC_TIMEOUT)

@@ -180,6 +180,18 @@ class FakeJobExecutor final : public executor::JobExecutor {
       done(r);
     });
   }
+  std::shared_ptr<executor::RpcHandle> ListSchedules(const std::string& ns, const std::string&,
+                                                     int64_t, const std::string&,
+                                                     absl::Time deadline,
+                                                     Done<executor::SchedulePage> done) override {
+    return Record("ListSchedules", ns, deadline, [done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      executor::SchedulePage page;
+      page.schedules = {CannedSchedule("s", {})};
+      page.next_page_token = "k:next";
+      done(page);
+    });
+  }
   std::shared_ptr<executor::RpcHandle> UpdateSchedule(
       const std::string&, const std::string& schedule_id,
       const spark::kubeflow::ScheduleUpdate& update, absl::Time deadline,

@@ -194,6 +194,18 @@ std::vector<UnaryRpc> UnaryRpcs() {
                return m.runs_size() == 1 ? m.runs(0).execution_id() : "runs lost";
              });
        }},
+      {"ListSchedules",
+       [](Edge& e, Unary& u) {
+         pb::ListSchedulesRequest r;
+         r.set_namespace_("ns");
+         Call<pb::ListSchedulesRequest, pb::ListSchedulesResponse>(
+             &Async::ListSchedules, e, u, r, [](const pb::ListSchedulesResponse& m) {
+               return m.schedules_size() == 1 && m.schedules(0).schedule_id() == "s" &&
+                              m.next_page_token() == "k:next"
+                          ? "c/sparkapp/ns/app"
+                          : "page lost";
+             });
+       }},
       {"UpdateSchedule",
        [](Edge& e, Unary& u) {
          pb::UpdateScheduleRequest r;

@@ -255,7 +255,7 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- /* The schedule RPCs: only kubeflow/spark-operator has ScheduledSparkApplications. */}}
 - apiGroups: ["sparkoperator.k8s.io"]
   resources: ["scheduledsparkapplications"]
-  verbs: ["create", "get", "patch", "delete"]
+  verbs: ["create", "get", "list", "patch", "delete"]
 - apiGroups: ["sparkoperator.k8s.io"]
   resources: ["scheduledsparkapplications/status"]
   verbs: ["patch"]
