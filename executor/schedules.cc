@@ -36,6 +36,12 @@ namespace {
 struct ScheduleRef {
   k8s::ResourceRef collection;
   std::string name;
+
+  k8s::ResourceRef Object() const {
+    k8s::ResourceRef one = collection;
+    one.name = name;
+    return one;
+  }
 };
 
 absl::StatusOr<k8s::ResourceRef> SchedulesIn(const ExecutorContext& ex, std::string_view ns) {
@@ -107,20 +113,26 @@ std::string ScheduleWhere(const ScheduleRef& ref) {
                       ToAbsl(ref.name));
 }
 
+// The schedule as the API server returns it: NOT_FOUND when it doesn't exist.
+asio::awaitable<absl::StatusOr<std::string>> GetScheduleJson(ExecutorContext& ex,
+                                                             const ScheduleRef& ref,
+                                                             absl::Time rpc_deadline) {
+  auto get = ex.client->Get(ref.Object(), ex.Deadline(rpc_deadline));
+  auto got = co_await std::move(get);
+  if (got.ok()) co_return got;
+  if (k8s::IsK8sNotFound(got.status())) {
+    co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
+  }
+  co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
+                           rpc_deadline, absl::Now());
+}
+
 asio::awaitable<absl::StatusOr<kf::ScheduleProjection>> FetchSchedule(ExecutorContext& ex,
                                                                       ScheduleRef ref,
                                                                       absl::Time rpc_deadline) {
-  k8s::ResourceRef one = ref.collection;
-  one.name = ref.name;
-  auto get = ex.client->Get(one, ex.Deadline(rpc_deadline));
+  auto get = GetScheduleJson(ex, ref, rpc_deadline);
   auto got = co_await std::move(get);
-  if (!got.ok()) {
-    if (k8s::IsK8sNotFound(got.status())) {
-      co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
-    }
-    co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
-                             rpc_deadline, absl::Now());
-  }
+  if (!got.ok()) co_return got.status();
   auto schedule = kf::ProjectScheduleJson(*got);
   if (!schedule.ok()) {
     co_return absl::InternalError(absl::StrCat("the API server returned an unreadable ",
@@ -280,17 +292,9 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
                                                                kf::ScheduleUpdate update,
                                                                std::string patch,
                                                                absl::Time rpc_deadline) {
-  k8s::ResourceRef one = ref.collection;
-  one.name = ref.name;
-  auto get = ex.client->Get(one, ex.Deadline(rpc_deadline));
+  auto get = GetScheduleJson(ex, ref, rpc_deadline);
   auto got = co_await std::move(get);
-  if (!got.ok()) {
-    if (k8s::IsK8sNotFound(got.status())) {
-      co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
-    }
-    co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
-                             rpc_deadline, absl::Now());
-  }
+  if (!got.ok()) co_return got.status();
   auto stored = kf::ProjectScheduleJson(*got);
   if (!stored.ok()) co_return absl::InternalError(stored.status().message());
   const kf::ScheduleSpec spec = Merged(stored->spec, update);
@@ -304,7 +308,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
     k8s::DeleteOptions del;
     del.propagation_policy = "Orphan";
     del.precondition_uid = stored->uid;
-    auto remove = ex.client->Delete(one, del, ex.Deadline(rpc_deadline));
+    auto remove = ex.client->Delete(ref.Object(), del, ex.Deadline(rpc_deadline));
     auto removed = co_await std::move(remove);
     if (!removed.ok() && !k8s::IsK8sNotFound(removed.status())) {
       co_return FromKubernetes(removed.status(), Rpc::kAny,
@@ -324,8 +328,8 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
     co_return ResultOf(*std::move(projected), false);
   }
 
-  auto change =
-      ex.client->Patch(one, k8s::PatchType::kMerge, std::move(patch), ex.Deadline(rpc_deadline));
+  auto change = ex.client->Patch(ref.Object(), k8s::PatchType::kMerge, std::move(patch),
+                                 ex.Deadline(rpc_deadline));
   auto changed = co_await std::move(change);
   if (!changed.ok()) {
     co_return FromKubernetes(changed.status(), Rpc::kAny,
@@ -339,7 +343,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
     if (!next.ok()) co_return next.status();
     auto status_patch = kf::BuildNextRunPatch(*next);
     if (status_patch.ok()) {
-      k8s::ResourceRef status = one;
+      k8s::ResourceRef status = ref.Object();
       status.subresource = "status";
       auto move = ex.client->Patch(status, k8s::PatchType::kMerge, *std::move(status_patch),
                                    ex.Deadline(rpc_deadline));
@@ -384,13 +388,11 @@ asio::awaitable<absl::StatusOr<SchedulePage>> ListSchedules(ExecutorContext& ex,
 
 asio::awaitable<absl::StatusOr<bool>> DeleteSchedule(ExecutorContext& ex, ScheduleRef ref,
                                                      bool keep_runs, absl::Time rpc_deadline) {
-  k8s::ResourceRef one = ref.collection;
-  one.name = ref.name;
   k8s::DeleteOptions del;
   // The runs name the schedule as their owner: the garbage collector deletes them with it,
   // or leaves them, ownerless, with Orphan.
   del.propagation_policy = keep_runs ? "Orphan" : "Background";
-  auto remove = ex.client->Delete(one, del, ex.Deadline(rpc_deadline));
+  auto remove = ex.client->Delete(ref.Object(), del, ex.Deadline(rpc_deadline));
   auto deleted = co_await std::move(remove);
   if (deleted.ok()) co_return true;
   if (k8s::IsK8sNotFound(deleted.status())) co_return false;
@@ -402,17 +404,9 @@ asio::awaitable<absl::StatusOr<bool>> DeleteSchedule(ExecutorContext& ex, Schedu
 asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex, ScheduleRef ref,
                                                              std::string run_id,
                                                              absl::Time rpc_deadline) {
-  k8s::ResourceRef one = ref.collection;
-  one.name = ref.name;
-  auto get = ex.client->Get(one, ex.Deadline(rpc_deadline));
+  auto get = GetScheduleJson(ex, ref, rpc_deadline);
   auto got = co_await std::move(get);
-  if (!got.ok()) {
-    if (k8s::IsK8sNotFound(got.status())) {
-      co_return absl::NotFoundError(absl::StrCat(ScheduleWhere(ref), " doesn't exist"));
-    }
-    co_return FromKubernetes(got.status(), Rpc::kAny, absl::StrCat("reading ", ScheduleWhere(ref)),
-                             rpc_deadline, absl::Now());
-  }
+  if (!got.ok()) co_return got.status();
   auto run = kf::BuildManualRunJson(*got, run_id);
   if (!run.ok()) {
     // The name was checked before: what's left is a schedule the API server returned unreadable.
