@@ -22,6 +22,7 @@
 
 #include "kubesim/sim/events.h"
 #include "kubesim/sim/json_access.h"
+#include "kubesim/sim/wake_loop.h"
 #include "kubesim/store/core_types.h"
 
 namespace kubesim {
@@ -56,15 +57,6 @@ std::pair<std::string, std::string> SplitKey(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-// Wake-up state shared with the watch callbacks, which may outlive the controller by a moment
-// (the store calls them after releasing its lock).
-struct Wake {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool pending = false;
-  bool stop = false;
-};
-
 // How applying a reconcile's actions ended: done, a stale read (re-read and retry), the
 // application gone, or a write refused for another reason (retried later, and said on stderr:
 // it means the reconciler produced something the API does not accept).
@@ -81,7 +73,7 @@ class ControllerImpl : public Controller {
         reconcile_(std::move(config.reconcile)),
         finalizer_(std::move(config.finalizer)),
         pod_owner_(std::move(config.pod_owner)),
-        wake_(std::make_shared<Wake>()) {
+        loop_([this] { return Pass(); }, now_ms_, kMaxIdleWaitMs) {
     if (namespaces_.empty()) namespaces_.insert("");  // every namespace
   }
 
@@ -92,26 +84,8 @@ class ControllerImpl : public Controller {
     }
   }
 
-  void Start() override {
-    std::lock_guard<std::mutex> lock(thread_mu_);
-    if (thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> w(wake_->mu);
-      wake_->stop = false;
-    }
-    thread_ = std::thread([this] { Loop(); });
-  }
-
-  void Stop() override {
-    std::lock_guard<std::mutex> lock(thread_mu_);
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> w(wake_->mu);
-      wake_->stop = true;
-    }
-    wake_->cv.notify_all();
-    thread_.join();
-  }
+  void Start() override { loop_.Start(); }
+  void Stop() override { loop_.Stop(); }
 
   int RunOnce() override {
     std::lock_guard<std::mutex> lock(run_mu_);
@@ -135,41 +109,15 @@ class ControllerImpl : public Controller {
     std::shared_ptr<WatchHandle> handle;
   };
 
-  void Loop() {
-    while (true) {
-      RunOnce();
-      std::optional<int64_t> next;
-      {
-        std::lock_guard<std::mutex> lock(run_mu_);
-        if (!queue_.empty()) next = queue_.begin()->first;
-      }
-      std::unique_lock<std::mutex> w(wake_->mu);
-      if (wake_->stop) return;
-      if (!wake_->pending) {
-        int64_t wait_ms = kMaxIdleWaitMs;
-        if (next) wait_ms = std::clamp<int64_t>(*next - now_ms_(), 0, kMaxIdleWaitMs);
-        if (wait_ms > 0) {
-          wake_->cv.wait_for(w, std::chrono::milliseconds(wait_ms),
-                             [this] { return wake_->pending || wake_->stop; });
-        }
-      }
-      if (wake_->stop) return;
-      wake_->pending = false;
-    }
+  // One pass of the loop's thread, and when the next is due.
+  std::optional<int64_t> Pass() {
+    RunOnce();
+    std::lock_guard<std::mutex> lock(run_mu_);
+    if (queue_.empty()) return std::nullopt;
+    return queue_.begin()->first;
   }
 
-  std::function<void()> Notifier() {
-    std::weak_ptr<Wake> weak = wake_;
-    return [weak] {
-      if (auto wake = weak.lock()) {
-        {
-          std::lock_guard<std::mutex> lock(wake->mu);
-          wake->pending = true;
-        }
-        wake->cv.notify_all();
-      }
-    };
-  }
+  std::function<void()> Notifier() { return loop_.Notifier(); }
 
   // Opens the watches on first use, and reopens one that ended (410 or a failed start): from
   // the current state, so every application gets reconciled once more, as after a relist.
@@ -514,10 +462,6 @@ class ControllerImpl : public Controller {
   const std::function<sim::Actions(const sim::AppView&)> reconcile_;
   const std::string finalizer_;
   const std::function<std::optional<PodOwner>(const json::object&)> pod_owner_;
-  const std::shared_ptr<Wake> wake_;
-
-  std::mutex thread_mu_;
-  std::thread thread_;
 
   // Everything below belongs to whoever holds run_mu_ (RunOnce).
   std::mutex run_mu_;
@@ -534,6 +478,8 @@ class ControllerImpl : public Controller {
   std::unordered_map<std::string, CachedPod> pods_;               // "ns/name" → pod
   std::unordered_map<std::string, std::set<std::string>> owned_;  // app key → pod keys
   std::unordered_set<std::string> own_rvs_;
+
+  sim::WakeLoop loop_;  // last: stopped before the members its passes use
 };
 
 }  // namespace

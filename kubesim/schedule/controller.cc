@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "kubesim/sim/json_access.h"
+#include "kubesim/sim/wake_loop.h"
 
 namespace kubesim::schedule {
 namespace {
@@ -44,13 +45,6 @@ std::pair<std::string, std::string> SplitKey(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-struct Wake {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool pending = false;
-  bool stop = false;
-};
-
 class ScheduleController : public Controller {
  public:
   ScheduleController(Store& store, ResourceType scheduled_type, ResourceType app_type,
@@ -63,7 +57,7 @@ class ScheduleController : public Controller {
         options_(std::move(options)),
         now_ms_(std::move(now_ms)),
         anchor_ms_(now_ms_()),
-        wake_(std::make_shared<Wake>()) {
+        loop_([this] { return Pass(); }, now_ms_, kMaxIdleWaitMs) {
     if (namespaces_.empty()) namespaces_.insert("");
     if (!(options_.time_scale > 0)) options_.time_scale = 1.0;
   }
@@ -75,26 +69,8 @@ class ScheduleController : public Controller {
     }
   }
 
-  void Start() override {
-    std::lock_guard<std::mutex> lock(thread_mu_);
-    if (thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> w(wake_->mu);
-      wake_->stop = false;
-    }
-    thread_ = std::thread([this] { Loop(); });
-  }
-
-  void Stop() override {
-    std::lock_guard<std::mutex> lock(thread_mu_);
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> w(wake_->mu);
-      wake_->stop = true;
-    }
-    wake_->cv.notify_all();
-    thread_.join();
-  }
+  void Start() override { loop_.Start(); }
+  void Stop() override { loop_.Stop(); }
 
   int RunOnce() override {
     std::lock_guard<std::mutex> lock(run_mu_);
@@ -135,41 +111,15 @@ class ScheduleController : public Controller {
     return anchor_ms_ + static_cast<int64_t>(std::ceil(ms)) + 1;
   }
 
-  void Loop() {
-    while (true) {
-      RunOnce();
-      std::optional<int64_t> next;
-      {
-        std::lock_guard<std::mutex> lock(run_mu_);
-        if (!queue_.empty()) next = queue_.begin()->first;
-      }
-      std::unique_lock<std::mutex> w(wake_->mu);
-      if (wake_->stop) return;
-      if (!wake_->pending) {
-        int64_t wait_ms = kMaxIdleWaitMs;
-        if (next) wait_ms = std::clamp<int64_t>(*next - now_ms_(), 0, kMaxIdleWaitMs);
-        if (wait_ms > 0) {
-          wake_->cv.wait_for(w, std::chrono::milliseconds(wait_ms),
-                             [this] { return wake_->pending || wake_->stop; });
-        }
-      }
-      if (wake_->stop) return;
-      wake_->pending = false;
-    }
+  // One pass of the loop's thread, and when the next is due.
+  std::optional<int64_t> Pass() {
+    RunOnce();
+    std::lock_guard<std::mutex> lock(run_mu_);
+    if (queue_.empty()) return std::nullopt;
+    return queue_.begin()->first;
   }
 
-  std::function<void()> Notifier() {
-    std::weak_ptr<Wake> weak = wake_;
-    return [weak] {
-      if (auto wake = weak.lock()) {
-        {
-          std::lock_guard<std::mutex> lock(wake->mu);
-          wake->pending = true;
-        }
-        wake->cv.notify_all();
-      }
-    };
-  }
+  std::function<void()> Notifier() { return loop_.Notifier(); }
 
   // Opens the watches on first use and reopens one that ended: from the current state, so every
   // schedule is reconciled once more, as after a relist.
@@ -303,10 +253,6 @@ class ScheduleController : public Controller {
   ControllerOptions options_;
   const std::function<int64_t()> now_ms_;
   const int64_t anchor_ms_;
-  const std::shared_ptr<Wake> wake_;
-
-  std::mutex thread_mu_;
-  std::thread thread_;
 
   // Everything below belongs to whoever holds run_mu_ (RunOnce).
   std::mutex run_mu_;
@@ -314,6 +260,8 @@ class ScheduleController : public Controller {
   std::set<std::pair<int64_t, std::string>> queue_;  // (due wall ms, "ns/name")
   std::unordered_map<std::string, int64_t> due_at_;
   std::unordered_map<std::string, int> failures_;
+
+  sim::WakeLoop loop_;  // last: stopped before the members its passes use
 };
 
 }  // namespace
