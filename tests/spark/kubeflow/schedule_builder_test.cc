@@ -86,7 +86,9 @@ TEST_CASE("CheckScheduleSpec names the field at fault", "[kubeflow][schedule]") 
   CHECK(CheckScheduleSpec(spec).ok());
   spec.successful_run_history_limit = 0;
   CHECK(CheckScheduleSpec(spec).ok());
-  CHECK(CheckScheduleSpec(ScheduleSpec{"@hourly"}).ok());
+  ScheduleSpec hourly;
+  hourly.cron = "@hourly";
+  CHECK(CheckScheduleSpec(hourly).ok());
 
   ScheduleSpec bad = NightlySpec();
   bad.cron = "61 * * * *";
