@@ -412,6 +412,7 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   result.job_id = app.job_id;
   result.driver_pod = driver ? driver->name : "";
   result.info = std::move(info);
+  result.details = spark::RunDetailsOf(app);
   return result;
 }
 

@@ -22,6 +22,7 @@
 #include "spark/kubeflow/schedule_builder.h"
 #include "spark/kubeflow/schedule_projection.h"
 #include "spark/log_tail.h"
+#include "spark/run_details.h"
 #include "spark/status_mapping.h"
 
 namespace kje::executor {
@@ -38,6 +39,7 @@ struct JobResult {
   std::string job_id;      // the job-id label; "" when absent
   std::string driver_pod;  // "" when none was looked up or found
   spark::JobStatusInfo info;
+  spark::RunDetails details;
 };
 
 struct JobPage {

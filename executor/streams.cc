@@ -35,7 +35,8 @@ constexpr absl::Duration kMaxFollow = absl::Hours(24);
 bool SameInfo(const JobResult& a, const JobResult& b) {
   return a.info.status == b.info.status && a.info.operator_state == b.info.operator_state &&
          a.info.message == b.info.message && a.info.started_at == b.info.started_at &&
-         a.info.finished_at == b.info.finished_at && a.driver_pod == b.driver_pod;
+         a.info.finished_at == b.info.finished_at && a.driver_pod == b.driver_pod &&
+         a.details == b.details;
 }
 
 bool Newer(const spark::AppProjection& candidate, const cache::AppPtr& seen) {

@@ -281,6 +281,9 @@ void ToJobInfo(JobResult result, pb::JobInfo* info) {
   info->set_name(std::move(result.name));
   info->set_driver_pod(std::move(result.driver_pod));
   info->set_job_id(std::move(result.job_id));
+  info->set_spark_application_id(std::move(result.details.spark_app_id));
+  info->set_attempts(result.details.attempts);
+  info->set_driver_ui_address(std::move(result.details.driver_ui_address));
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext* ctx,

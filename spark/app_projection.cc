@@ -93,7 +93,8 @@ size_t AppProjection::ApproximateBytes() const {
          HeapBytes(unknown_current_state) + HeapBytes(current_message) + HeapBytes(suspend_reason) +
          HeapBytes(driver_container) + history.capacity() * sizeof(StateEntry) +
          LabelBytes(labels) + HeapBytes(kubeflow.unrecognized_state) +
-         HeapBytes(kubeflow.submission_id) + HeapBytes(kubeflow.driver_pod_name);
+         HeapBytes(kubeflow.submission_id) + HeapBytes(kubeflow.driver_pod_name) +
+         HeapBytes(spark_app_id) + HeapBytes(kubeflow.web_ui_address);
 }
 
 absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
@@ -146,6 +147,8 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
     projection.suspend_requested = suspend->IsBool() && suspend->GetBool();
   }
   projection.driver_container = DriverContainerName(spec);
+  projection.spark_app_id = std::string(
+      json::String(json::Member(spec, "sparkConf"), kConfAppId).value_or(""));
 
   const rapidjson::Value* status = json::Member(app, "status");
   projection.attempt_id =

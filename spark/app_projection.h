@@ -80,6 +80,10 @@ struct AppProjection {
   // The container the driver runs in: spark.kubernetes.driver.podTemplateContainerName, else the
   // name of the driver pod template's first container, else spark-kubernetes-driver.
   std::string driver_container;
+  // The Spark application id as the operator reports or fixes it: kubeflow's
+  // status.sparkApplicationId; for the Apache operator only spec.sparkConf's spark.app.id, which
+  // it keeps (otherwise it derives the id from the name and the attempt: RunDetailsOf).
+  std::string spark_app_id;
   // kubeflow/spark-operator's status (kind kKubeflow); its errorMessage is current_message and a
   // status that is there at all is has_status.
   kubeflow::KubeflowStatus kubeflow;

@@ -33,6 +33,7 @@ inline constexpr std::string_view kLabelSparkRole = "spark-role";
 inline constexpr std::string_view kSparkRoleDriver = "driver";
 inline constexpr std::string_view kDriverContainerName = "spark-kubernetes-driver";
 // Spark conf keys the builders read or write.
+inline constexpr std::string_view kConfAppId = "spark.app.id";
 inline constexpr std::string_view kConfMaster = "spark.master";
 inline constexpr std::string_view kConfDeployMode = "spark.submit.deployMode";
 inline constexpr std::string_view kConfKubernetesPrefix = "spark.kubernetes.";

@@ -214,6 +214,7 @@ Status ReadStatus(const json::object& app) {
     s.pod_name = StringAt(*di, "podName");
     s.ui_service_name = StringAt(*di, "webUIServiceName");
     s.ui_port = IntAt(di, "webUIPort").value_or(0);
+    s.ui_address = StringAt(*di, "webUIAddress");
   }
   s.submission_id = StringAt(*st, "submissionID");
   s.app_id = StringAt(*st, "sparkApplicationId");
@@ -241,6 +242,7 @@ json::object StatusJson(const Status& s) {
   if (!s.pod_name.empty()) driver["podName"] = s.pod_name;
   if (!s.ui_service_name.empty()) driver["webUIServiceName"] = s.ui_service_name;
   if (s.ui_port != 0) driver["webUIPort"] = s.ui_port;
+  if (!s.ui_address.empty()) driver["webUIAddress"] = s.ui_address;
   out["driverInfo"] = std::move(driver);
   json::object state{{"state", s.state}};
   if (!s.error_message.empty()) state["errorMessage"] = s.error_message;

@@ -109,6 +109,7 @@ struct Status {
   std::string pod_name;
   std::string ui_service_name;
   int64_t ui_port = 0;
+  std::string ui_address;  // webUIAddress: the UI service's cluster IP and port
   std::string submission_id;
   std::string app_id;  // sparkApplicationId
   std::optional<int64_t> last_submission_ms;

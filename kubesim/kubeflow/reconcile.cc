@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kubesim/kubeflow/app.h"
@@ -20,6 +22,16 @@ namespace json = boost::json;
 // real operator requeues at once; a little time lets clients watch each state.
 constexpr int64_t kStepMs = 200;
 constexpr int kWebUIPort = 4040;
+
+// The cluster IP a Service of that name would get: stable per name, inside kubeadm's default
+// service range 10.96.0.0/12, never its network or broadcast address.
+std::string ClusterIp(const std::string& ns, const std::string& service) {
+  uint32_t hash = 2166136261u;
+  for (char c : ns + "/" + service) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  uint32_t host = hash % ((1u << 20) - 2) + 1;
+  return "10." + std::to_string(96 + (host >> 16)) + "." + std::to_string((host >> 8) & 255) + "." +
+         std::to_string(host & 255);
+}
 
 bool IsTerminated(const std::string& s) { return s == kCompleted || s == kFailed; }
 
@@ -238,6 +250,8 @@ class Pass {
     status_.execution_attempts += 1;
     status_.ui_service_name = job_.name + "-ui-svc";
     status_.ui_port = kWebUIPort;
+    status_.ui_address =
+        ClusterIp(job_.ns, status_.ui_service_name) + ":" + std::to_string(kWebUIPort);
     if (!adopted) {
       actions_.create_pods.push_back(BuildDriverPod(job_, id, now_, options_.time_scale));
       sim::AppendScheduleEvents(actions_.create_pods.back(), now_, &actions_.events);
@@ -372,6 +386,7 @@ class Pass {
     status_.pod_name.clear();
     status_.ui_service_name.clear();
     status_.ui_port = 0;
+    status_.ui_address.clear();
     status_.error_message.clear();
     status_.executor_state.clear();
     if (invalidated) {

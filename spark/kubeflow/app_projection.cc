@@ -1,10 +1,28 @@
 #include "spark/kubeflow/app_projection.h"
 
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "spark/driver_pod.h"
 #include "spark/json_util.h"
 #include "spark/names.h"
 
 namespace kje::spark::kubeflow {
+namespace {
+
+// The operator writes webUIAddress once its UI service has a cluster IP; the service's DNS name
+// reaches the same UI and is known as soon as the service is.
+std::string WebUiAddress(const rapidjson::Value* driver_info, std::string_view namespace_) {
+  std::string_view address = json::String(driver_info, "webUIAddress").value_or("");
+  if (!address.empty()) return std::string(address);
+  std::string_view service = json::String(driver_info, "webUIServiceName").value_or("");
+  std::optional<int64_t> port = json::Int(driver_info, "webUIPort");
+  if (service.empty() || !port || *port <= 0 || *port > 65535) return "";
+  return absl::StrCat(ToAbsl(service), ".", ToAbsl(namespace_), ".svc:", *port);
+}
+
+}  // namespace
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   absl::StatusOr<AppProjection> projected = ProjectMetadata(app);
@@ -29,8 +47,10 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   projection.current_message =
       CapMessage(json::String(application_state, "errorMessage").value_or(""));
   out.submission_id = std::string(json::String(status, "submissionID").value_or(""));
-  out.driver_pod_name =
-      std::string(json::String(json::Member(status, "driverInfo"), "podName").value_or(""));
+  const rapidjson::Value* driver_info = json::Member(status, "driverInfo");
+  out.driver_pod_name = std::string(json::String(driver_info, "podName").value_or(""));
+  out.web_ui_address = WebUiAddress(driver_info, projection.namespace_);
+  projection.spark_app_id = std::string(json::String(status, "sparkApplicationId").value_or(""));
   out.submission_time = json::Time(status, "lastSubmissionAttemptTime");
   out.termination_time = json::Time(status, "terminationTime");
   out.execution_attempts = json::Int(status, "executionAttempts").value_or(0);

@@ -48,6 +48,9 @@ struct KubeflowStatus {
   EpochMillis submission_time = kNoTime;   // status.lastSubmissionAttemptTime
   EpochMillis termination_time = kNoTime;  // status.terminationTime
   int64_t execution_attempts = 0;          // successful submissions of this spec
+  // status.driverInfo.webUIAddress, else the UI service's in-cluster address
+  // (`<webUIServiceName>.<namespace>.svc:<webUIPort>`); "" when the operator reports neither.
+  std::string web_ui_address;
 };
 
 }  // namespace kje::spark::kubeflow

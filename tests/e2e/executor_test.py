@@ -111,6 +111,17 @@ server:
         self.assertEqual(info.started_at.seconds, int(state.started_at.timestamp()))
         self.assertEqual(info.finished_at.seconds, int(state.finished_at.timestamp()))
         self.assertLess(info.started_at.seconds, info.finished_at.seconds + 1)
+        # The Spark application id is the one Spark gave the driver pod; one attempt ran.
+        self.assertEqual(info.spark_application_id, pods[0].metadata.labels["spark-app-selector"])
+        self.assertEqual(info.attempts, 1)
+        if kje.OPERATOR == "kubeflow":
+            self.assertRegex(info.driver_ui_address, r"^10\.\d+\.\d+\.\d+:4040$")
+            app = self.cluster.app("default", "gravitino-job-1001")
+            if app is not None:
+                self.assertEqual(info.driver_ui_address,
+                                 app["status"]["driverInfo"]["webUIAddress"])
+        else:
+            self.assertEqual(info.driver_ui_address, "")  # the Apache operator reports none
 
         out = self.stub.Output(pb.OutputRequest(execution_id=resp.execution_id),
                                timeout=kje.RPC_TIMEOUT)

@@ -1,0 +1,89 @@
+#include "spark/run_details.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "spark/kubeflow/app_projection.h"
+
+namespace kje::spark {
+namespace {
+
+AppProjection Apache(const std::string& json) {
+  absl::StatusOr<AppProjection> app = ProjectAppJson(json);
+  REQUIRE(app.ok());
+  return *std::move(app);
+}
+
+AppProjection Kubeflow(const std::string& json) {
+  absl::StatusOr<AppProjection> app = kubeflow::ProjectAppJson(json);
+  REQUIRE(app.ok());
+  return *std::move(app);
+}
+
+TEST_CASE("the Apache operator's app id: name and attempt, hashed past 46 characters",
+          "[run_details]") {
+  CHECK(ApacheSparkAppId("default", "pi", 0) == "pi-0");
+  // 46 characters exactly stay readable.
+  std::string name46(44, 'a');
+  CHECK(ApacheSparkAppId("default", name46, 7) == name46 + "-7");
+  // 51 characters: the first 9, a dash, 36 base-36 digits of SHA-256("team-a/<name>/2"), as
+  // Python's hashlib and int-to-base-36 give them.
+  CHECK(ApacheSparkAppId("team-a", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2) ==
+        "gravitino-2q3imkxee8uv19619pyu480r6rhqg2y7z673");
+  // The namespace is part of the hash.
+  CHECK(ApacheSparkAppId("team-b", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2) !=
+        ApacheSparkAppId("team-a", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2));
+}
+
+TEST_CASE("Apache: no details before the operator's first status, then the current attempt's",
+          "[run_details]") {
+  CHECK(RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"}})")) == RunDetails{});
+  RunDetails first = RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"},
+      "status":{"currentState":{"currentStateSummary":"Submitted"},
+      "currentAttemptSummary":{"attemptInfo":{"id":0}}}})"));
+  CHECK(first.spark_app_id == "pi-0");
+  CHECK(first.attempts == 1);
+  CHECK(first.driver_ui_address.empty());
+  RunDetails restarted = RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"},
+      "status":{"currentState":{"currentStateSummary":"DriverRequested"},
+      "currentAttemptSummary":{"attemptInfo":{"id":2}}}})"));
+  CHECK(restarted.spark_app_id == "pi-2");
+  CHECK(restarted.attempts == 3);
+  // The operator sets spark.app.id only when the application doesn't.
+  RunDetails fixed = RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"},
+      "spec":{"sparkConf":{"spark.app.id":"nightly-etl"}},
+      "status":{"currentState":{"currentStateSummary":"Submitted"}}})"));
+  CHECK(fixed.spark_app_id == "nightly-etl");
+  CHECK(fixed.attempts == 1);
+}
+
+TEST_CASE("Kubeflow: what the status reports, the UI address preferred to the service",
+          "[run_details]") {
+  RunDetails none = RunDetailsOf(Kubeflow(R"({"metadata":{"name":"pi","namespace":"n"}})"));
+  CHECK(none == RunDetails{});
+  RunDetails reported = RunDetailsOf(Kubeflow(R"({"metadata":{"name":"pi","namespace":"n"},
+      "status":{"applicationState":{"state":"RUNNING"},"sparkApplicationId":"spark-1f2e",
+      "executionAttempts":2,"driverInfo":{"podName":"pi-driver","webUIServiceName":"pi-ui-svc",
+      "webUIPort":4040,"webUIAddress":"10.96.12.7:4040"}}})"));
+  CHECK(reported.spark_app_id == "spark-1f2e");
+  CHECK(reported.attempts == 2);
+  CHECK(reported.driver_ui_address == "10.96.12.7:4040");
+  RunDetails service = RunDetailsOf(Kubeflow(R"({"metadata":{"name":"pi","namespace":"team-a"},
+      "status":{"applicationState":{"state":"SUBMITTED"},"executionAttempts":1,
+      "driverInfo":{"webUIServiceName":"pi-ui-svc","webUIPort":4040}}})"));
+  CHECK(service.spark_app_id.empty());
+  CHECK(service.attempts == 1);
+  CHECK(service.driver_ui_address == "pi-ui-svc.team-a.svc:4040");
+  for (const char* port : {"0", "-1", "70000", "\"4040\""}) {
+    INFO(port);
+    RunDetails bad = RunDetailsOf(Kubeflow(absl::StrCat(
+        R"({"metadata":{"name":"pi","namespace":"n"},"status":{"driverInfo":{
+        "webUIServiceName":"pi-ui-svc","webUIPort":)",
+        port, "}}}")));
+    CHECK(bad.driver_ui_address.empty());
+  }
+}
+
+}  // namespace
+}  // namespace kje::spark
