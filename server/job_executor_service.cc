@@ -1,6 +1,9 @@
 #include "server/job_executor_service.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <variant>
@@ -282,7 +285,8 @@ void ToJobInfo(JobResult result, pb::JobInfo* info) {
   info->set_driver_pod(std::move(result.driver_pod));
   info->set_job_id(std::move(result.job_id));
   info->set_spark_application_id(std::move(result.details.spark_app_id));
-  info->set_attempts(result.details.attempts);
+  info->set_attempts(static_cast<int32_t>(
+      std::min<int64_t>(result.details.attempts, std::numeric_limits<int32_t>::max())));
   info->set_driver_ui_address(std::move(result.details.driver_ui_address));
 }
 

@@ -26,7 +26,11 @@ FETCH_TOOLS = os.path.join(kje.SOURCE_DIR, "scripts", "fetch-tools.sh")
 EXPECTED_BLOCKS = {
     "pki", "serve", "list", "describe", "health", "submit", "watch", "follow", "status", "output",
     "list-jobs", "events", "cancel", "unauthenticated", "metrics", "cli",
+    "create-schedule", "run-schedule", "get-schedule", "list-schedules", "update-schedule",
+    "delete-schedule",
 }
+SCHEDULE_BLOCKS = ("create-schedule", "run-schedule", "get-schedule", "list-schedules",
+                   "update-schedule", "delete-schedule")
 README_ADDRESS = "localhost:50051"
 README_METRICS = "127.0.0.1:9090"
 README_KUBECONFIG = "/tmp/kc"
@@ -35,6 +39,7 @@ COMMAND_TIMEOUT = 60
 STREAM_TIMEOUT = 120
 # buf curl exits with the gRPC code shifted left by three.
 BUF_UNAUTHENTICATED_EXIT = 16 << 3
+BUF_FAILED_PRECONDITION_EXIT = 9 << 3
 ELLIPSIS = "…"
 
 BLOCK_RE = re.compile(
@@ -479,6 +484,64 @@ class CookbookTest(unittest.TestCase):
             self.assertIn(json.loads(out)["status"], ("CANCELLING", "CANCELLED"))
         else:
             self.assertEqual(json.loads(err)["code"], "not_found", err)
+
+    # --- schedules ------------------------------------------------------------------------------
+
+    def test_schedules(self):
+        if kje.OPERATOR != "kubeflow":
+            # Every schedule RPC refuses, naming the operator the server runs.
+            for name in SCHEDULE_BLOCKS:
+                with self.subTest(block=name):
+                    code, out, err = self.run_command(self.buf_command(name))
+                    self.assertEqual(code, BUF_FAILED_PRECONDITION_EXIT, out + err)
+                    error = json.loads(err)
+                    self.assertEqual(error["code"], "failed_precondition")
+                    self.assertIn("kubeflow/spark-operator", error["message"])
+                    self.assertIn("spark.apache.org/v1", error["message"])
+            return
+        created = json.loads(self.run_ok("create-schedule"))
+        self.assertEqual(created["scheduleId"], "nightly")
+        self.assertEqual(created["spec"]["concurrencyPolicy"], "FORBID")
+        self.check_json_sample("create-schedule", [created])
+        again = json.loads(self.run_ok("create-schedule"))
+        self.assertTrue(again.get("adopted"), again)
+
+        run = json.loads(self.run_ok("run-schedule"))
+        self.assertEqual(run, {"executionId": EXECUTION_ID.replace("-42", "-nightly-rbackfill1")})
+        self.check_json_sample("run-schedule", [run])
+        self.assertEqual(json.loads(self.run_ok("run-schedule")),
+                         dict(run, adopted=True))
+
+        def finished_run():
+            schedule = json.loads(self.run_ok("get-schedule"))
+            runs = schedule.get("runs", [])
+            if runs and runs[0]["status"] == "SUCCEEDED":
+                return schedule
+            return None
+        schedule = kje.wait_until(finished_run, STREAM_TIMEOUT, "the run to succeed")
+        self.assertEqual([r["executionId"] for r in schedule["runs"]], [run["executionId"]])
+        self.assertEqual(schedule["runs"][0]["attempts"], 1)
+        self.assertEqual(schedule["scheduleState"], "Scheduled")
+        self.check_json_sample("get-schedule", [schedule])
+        sample_runs = json_stream(self.blocks["get-schedule"][1])[0]["runs"]
+        self.assertLessEqual(set(sample_runs[0]), set(schedule["runs"][0]))
+
+        listed = json.loads(self.run_ok("list-schedules"))
+        self.assertEqual([x["scheduleId"] for x in listed["schedules"]], ["nightly"])
+        self.check_json_sample("list-schedules", listed["schedules"] + [listed])
+
+        updated = json.loads(self.run_ok("update-schedule"))
+        self.assertEqual(updated["spec"]["schedule"], "30 1 * * *")
+        self.assertEqual(updated["spec"]["timeZone"], "Europe/Berlin")
+        # 01:30 in Berlin is 00:30 or 23:30 UTC, by daylight saving time: moved at once.
+        self.assertRegex(updated["nextRun"], r"T(00|23):30:00Z$")
+        self.check_json_sample("update-schedule", [updated])
+
+        self.assertEqual(json.loads(self.run_ok("delete-schedule")), {})
+        code, out, err = self.run_command(self.buf_command("get-schedule"))
+        self.assertNotEqual(code, 0, out)
+        self.assertEqual(json.loads(err)["code"], "not_found", err)
+        self.assertEqual(json.loads(self.run_ok("delete-schedule")), {})
 
     # --- the CLI --------------------------------------------------------------------------------
 
