@@ -16,6 +16,11 @@ S = pb.JobInfo.Status
 TERMINAL = (S.SUCCEEDED, S.FAILED, S.CANCELLED)
 RUN_LABEL = "sparkoperator.k8s.io/scheduled-app-name"
 WAIT = 60
+FINAL_STATES = ("COMPLETED", "FAILED")
+
+
+def state(app):
+    return ((app.get("status") or {}).get("applicationState") or {}).get("state", "")
 
 
 def spark_template(duration_ms=500):
@@ -54,11 +59,27 @@ server:
         os.unlink(cls.config)
         assert codes == [0, 0], codes
 
-    def create(self, schedule_id, spec, stub=None):
+    def create(self, schedule_id, spec, stub=None, duration_ms=500):
         return (stub or self.stub).CreateSchedule(
             pb.CreateScheduleRequest(schedule_id=schedule_id, metalake="lake",
-                                     template=spark_template(), spec=spec),
+                                     template=spark_template(duration_ms), spec=spec),
             timeout=kje.RPC_TIMEOUT)
+
+    def watch_runs(self, name, until, check):
+        """Polls the runs of schedule `name` (one LIST: a consistent snapshot) until `until(seen)`
+        holds, `seen` being every run name observed so far in order of appearance; `check` is
+        asserted on every snapshot."""
+        seen = []
+
+        def step():
+            runs = self.runs(name)
+            check(runs)
+            for r in sorted(runs, key=lambda r: r["metadata"]["name"]):
+                if r["metadata"]["name"] not in seen:
+                    seen.append(r["metadata"]["name"])
+            return until(seen)
+        kje.wait_until(step, WAIT, "the runs of %s" % name)
+        return seen
 
     def get(self, schedule_id):
         return self.stub.GetSchedule(pb.GetScheduleRequest(schedule_id=schedule_id),
@@ -294,6 +315,69 @@ server:
             "sparkoperator.k8s.io", "v1beta2", "default", "scheduledsparkapplications")["items"]
         self.assertEqual([i["metadata"]["name"] for i in items if "bad" in i["metadata"]["name"]
                           or "long" in i["metadata"]["name"]], [])
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_forbid_starts_no_run_while_the_newest_is_unfinished(self):
+        # Each run lasts 2.5 simulated minutes: an Allow schedule would start the next one
+        # while it runs.
+        self.create("forbid", pb.ScheduleSpec(schedule="* * * * *",
+                                              concurrency_policy=pb.ScheduleSpec.FORBID),
+                    duration_ms=150000)
+
+        def at_most_one_unfinished(runs):
+            unfinished = [r["metadata"]["name"] for r in runs if state(r) not in FINAL_STATES]
+            self.assertLessEqual(len(unfinished), 1, unfinished)
+        seen = self.watch_runs("gravitino-job-forbid", lambda seen: len(seen) >= 2,
+                               at_most_one_unfinished)
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="forbid"),
+                                 timeout=kje.RPC_TIMEOUT)
+        self.assertEqual(len(seen), 2, seen)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_replace_deletes_the_unfinished_run_for_the_next(self):
+        # Each run would last 10 simulated minutes: every tick replaces it.
+        self.create("replace", pb.ScheduleSpec(schedule="* * * * *",
+                                               concurrency_policy=pb.ScheduleSpec.REPLACE),
+                    duration_ms=600000)
+
+        def one_live_run(runs):
+            live = [r["metadata"]["name"] for r in runs
+                    if "deletionTimestamp" not in r["metadata"]]
+            self.assertLessEqual(len(live), 1, live)
+        seen = self.watch_runs("gravitino-job-replace", lambda seen: len(seen) >= 2,
+                               one_live_run)
+        first = "default/sparkapp/default/" + seen[0]
+
+        def replaced():
+            try:
+                info = self.stub.Status(pb.StatusRequest(execution_id=first),
+                                        timeout=kje.RPC_TIMEOUT)
+            except grpc.RpcError as e:
+                return e.code() == grpc.StatusCode.NOT_FOUND
+            # Deleted by the controller, not cancelled by a caller: over, without a success.
+            return info.status == S.FAILED
+        kje.wait_until(replaced, WAIT, "the replaced run to be over")
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="replace"),
+                                 timeout=kje.RPC_TIMEOUT)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_history_limits_prune_finished_runs(self):
+        self.create("pruned", pb.ScheduleSpec(schedule="* * * * *",
+                                              concurrency_policy=pb.ScheduleSpec.ALLOW,
+                                              successful_run_history_limit=2))
+
+        def within_limit(runs):
+            # Pruned when a run starts: the limit, plus one that finished since.
+            done = [r["metadata"]["name"] for r in runs if state(r) == "COMPLETED"]
+            self.assertLessEqual(len(done), 3, done)
+        seen = self.watch_runs("gravitino-job-pruned", lambda seen: len(seen) >= 5, within_limit)
+        kje.wait_until(lambda: seen[0] not in [r["metadata"]["name"]
+                                               for r in self.runs("gravitino-job-pruned")],
+                       WAIT, "the oldest run to be pruned")
+        got = self.get("pruned")
+        self.assertLessEqual(len([r for r in got.runs if r.status == S.SUCCEEDED]), 3)
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="pruned"),
+                                 timeout=kje.RPC_TIMEOUT)
 
 
 if __name__ == "__main__":
