@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <set>
 
@@ -10,40 +11,43 @@
 #include "absl/strings/str_join.h"
 #include "base/quote.h"
 #include "base/strings.h"
-#include "cli/client.h"
-#include "cli/exit_codes.h"
-#include "cli/flags.h"
+#include "cli/command.h"
 #include "cli/job_file.h"
-#include "cli/output.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace kje::cli {
-namespace {
 
 namespace pb = jobexecutor::v1;
 
-constexpr char kProgram[] = "k8s-job-executor";
-// A server that hands out page tokens forever must not keep `list` running forever.
-constexpr int kMaxListPages = 10000;
+int RpcError(Io& io, const std::string& what, const grpc::Status& status) {
+  io.err << kProgram << ": " << what << ": " << GrpcCodeName(status.error_code()) << ": "
+         << status.error_message() << "\n";
+  return ExitCodeForRpc(status.error_code());
+}
 
-// What every command gets besides its own flags.
-struct Context {
-  const ParsedFlags& flags;
-  Connection& conn;
-  OutputFormat format;
-  Io& io;
-};
+int UsageError(Io& io, const std::string& command, const std::string& message) {
+  io.err << kProgram << " " << command << ": " << message << "\n"
+         << "run `" << kProgram << " " << command << " --help` for usage\n";
+  return kExitUsage;
+}
 
-struct Command {
-  std::string name;
-  std::string synopsis;  // after the command name
-  std::string summary;
-  std::string details;
-  std::vector<FlagSpec> flags;
-  size_t min_args;
-  size_t max_args;  // SIZE_MAX: any number
-  std::function<int(Context&)> run;
-};
+absl::StatusOr<int> PageSizeFlag(const ParsedFlags& flags) {
+  auto v = flags.Get("page-size");
+  if (!v) return 0;
+  int n = 0;
+  if (!absl::SimpleAtoi(*v, &n) || n < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--page-size needs a number >= 1, got ", QuoteBounded(*v)));
+  }
+  return n;
+}
+
+namespace {
+
+// `events -f` asks again this often unless --interval says otherwise; never more often than
+// the floor, so a typo can't turn it into a busy loop against the server.
+constexpr absl::Duration kDefaultEventsInterval = absl::Seconds(2);
+constexpr absl::Duration kMinEventsInterval = absl::Milliseconds(500);
 
 const std::vector<FlagSpec>& CommonFlags() {
   static const std::vector<FlagSpec> kFlags = {
@@ -62,19 +66,6 @@ const std::vector<FlagSpec>& CommonFlags() {
       {"help", 'h', "", false, "print this help"},
   };
   return kFlags;
-}
-
-// Prints the RPC's error and returns its exit code.
-int RpcError(Io& io, const std::string& what, const grpc::Status& status) {
-  io.err << kProgram << ": " << what << ": " << GrpcCodeName(status.error_code()) << ": "
-         << status.error_message() << "\n";
-  return ExitCodeForRpc(status.error_code());
-}
-
-int UsageError(Io& io, const std::string& command, const std::string& message) {
-  io.err << kProgram << " " << command << ": " << message << "\n"
-         << "run `" << kProgram << " " << command << " --help` for usage\n";
-  return kExitUsage;
 }
 
 // The first few are enough to spot the mistake; a shell glob may pass thousands.
@@ -97,14 +88,34 @@ absl::StatusOr<std::pair<std::string, std::string>> KeyValue(const std::string& 
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
 }
 
+}  // namespace
+
 // --- submit --------------------------------------------------------------------------------
 
-// The request from the job file, if any, with the flags applied over it: a scalar flag replaces
-// the file's value, a list flag replaces the file's list, --conf adds or replaces one key.
-absl::StatusOr<pb::SubmitRequest> BuildSubmitRequest(const ParsedFlags& flags) {
+std::vector<FlagSpec> TemplateFlags() {
+  return {
+      {"job-file", 'f', "FILE", false, "the job file (YAML; - reads stdin)"},
+      {"metalake", 0, "NAME", false, "recorded as the metalake annotation"},
+      {"name", 0, "NAME", false, "the template name"},
+      {"comment", 0, "TEXT", false, "the template comment"},
+      {"executable", 0, "URI", false, "main jar or .py file, e.g. local:///opt/app.jar"},
+      {"class", 0, "CLASS", false, "main class (none for Python)"},
+      {"arg", 0, "ARG", true, "an application argument"},
+      {"conf", 0, "KEY=VALUE", true, "a Spark configuration value"},
+      {"jar", 0, "URI", true, "an extra jar"},
+      {"file", 0, "URI", true, "an extra file"},
+      {"archive", 0, "URI", true, "an extra archive"},
+      {"namespace", 'n', "NS", false, "the job's namespace (spark.kubernetes.namespace)"},
+  };
+}
+
+// A scalar flag replaces the file's value, a list flag replaces the file's list, --conf adds or
+// replaces one key. The file's own completeness is checked only after, so that a file may leave
+// the job id (or anything else) to the flags.
+absl::StatusOr<pb::SubmitRequest> BuildJobRequest(const ParsedFlags& flags) {
   pb::SubmitRequest request;
   if (auto file = flags.Get("job-file")) {
-    auto loaded = LoadJobFile(*file);
+    auto loaded = LoadJobFile(*file, JobFileChecks::kShapeOnly);
     if (!loaded.ok()) return loaded.status();
     request = *std::move(loaded);
   }
@@ -142,16 +153,18 @@ absl::StatusOr<pb::SubmitRequest> BuildSubmitRequest(const ParsedFlags& flags) {
   if (auto ns = flags.Get("namespace")) {
     (*spark.mutable_configs())["spark.kubernetes.namespace"] = *ns;
   }
-  if (absl::Status s = ValidateSubmitRequest(request); !s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(s.message(), " (give it in the job file or as a flag)"));
-  }
   return request;
 }
 
+namespace {
+
 int Submit(Context& c) {
-  auto request = BuildSubmitRequest(c.flags);
+  auto request = BuildJobRequest(c.flags);
   if (!request.ok()) return UsageError(c.io, "submit", std::string(request.status().message()));
+  if (absl::Status s = ValidateSubmitRequest(*request); !s.ok()) {
+    return UsageError(c.io, "submit",
+                      absl::StrCat(s.message(), " (give it in the job file or as a flag)"));
+  }
   pb::SubmitResponse response;
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().Submit(ctx.get(), *request, &response);
@@ -253,11 +266,86 @@ int Logs(Context& c) {
   return kExitOk;
 }
 
-// --- events --------------------------------------------------------------------------------
+// --- events ------------------------------------------------------------------------------
+
+// What stays the same when the recorder folds a repeat into an event (it raises the count and
+// moves the last time): an event across the calls of `events -f`. The answer carries no uid of
+// the Event object, and two events that agree on all of this say the same thing.
+std::string EventKey(const pb::JobEvent& event) {
+  pb::JobEvent key = event;
+  key.clear_count();
+  key.clear_last_seen();
+  return key.SerializeAsString();
+}
+
+// `events -f`: Events again every interval, printing each event once and again when its count
+// rose, until a call made after Status saw the job stopped (or gone).
+int FollowEvents(Context& c, const std::string& id) {
+  absl::Duration interval = kDefaultEventsInterval;
+  if (auto v = c.flags.Get("interval")) {
+    if (!absl::ParseDuration(*v, &interval) || interval < kMinEventsInterval) {
+      return UsageError(
+          c.io, "events",
+          absl::StrCat("--interval needs a duration of at least ",
+                       absl::FormatDuration(kMinEventsInterval), ", got ", QuoteBounded(*v)));
+    }
+  }
+  // Whether the job has stopped: then the next Events call is the last.
+  auto check_stopped = [&](bool* stopped) {
+    pb::StatusRequest request;
+    request.set_execution_id(id);
+    pb::JobInfo info;
+    auto ctx = c.conn.NewContext(false);
+    grpc::Status status = c.conn.stub().Status(ctx.get(), request, &info);
+    // A job whose application is gone changes no more; its events still answer.
+    *stopped = status.error_code() == grpc::StatusCode::NOT_FOUND ||
+               (status.ok() && IsTerminal(info.status()));
+    return status.ok() || *stopped ? kExitOk : RpcError(c.io, "events: status", status);
+  };
+  // A job stopped long ago takes one call, as without -f.
+  bool last = false;
+  if (int code = check_stopped(&last); code != kExitOk) return code;
+  std::map<std::string, int64_t> printed;  // by EventKey: the count printed
+  GrowingTable table(EventsHeader());
+  bool noted_truncation = false;
+  pb::EventsRequest request;
+  request.set_execution_id(id);
+  for (;;) {
+    pb::EventsResponse response;
+    auto ctx = c.conn.NewContext(false);
+    grpc::Status status = c.conn.stub().Events(ctx.get(), request, &response);
+    if (!status.ok()) return RpcError(c.io, "events", status);
+    std::vector<std::vector<std::string>> rows;
+    for (const pb::JobEvent& e : response.events()) {
+      auto [it, added] = printed.try_emplace(EventKey(e), e.count());
+      if (!added && e.count() <= it->second) continue;
+      it->second = e.count();
+      if (c.format == OutputFormat::kJson) {
+        c.io.out << ToJson(e, false);
+      } else {
+        rows.push_back(EventRow(e));
+      }
+    }
+    if (c.format == OutputFormat::kTable) c.io.out << table.Format(rows);
+    if (response.truncated() && !noted_truncation) {
+      c.io.err << kProgram << ": events: more than the server returns; these are the oldest\n";
+      noted_truncation = true;
+    }
+    c.io.out.flush();
+    if (last) return kExitOk;
+    // Checked before the wait: what the stop itself recorded has an interval to land before the
+    // last call.
+    if (int code = check_stopped(&last); code != kExitOk) return code;
+    c.io.sleep(interval);
+  }
+}
 
 int Events(Context& c) {
+  const std::string& id = c.flags.positional()[0];
+  if (c.flags.Has("follow")) return FollowEvents(c, id);
+  if (c.flags.Has("interval")) return UsageError(c.io, "events", "--interval goes with -f");
   pb::EventsRequest request;
-  request.set_execution_id(c.flags.positional()[0]);
+  request.set_execution_id(id);
   pb::EventsResponse response;
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().Events(ctx.get(), request, &response);
@@ -279,34 +367,19 @@ int List(Context& c) {
   pb::ListJobsRequest request;
   if (auto v = c.flags.Get("namespace")) request.set_namespace_(*v);
   if (auto v = c.flags.Get("selector")) request.set_label_selector(*v);
-  if (auto v = c.flags.Get("page-size")) {
-    int n = 0;
-    if (!absl::SimpleAtoi(*v, &n) || n < 1) {
-      return UsageError(c.io, "list",
-                        absl::StrCat("--page-size needs a number >= 1, got ", QuoteBounded(*v)));
-    }
-    request.set_page_size(n);
-  }
+  auto page_size = PageSizeFlag(c.flags);
+  if (!page_size.ok()) return UsageError(c.io, "list", std::string(page_size.status().message()));
+  request.set_page_size(*page_size);
   pb::ListJobsResponse all;
-  std::set<std::string> tokens_seen;
-  for (int page = 0;; ++page) {
-    if (page == kMaxListPages) {
-      c.io.err << kProgram << ": list: more than " << kMaxListPages << " pages; stopped\n";
-      return kExitError;
-    }
-    pb::ListJobsResponse response;
-    auto ctx = c.conn.NewContext(false);
-    grpc::Status status = c.conn.stub().ListJobs(ctx.get(), request, &response);
-    if (!status.ok()) return RpcError(c.io, "list", status);
-    for (auto& job : *response.mutable_jobs()) *all.add_jobs() = std::move(job);
-    if (response.next_page_token().empty()) break;
-    // A token seen before would page in a circle.
-    if (!tokens_seen.insert(response.next_page_token()).second) {
-      c.io.err << kProgram << ": list: the server repeated a page token; stopped\n";
-      return kExitError;
-    }
-    request.set_page_token(response.next_page_token());
-  }
+  int code = WalkPages<pb::ListJobsRequest, pb::ListJobsResponse>(
+      c, "list", request,
+      [&](grpc::ClientContext* ctx, const pb::ListJobsRequest& r, pb::ListJobsResponse* out) {
+        return c.conn.stub().ListJobs(ctx, r, out);
+      },
+      [&](pb::ListJobsResponse& page) {
+        for (auto& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
+      });
+  if (code != kExitOk) return code;
   if (c.format == OutputFormat::kJson) {
     c.io.out << ToJson(all, true);
   } else {
@@ -393,6 +466,13 @@ int Health(Context& c) {
 
 // --- the command table ---------------------------------------------------------------------
 
+std::vector<FlagSpec> SubmitFlags() {
+  std::vector<FlagSpec> flags = TemplateFlags();
+  flags.insert(flags.begin() + 1,
+               FlagSpec{"job-id", 0, "ID", false, "the job id (names the application)"});
+  return flags;
+}
+
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"submit",
@@ -400,29 +480,13 @@ const std::vector<Command>& Commands() {
        "submit a job; prints its execution id",
        "The job comes from a YAML job file (see cli/README.md), from flags, or from both: flags\n"
        "override the file. Submitting the same job id again adopts the existing application.\n",
-       {
-           {"job-file", 'f', "FILE", false, "the job file (YAML; - reads stdin)"},
-           {"job-id", 0, "ID", false, "the job id (names the application)"},
-           {"metalake", 0, "NAME", false, "recorded as the metalake annotation"},
-           {"name", 0, "NAME", false, "the template name"},
-           {"comment", 0, "TEXT", false, "the template comment"},
-           {"executable", 0, "URI", false, "main jar or .py file, e.g. local:///opt/app.jar"},
-           {"class", 0, "CLASS", false, "main class (none for Python)"},
-           {"arg", 0, "ARG", true, "an application argument"},
-           {"conf", 0, "KEY=VALUE", true, "a Spark configuration value"},
-           {"jar", 0, "URI", true, "an extra jar"},
-           {"file", 0, "URI", true, "an extra file"},
-           {"archive", 0, "URI", true, "an extra archive"},
-           {"namespace", 'n', "NS", false, "the job's namespace (spark.kubernetes.namespace)"},
-       },
-       0,
-       0,
-       Submit},
+       SubmitFlags(), "", 0, 0, Submit},
       {"status",
        "EXECUTION_ID [flags]",
        "print a job's status",
        "Exit code 0 only when the job SUCCEEDED; 3 FAILED, 4 CANCELLED, 5 not finished yet.\n",
        {},
+       "EXECUTION_ID",
        1,
        1,
        Status},
@@ -431,6 +495,7 @@ const std::vector<Command>& Commands() {
        "request cancellation of jobs (returns at once)",
        "Cancelling a stopped job leaves its outcome and succeeds. Follow with `watch`.\n",
        {},
+       "EXECUTION_ID",
        1,
        SIZE_MAX,
        Cancel},
@@ -444,15 +509,23 @@ const std::vector<Command>& Commands() {
             "at most N lines (-f: N lines of history); 0: the server's default"},
            {"follow", 'f', "", false, "keep printing as the log grows"},
        },
+       "EXECUTION_ID",
        1,
        1,
        Logs},
       {"events",
-       "EXECUTION_ID [flags]",
+       "EXECUTION_ID [-f [--interval DURATION]] [flags]",
        "print the Kubernetes events of a job's application and driver pod",
        "Oldest first, as `kubectl describe` shows them: scheduling, image pulls, the operator's\n"
-       "state changes with their reasons. Still there a while after the application is gone.\n",
-       {},
+       "state changes with their reasons. Still there a while after the application is gone.\n"
+       "With -f: asks again every interval and prints only what is new (an event again when\n"
+       "its count went up), until the job has stopped and one last answer is printed; each\n"
+       "call has the --timeout deadline. With -o json and -f: one JobEvent per line.\n",
+       {
+           {"follow", 'f', "", false, "keep printing new events until the job stops"},
+           {"interval", 0, "DURATION", false, "with -f: time between calls (default 2s, >= 500ms)"},
+       },
+       "EXECUTION_ID",
        1,
        1,
        Events},
@@ -465,6 +538,7 @@ const std::vector<Command>& Commands() {
            {"selector", 'l', "SELECTOR", false, "a label selector, e.g. team=data,!tmp"},
            {"page-size", 0, "N", false, "jobs per request (default: the server's, 100)"},
        },
+       "",
        0,
        0,
        List},
@@ -475,6 +549,7 @@ const std::vector<Command>& Commands() {
        "began. Exits 0 when every job SUCCEEDED, 3 when one FAILED, else 4 when one was\n"
        "CANCELLED. With -o json: every JobInfo the server sends, one per line.\n",
        {},
+       "EXECUTION_ID",
        1,
        100,
        Watch},
@@ -486,6 +561,7 @@ const std::vector<Command>& Commands() {
        {
            {"service", 0, "NAME", false, "\"\" (default), liveness or readiness"},
        },
+       "",
        0,
        0,
        Health},
@@ -493,11 +569,40 @@ const std::vector<Command>& Commands() {
   return kCommands;
 }
 
-const Command* FindCommand(std::string_view name) {
-  for (const Command& c : Commands()) {
+constexpr char kScheduleGroup[] = "schedule";
+
+const Command* FindIn(const std::vector<Command>& commands, std::string_view name) {
+  for (const Command& c : commands) {
     if (c.name == name) return &c;
   }
   return nullptr;
+}
+
+// `schedule --help`: what the verbs are for, and each in a line.
+std::string ScheduleGroupUsage() {
+  std::string out = absl::StrCat(
+      "usage: ", kProgram, " schedule <verb> [arguments] [flags]\n\n",
+      "Recurring jobs: kubeflow/spark-operator ScheduledSparkApplications, on a server whose\n"
+      "`operator` setting is kubeflow (one on the Apache operator answers FAILED_PRECONDITION,\n"
+      "exit code 1). Each run is a job: status, watch, logs, events and cancel take its\n"
+      "execution id, and list shows it (its job id is the schedule id).\n\n"
+      "verbs (see `",
+      kProgram, " schedule <verb> --help`):\n");
+  for (const Command& c : ScheduleCommands()) {
+    std::string verb = c.name.substr(sizeof(kScheduleGroup));
+    absl::StrAppend(&out, "  ", verb, std::string(10 - verb.size(), ' '), c.summary, "\n");
+  }
+  return out;
+}
+
+// "exactly one EXECUTION_ID", "at most one SCHEDULE_ID", "no arguments", ...
+std::string ArgumentsWanted(const Command& command) {
+  const std::string& arg = command.arg_name;
+  if (command.max_args == 0) return "no arguments";
+  if (command.max_args == SIZE_MAX) return absl::StrCat("at least one ", arg);
+  if (command.min_args == 0 && command.max_args == 1) return absl::StrCat("at most one ", arg);
+  if (command.min_args == 1 && command.max_args == 1) return absl::StrCat("exactly one ", arg);
+  return absl::StrCat(command.min_args, " to ", command.max_args, " ", arg, "s");
 }
 
 std::string CommandUsage(const Command& command) {
@@ -534,26 +639,44 @@ absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, 
 
 }  // namespace
 
-bool IsCommand(std::string_view name) { return FindCommand(name) != nullptr; }
+bool IsCommand(std::string_view name) {
+  return name == kScheduleGroup || FindIn(Commands(), name) != nullptr;
+}
 
 std::string CommandsHelp() {
   std::string out;
   for (const Command& c : Commands()) {
     absl::StrAppend(&out, "  ", c.name, std::string(10 - c.name.size(), ' '), c.summary, "\n");
   }
+  absl::StrAppend(&out, "  ", kScheduleGroup, std::string(10 - sizeof(kScheduleGroup) + 1, ' '),
+                  "create, get, list, update, suspend, resume, run or delete schedules "
+                  "(kubeflow operator)\n");
   return out;
 }
 
 int Run(const std::vector<std::string>& args, Io& io) {
-  const Command* command = args.empty() ? nullptr : FindCommand(args[0]);
-  if (command == nullptr) {
+  if (args.empty() || !IsCommand(args[0])) {
     io.err << kProgram << ": not a client command: " << (args.empty() ? "" : QuoteBounded(args[0]))
            << "\n";
     return kExitUsage;
   }
+  // `schedule <verb> ...` is the command "schedule <verb>" with the arguments after the verb.
+  const Command* command = FindIn(Commands(), args[0]);
+  size_t consumed = 1;
+  if (command == nullptr) {
+    if (args.size() < 2 || args[1] == "-h" || args[1] == "--help") {
+      (args.size() < 2 ? io.err : io.out) << ScheduleGroupUsage();
+      return args.size() < 2 ? kExitUsage : kExitOk;
+    }
+    command = FindIn(ScheduleCommands(), absl::StrCat(kScheduleGroup, " ", args[1]));
+    if (command == nullptr) {
+      return UsageError(io, kScheduleGroup, absl::StrCat("no verb ", QuoteBounded(args[1])));
+    }
+    consumed = 2;
+  }
   std::vector<FlagSpec> specs = command->flags;
   specs.insert(specs.end(), CommonFlags().begin(), CommonFlags().end());
-  auto flags = ParseFlags({args.begin() + 1, args.end()}, specs);
+  auto flags = ParseFlags({args.begin() + consumed, args.end()}, specs);
   if (!flags.ok()) return UsageError(io, command->name, std::string(flags.status().message()));
   if (flags->Has("help")) {
     io.out << CommandUsage(*command);
@@ -561,14 +684,9 @@ int Run(const std::vector<std::string>& args, Io& io) {
   }
   size_t n = flags->positional().size();
   if (n < command->min_args || n > command->max_args) {
-    std::string want = command->max_args == 0 ? "no arguments"
-                       : command->min_args == command->max_args
-                           ? "exactly one EXECUTION_ID"
-                           : absl::StrCat("1 to ", command->max_args, " EXECUTION_IDs");
-    if (command->max_args == SIZE_MAX) want = "at least one EXECUTION_ID";
     return UsageError(
         io, command->name,
-        absl::StrCat("takes ", want, ", got ", n,
+        absl::StrCat("takes ", ArgumentsWanted(*command), ", got ", n,
                      n > 0 ? absl::StrCat(": ", QuotedList(flags->positional())) : ""));
   }
   OutputFormat format = OutputFormat::kTable;

@@ -1,14 +1,18 @@
 #pragma once
 
-// The client sub-commands of the k8s-job-executor binary: submit, status, cancel, logs, list,
-// watch. cli/README.md documents them, the job file and the exit codes (cli/exit_codes.h).
+// The client sub-commands of the k8s-job-executor binary: submit, status, cancel, logs, events,
+// list, watch, health, and the verbs of schedule. cli/README.md documents them, the job file and
+// the exit codes (cli/exit_codes.h).
 
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/clock.h"
 
 namespace kje::cli {
@@ -20,8 +24,10 @@ struct Io {
   std::ostream& err;
   // The process environment; only K8S_JOB_EXECUTOR_SERVER is read.
   std::map<std::string, std::string> env;
-  // Measures the elapsed times `watch` prints.
+  // Measures the elapsed times `watch` prints; dates the run ids `schedule run` makes up.
   const Clock& clock = RealClock::Get();
+  // Waits between the calls of `events -f`.
+  std::function<void(absl::Duration)> sleep = [](absl::Duration d) { absl::SleepFor(d); };
 };
 
 // Whether `name` is one of the CLI's sub-commands.

@@ -193,7 +193,8 @@ absl::Status ValidateSubmitRequest(const SubmitRequest& request) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SubmitRequest> ParseJobFile(const std::string& text, std::string_view origin) {
+absl::StatusOr<SubmitRequest> ParseJobFile(const std::string& text, std::string_view origin,
+                                           JobFileChecks checks) {
   auto fail = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(origin), ": ", s.message()));
   };
@@ -227,11 +228,13 @@ absl::StatusOr<SubmitRequest> ParseJobFile(const std::string& text, std::string_
   } catch (const YAML::Exception& e) {
     return fail(absl::InvalidArgumentError(EscapeBounded(e.what())));
   }
-  if (absl::Status s = ValidateSubmitRequest(request); !s.ok()) return fail(s);
+  if (checks == JobFileChecks::kComplete) {
+    if (absl::Status s = ValidateSubmitRequest(request); !s.ok()) return fail(s);
+  }
   return request;
 }
 
-absl::StatusOr<SubmitRequest> LoadJobFile(const std::string& path) {
+absl::StatusOr<SubmitRequest> LoadJobFile(const std::string& path, JobFileChecks checks) {
   std::string text;
   if (path == "-") {
     text = ReadBounded(std::cin);
@@ -244,7 +247,7 @@ absl::StatusOr<SubmitRequest> LoadJobFile(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": larger than ", kMaxJobFileBytes, " bytes; not a job file"));
   }
-  return ParseJobFile(text, path == "-" ? "<stdin>" : path);
+  return ParseJobFile(text, path == "-" ? "<stdin>" : path, checks);
 }
 
 }  // namespace kje::cli

@@ -26,15 +26,21 @@
 
 namespace kje::cli {
 
+// Whether a job file must name every required key itself, or may leave some to flags that are
+// applied over it (which then call ValidateSubmitRequest on the result).
+enum class JobFileChecks { kComplete, kShapeOnly };
+
 // Parses job-file text. `origin` (the file name) prefixes every error, which names the key's
 // path and the rule, e.g. `job.yaml: template.spark.jars: must be a list of strings`.
-// Rejects unknown keys, wrong shapes, both `spark` and `shell`, and a missing or blank
-// jobId, metalake, template.name or template.executable (the server requires each).
-absl::StatusOr<jobexecutor::v1::SubmitRequest> ParseJobFile(const std::string& text,
-                                                            std::string_view origin);
+// Rejects unknown keys, wrong shapes, both `spark` and `shell`, and (kComplete) a missing or
+// blank jobId, metalake, template.name or template.executable (the server requires each).
+absl::StatusOr<jobexecutor::v1::SubmitRequest> ParseJobFile(
+    const std::string& text, std::string_view origin,
+    JobFileChecks checks = JobFileChecks::kComplete);
 
 // Reads and parses the file at `path` ("-" reads standard input).
-absl::StatusOr<jobexecutor::v1::SubmitRequest> LoadJobFile(const std::string& path);
+absl::StatusOr<jobexecutor::v1::SubmitRequest> LoadJobFile(
+    const std::string& path, JobFileChecks checks = JobFileChecks::kComplete);
 
 // The checks ParseJobFile applies after parsing, also applied to requests built from flags.
 absl::Status ValidateSubmitRequest(const jobexecutor::v1::SubmitRequest& request);

@@ -11,6 +11,8 @@ namespace kje::cli {
 namespace {
 
 using jobexecutor::v1::JobInfo;
+using jobexecutor::v1::ScheduleInfo;
+using jobexecutor::v1::ScheduleSpec;
 
 std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
 
@@ -38,8 +40,11 @@ std::string ToJson(const google::protobuf::Message& message, bool multiline) {
   return out;
 }
 
-std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
+namespace {
+
+// Widens `widths` to the cells of `rows` and prints them aligned to it.
+std::string AlignRows(const std::vector<std::vector<std::string>>& rows,
+                      std::vector<size_t>& widths) {
   for (const auto& row : rows) {
     if (widths.size() < row.size()) widths.resize(row.size(), 0);
     for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
@@ -54,6 +59,25 @@ std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
     absl::StrAppend(&out, line, "\n");
   }
   return out;
+}
+
+}  // namespace
+
+std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  return AlignRows(rows, widths);
+}
+
+GrowingTable::GrowingTable(std::vector<std::string> header) : header_(std::move(header)) {}
+
+std::string GrowingTable::Format(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::vector<std::string>> part;
+  if (!header_printed_) {
+    part.push_back(header_);
+    header_printed_ = true;
+  }
+  part.insert(part.end(), rows.begin(), rows.end());
+  return AlignRows(part, widths_);
 }
 
 std::string FormatTimestamp(const JobInfo& info, bool finished) {
@@ -90,25 +114,100 @@ std::string FormatJobList(const std::vector<JobInfo>& jobs) {
   return FormatTable(rows);
 }
 
-namespace {
-
-std::string FormatProtoTime(const google::protobuf::Timestamp& t, bool set) {
+std::string FormatSeconds(const google::protobuf::Timestamp& t, bool set) {
   if (!set) return "-";
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(t.seconds()),
                           absl::UTCTimeZone());
 }
 
-}  // namespace
+std::vector<std::string> EventsHeader() {
+  return {"LAST SEEN", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"};
+}
+
+std::vector<std::string> EventRow(const jobexecutor::v1::JobEvent& e) {
+  std::string last = FormatSeconds(e.last_seen(), e.has_last_seen());
+  if (e.count() > 1) absl::StrAppend(&last, " (x", e.count(), ")");
+  return {last,
+          OrDash(e.type()),
+          OrDash(e.reason()),
+          absl::StrCat(e.object_kind(), "/", e.object_name()),
+          OrDash(e.source()),
+          OrDash(OneLine(e.message()))};
+}
 
 std::string FormatEvents(const jobexecutor::v1::EventsResponse& events) {
-  std::vector<std::vector<std::string>> rows = {
-      {"LAST SEEN", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"}};
-  for (const jobexecutor::v1::JobEvent& e : events.events()) {
-    std::string last = FormatProtoTime(e.last_seen(), e.has_last_seen());
-    if (e.count() > 1) absl::StrAppend(&last, " (x", e.count(), ")");
-    rows.push_back({last, OrDash(e.type()), OrDash(e.reason()),
-                    absl::StrCat(e.object_kind(), "/", e.object_name()), OrDash(e.source()),
-                    OrDash(OneLine(e.message()))});
+  std::vector<std::vector<std::string>> rows = {EventsHeader()};
+  for (const jobexecutor::v1::JobEvent& e : events.events()) rows.push_back(EventRow(e));
+  return FormatTable(rows);
+}
+
+std::string PolicyName(ScheduleSpec::ConcurrencyPolicy policy) {
+  switch (policy) {
+    case ScheduleSpec::ALLOW:
+      return "Allow";
+    case ScheduleSpec::FORBID:
+      return "Forbid";
+    case ScheduleSpec::REPLACE:
+      return "Replace";
+    default:
+      return "-";
+  }
+}
+
+namespace {
+
+// Unset means the operator's default, one.
+std::string HistoryLimit(bool has, int32_t limit) {
+  return has ? absl::StrCat(limit) : "1 (default)";
+}
+
+}  // namespace
+
+std::string FormatSchedule(const ScheduleInfo& info) {
+  const ScheduleSpec& spec = info.spec();
+  std::string last_run = FormatSeconds(info.last_run(), info.has_last_run());
+  if (!info.last_run_name().empty()) absl::StrAppend(&last_run, "  ", info.last_run_name());
+  std::string out = FormatTable({
+      {"SCHEDULE ID", OrDash(info.schedule_id())},
+      {"NAMESPACE", OrDash(info.namespace_())},
+      {"NAME", OrDash(info.name())},
+      {"SCHEDULE", OrDash(OneLine(spec.schedule()))},
+      // The operator's own meaning of an empty zone.
+      {"TIME ZONE", spec.time_zone().empty() ? "Local" : OneLine(spec.time_zone())},
+      {"CONCURRENCY", PolicyName(spec.concurrency_policy())},
+      {"SUCCESSFUL HISTORY",
+       HistoryLimit(spec.has_successful_run_history_limit(), spec.successful_run_history_limit())},
+      {"FAILED HISTORY",
+       HistoryLimit(spec.has_failed_run_history_limit(), spec.failed_run_history_limit())},
+      {"SUSPENDED", spec.suspend() ? "yes" : "no"},
+      {"STATE", OrDash(OneLine(info.schedule_state()))},
+      {"REASON", OrDash(OneLine(info.reason()))},
+      {"LAST RUN", last_run},
+      {"NEXT RUN", FormatSeconds(info.next_run(), info.has_next_run())},
+  });
+  if (info.runs().empty()) return out;
+  std::vector<std::vector<std::string>> runs = {
+      {"RUN", "STATUS", "OPERATOR STATE", "STARTED", "FINISHED"}};
+  for (const JobInfo& r : info.runs()) {
+    runs.push_back({OrDash(r.execution_id()), StatusName(r.status()), OrDash(r.operator_state()),
+                    FormatTimestamp(r, false), FormatTimestamp(r, true)});
+  }
+  absl::StrAppend(&out, "\nRUNS (newest first)\n", FormatTable(runs));
+  return out;
+}
+
+std::string FormatScheduleList(const std::vector<ScheduleInfo>& schedules) {
+  std::vector<std::vector<std::string>> rows = {{"SCHEDULE ID", "STATE", "SUSPENDED", "LAST RUN",
+                                                 "NEXT RUN", "CONCURRENCY", "TIME ZONE",
+                                                 "SCHEDULE"}};
+  for (const ScheduleInfo& s : schedules) {
+    const ScheduleSpec& spec = s.spec();
+    rows.push_back({OrDash(s.schedule_id()), OrDash(OneLine(s.schedule_state())),
+                    spec.suspend() ? "yes" : "no", FormatSeconds(s.last_run(), s.has_last_run()),
+                    FormatSeconds(s.next_run(), s.has_next_run()),
+                    PolicyName(spec.concurrency_policy()),
+                    spec.time_zone().empty() ? "Local" : OneLine(spec.time_zone()),
+                    OrDash(OneLine(spec.schedule()))});
   }
   return FormatTable(rows);
 }

@@ -8,41 +8,19 @@
 #include "base/quote.h"
 #include "cli/exit_codes.h"
 #include "tests/cli/fake_job_executor.h"
+#include "tests/cli/run_cli.h"
 
 namespace kje::cli {
 namespace {
 
+using testing::Around;
 using testing::FakeServer;
+using testing::Job;
+using testing::Result;
+using testing::RunCli;
 using testing::SteppingClock;
+using testing::WriteFile;
 namespace pb = jobexecutor::v1;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunCli(const std::vector<std::string>& args, const Clock& clock = RealClock::Get(),
-              std::map<std::string, std::string> env = {}) {
-  std::ostringstream out, err;
-  Io io{out, err, std::move(env), clock};
-  int code = Run(args, io);
-  return {code, out.str(), err.str()};
-}
-
-std::string WriteFile(const std::string& name, const std::string& content) {
-  std::ofstream f(name);
-  f << content;
-  return name;
-}
-
-pb::JobInfo Job(const std::string& id, pb::JobInfo::Status status, const std::string& op = "") {
-  pb::JobInfo info;
-  info.set_execution_id(id);
-  info.set_status(status);
-  info.set_operator_state(op);
-  return info;
-}
 
 constexpr char kId[] = "default/sparkapp/default/gravitino-job-1001";
 
@@ -78,6 +56,25 @@ template:
   CHECK(conf.at("kubesim.outcome") == "fail");
   CHECK(conf.at("spark.kubernetes.namespace") == "spark-jobs");
   CHECK(rec.had_deadline);  // unary calls get the default deadline
+}
+
+TEST_CASE("submit takes a job file without jobId, the id from --job-id") {
+  FakeServer server;
+  server.service().submit_response.set_execution_id(kId);
+  std::string job = WriteFile("cli_test_template.yaml", R"(
+metalake: lake
+template: {name: spark-pi, executable: "local:///app.jar"}
+)");
+  Result r = RunCli({"submit", "-f", job, "--job-id", "1001", "--server", server.address()});
+  Result missing = RunCli({"submit", "-f", job, "--server", server.address()});
+  std::remove(job.c_str());
+  CHECK(r.code == 0);
+  auto rec = server.service().recorded();
+  REQUIRE(rec.submits.size() == 1);
+  CHECK(rec.submits[0].job_id() == "1001");
+  CHECK(missing.code == kExitUsage);
+  CHECK(missing.err.find("jobId: is required (give it in the job file or as a flag)") !=
+        std::string::npos);
 }
 
 TEST_CASE("submit from flags alone, JSON output, and the adopted note") {
@@ -225,6 +222,148 @@ TEST_CASE("events prints one row per event, oldest first, with repeats counted")
   Result missing = RunCli({"events", "nope", "--server", server.address()});
   CHECK(missing.code == kExitNotFound);
   CHECK(RunCli({"events", "--server", server.address()}).code == 2);
+}
+
+pb::JobEvent Event(const std::string& reason, int64_t count, int64_t last_seen,
+                   const std::string& message = "") {
+  pb::JobEvent e;
+  e.set_object_kind("SparkApplication");
+  e.set_object_name("a");
+  e.set_reason(reason);
+  e.set_type("Normal");
+  e.set_message(message);
+  e.set_count(count);
+  e.set_source("spark-operator");
+  e.mutable_first_seen()->set_seconds(1796378400);
+  e.mutable_last_seen()->set_seconds(last_seen);
+  return e;
+}
+
+// events -f against a job that runs through three more calls: each wait moves the server's
+// answers on, as the operator would between two calls.
+struct FollowScenario {
+  FakeServer server;
+  std::vector<absl::Duration> waits;
+
+  FollowScenario() {
+    server.service().jobs["a"] = Job("a", pb::JobInfo::STARTED);
+    SetEvents({Event("SparkApplicationAdded", 1, 1796378400)});
+  }
+
+  void SetEvents(const std::vector<pb::JobEvent>& events) {
+    pb::EventsResponse response;
+    for (const auto& e : events) *response.add_events() = e;
+    server.service().events["a"] = response;
+  }
+
+  Around around() {
+    return {RealClock::Get(), {}, [this](absl::Duration d) { Wait(d); }};
+  }
+
+  void Wait(absl::Duration d) {
+    waits.push_back(d);
+    pb::JobEvent added = Event("SparkApplicationAdded", 1, 1796378400);
+    pb::JobEvent submitted = Event("SparkApplicationSubmitted", 1, 1796378401, "submitted");
+    switch (waits.size()) {
+      case 1:  // one new event
+        SetEvents({added, submitted});
+        break;
+      case 2:  // a repeat counted up, one new event with the same reason, and the job stops
+        SetEvents({added, Event("SparkApplicationSubmitted", 3, 1796378405, "submitted"),
+                   Event("SparkApplicationSubmitted", 1, 1796378406, "submitted again")});
+        server.service().jobs["a"] = Job("a", pb::JobInfo::SUCCEEDED);
+        break;
+      case 3:  // what the stop recorded, landed after the status said so
+        SetEvents({added, Event("SparkApplicationSubmitted", 3, 1796378405, "submitted"),
+                   Event("SparkApplicationSubmitted", 1, 1796378406, "submitted again"),
+                   Event("SparkApplicationCompleted", 1, 1796378410)});
+        break;
+      default:
+        FAIL("waited after the last call");
+    }
+  }
+};
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_CASE("events -f prints each event once, a repeat again, until a call after the stop") {
+  FollowScenario s;
+  Result r = RunCli({"events", "a", "-f", "--server", s.server.address()}, s.around());
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  std::vector<std::string> lines = Lines(r.out);
+  REQUIRE(lines.size() == 6);
+  CHECK(lines[0].rfind("LAST SEEN", 0) == 0);
+  CHECK(lines[1].find("SparkApplicationAdded") != std::string::npos);
+  CHECK(lines[2].rfind("2026-12-04T10:00:01Z  ", 0) == 0);
+  CHECK(lines[2].find("SparkApplicationSubmitted") != std::string::npos);
+  CHECK(lines[3].rfind("2026-12-04T10:00:05Z (x3)  ", 0) == 0);
+  CHECK(lines[3].find("  submitted") != std::string::npos);
+  CHECK(lines[4].find("submitted again") != std::string::npos);
+  CHECK(lines[5].find("SparkApplicationCompleted") != std::string::npos);
+  // A later call's rows keep the earlier columns, widened only by a wider cell (the count).
+  CHECK(lines[3].find("Normal") > lines[1].find("Normal"));
+  CHECK(lines[5].find("Normal") == lines[3].find("Normal"));
+  // Status before each Events call but the last; one wait between calls, the default 2s.
+  auto rec = s.server.service().recorded();
+  CHECK(rec.events.size() == 4);
+  CHECK(rec.statuses.size() == 4);
+  CHECK(s.waits == std::vector<absl::Duration>(3, absl::Seconds(2)));
+  CHECK(rec.had_deadline);  // every call has the usual deadline
+}
+
+TEST_CASE("events -f -o json prints one JobEvent per line, at the interval asked for") {
+  FollowScenario s;
+  Result r = RunCli(
+      {"events", "a", "-f", "--interval", "5s", "-o", "json", "--server", s.server.address()},
+      s.around());
+  CHECK(r.code == 0);
+  std::vector<std::string> lines = Lines(r.out);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].find("\"reason\":\"SparkApplicationAdded\"") != std::string::npos);
+  CHECK(lines[2].find("\"count\":\"3\"") != std::string::npos);
+  CHECK(lines[4].find("\"reason\":\"SparkApplicationCompleted\"") != std::string::npos);
+  CHECK(s.waits == std::vector<absl::Duration>(3, absl::Seconds(5)));
+}
+
+TEST_CASE("events -f of a stopped or gone job is one call, and its errors are the usual ones") {
+  FollowScenario s;
+  auto& svc = s.server.service();
+  svc.jobs["a"] = Job("a", pb::JobInfo::FAILED);
+  Result stopped = RunCli({"events", "a", "-f", "--server", s.server.address()}, s.around());
+  CHECK(stopped.code == 0);
+  CHECK(Lines(stopped.out).size() == 2);
+  CHECK(s.waits.empty());
+  CHECK(svc.recorded().events.size() == 1);
+  // The application is gone (Status answers NOT_FOUND); its events still answer.
+  svc.jobs.clear();
+  Result gone = RunCli({"events", "a", "-f", "--server", s.server.address()}, s.around());
+  CHECK(gone.code == 0);
+  CHECK(Lines(gone.out).size() == 2);
+  CHECK(s.waits.empty());
+  Result missing = RunCli({"events", "nope", "-f", "--server", s.server.address()}, s.around());
+  CHECK(missing.code == kExitNotFound);
+  CHECK(missing.err == "k8s-job-executor: events: NOT_FOUND: no such application\n");
+  svc.required_token = "t";
+  Result denied = RunCli({"events", "a", "-f", "--server", s.server.address()}, s.around());
+  CHECK(denied.code == kExitAuth);
+  CHECK(denied.err.find("events: status: UNAUTHENTICATED") != std::string::npos);
+  svc.required_token.clear();
+
+  Result busy = RunCli({"events", "a", "-f", "--interval", "10ms", "--server", s.server.address()},
+                       s.around());
+  CHECK(busy.code == kExitUsage);
+  CHECK(busy.err.find("--interval needs a duration of at least 500ms, got \"10ms\"") !=
+        std::string::npos);
+  Result alone = RunCli({"events", "a", "--interval", "5s", "--server", s.server.address()});
+  CHECK(alone.code == kExitUsage);
+  CHECK(alone.err.find("--interval goes with -f") != std::string::npos);
+  CHECK(s.waits.empty());
 }
 
 TEST_CASE("cancel requests each job and reports the first failure") {

@@ -33,6 +33,11 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
   std::map<std::string, pb::EventsResponse> events;  // by execution id
   grpc::Status watch_end = grpc::Status::OK;
   std::string required_token;  // when set, every call needs "Bearer <token>"
+  // Schedules by id: what CreateSchedule adds, GetSchedule, ListSchedules (in id order, paged
+  // like ListJobs), UpdateSchedule and DeleteSchedule read and change, RunScheduleNow needs.
+  std::map<std::string, pb::ScheduleInfo> schedules;
+  // When not OK, every schedule RPC answers it (e.g. the Apache backend's FAILED_PRECONDITION).
+  grpc::Status schedule_status = grpc::Status::OK;
 
   // What it was asked.
   struct Recorded {
@@ -42,6 +47,14 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     std::vector<pb::FollowOutputRequest> follows;
     std::vector<pb::ListJobsRequest> lists;
     std::vector<pb::WatchStatusRequest> watches;
+    std::vector<std::string> statuses;  // the execution id of every Status call
+    std::vector<std::string> events;    // the execution id of every Events call
+    std::vector<pb::CreateScheduleRequest> creates;
+    std::vector<pb::GetScheduleRequest> gets;
+    std::vector<pb::ListSchedulesRequest> schedule_lists;
+    std::vector<pb::UpdateScheduleRequest> updates;
+    std::vector<pb::DeleteScheduleRequest> deletes;
+    std::vector<pb::RunScheduleNowRequest> runs;
     std::vector<std::string> authorizations;  // the header of every call ("" when absent)
     bool had_deadline = false;                // of the last call
   };
@@ -61,6 +74,7 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
   grpc::Status Status(grpc::ServerContext* ctx, const pb::StatusRequest* request,
                       pb::JobInfo* response) override {
     if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.statuses.push_back(request->execution_id()); });
     auto it = jobs.find(request->execution_id());
     if (it == jobs.end()) return {grpc::StatusCode::NOT_FOUND, "no such application"};
     *response = it->second;
@@ -116,6 +130,7 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
   grpc::Status Events(grpc::ServerContext* ctx, const pb::EventsRequest* request,
                       pb::EventsResponse* response) override {
     if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.events.push_back(request->execution_id()); });
     auto it = events.find(request->execution_id());
     if (it == events.end()) return {grpc::StatusCode::NOT_FOUND, "no such application"};
     *response = it->second;
@@ -130,7 +145,125 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     return watch_end;
   }
 
+  grpc::Status CreateSchedule(grpc::ServerContext* ctx, const pb::CreateScheduleRequest* request,
+                              pb::ScheduleInfo* response) override {
+    if (auto s = BeginSchedule(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.creates.push_back(*request); });
+    absl::MutexLock lock(&mu_);
+    auto [it, added] = schedules.try_emplace(request->schedule_id());
+    if (added) {
+      pb::ScheduleInfo& info = it->second;
+      info.set_schedule_id(request->schedule_id());
+      auto ns = request->template_().spark().configs().find("spark.kubernetes.namespace");
+      info.set_namespace_(ns == request->template_().spark().configs().end() ? "default"
+                                                                             : ns->second);
+      info.set_name("gravitino-job-" + request->schedule_id());
+      *info.mutable_spec() = request->spec();
+    }
+    *response = it->second;
+    response->set_adopted(!added);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetSchedule(grpc::ServerContext* ctx, const pb::GetScheduleRequest* request,
+                           pb::ScheduleInfo* response) override {
+    if (auto s = BeginSchedule(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.gets.push_back(*request); });
+    absl::MutexLock lock(&mu_);
+    auto it = schedules.find(request->schedule_id());
+    if (it == schedules.end()) return {grpc::StatusCode::NOT_FOUND, "no such schedule"};
+    *response = it->second;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListSchedules(grpc::ServerContext* ctx, const pb::ListSchedulesRequest* request,
+                             pb::ListSchedulesResponse* response) override {
+    if (auto s = BeginSchedule(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.schedule_lists.push_back(*request); });
+    size_t start = 0;
+    if (!request->page_token().empty() && !absl::SimpleAtoi(request->page_token(), &start)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "bad page token"};
+    }
+    size_t size = request->page_size() > 0 ? static_cast<size_t>(request->page_size()) : 100;
+    absl::MutexLock lock(&mu_);
+    size_t i = 0;
+    for (const auto& [id, info] : schedules) {
+      if (i >= start && i < start + size) *response->add_schedules() = info;
+      ++i;
+    }
+    if (start + size < schedules.size()) {
+      response->set_next_page_token(absl::StrCat(start + size));
+    }
+    return grpc::Status::OK;
+  }
+
+  // Applies the mask's paths to the stored spec, as the server does.
+  grpc::Status UpdateSchedule(grpc::ServerContext* ctx, const pb::UpdateScheduleRequest* request,
+                              pb::ScheduleInfo* response) override {
+    if (auto s = BeginSchedule(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.updates.push_back(*request); });
+    absl::MutexLock lock(&mu_);
+    auto it = schedules.find(request->schedule_id());
+    if (it == schedules.end()) return {grpc::StatusCode::NOT_FOUND, "no such schedule"};
+    pb::ScheduleSpec& spec = *it->second.mutable_spec();
+    const pb::ScheduleSpec& given = request->spec();
+    for (const std::string& path : request->update_mask().paths()) {
+      if (path == "schedule") {
+        spec.set_schedule(given.schedule());
+      } else if (path == "time_zone") {
+        spec.set_time_zone(given.time_zone());
+      } else if (path == "concurrency_policy") {
+        spec.set_concurrency_policy(given.concurrency_policy());
+      } else if (path == "successful_run_history_limit") {
+        spec.set_successful_run_history_limit(given.successful_run_history_limit());
+      } else if (path == "failed_run_history_limit") {
+        spec.set_failed_run_history_limit(given.failed_run_history_limit());
+      } else if (path == "suspend") {
+        spec.set_suspend(given.suspend());
+      } else {
+        return {grpc::StatusCode::INVALID_ARGUMENT, "update_mask: unknown path " + path};
+      }
+    }
+    *response = it->second;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DeleteSchedule(grpc::ServerContext* ctx, const pb::DeleteScheduleRequest* request,
+                              pb::DeleteScheduleResponse*) override {
+    if (auto s = BeginSchedule(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.deletes.push_back(*request); });
+    absl::MutexLock lock(&mu_);
+    schedules.erase(request->schedule_id());
+    return grpc::Status::OK;
+  }
+
+  // The run `<name>-r<run_id>`, adopted when the run id was seen before.
+  grpc::Status RunScheduleNow(grpc::ServerContext* ctx, const pb::RunScheduleNowRequest* request,
+                              pb::RunScheduleNowResponse* response) override {
+    if (auto s = BeginSchedule(ctx); !s.ok()) return s;
+    bool seen = false;
+    Record([&](Recorded& r) {
+      for (const auto& earlier : r.runs) {
+        seen = seen || (earlier.schedule_id() == request->schedule_id() &&
+                        earlier.run_id() == request->run_id());
+      }
+      r.runs.push_back(*request);
+    });
+    absl::MutexLock lock(&mu_);
+    auto it = schedules.find(request->schedule_id());
+    if (it == schedules.end()) return {grpc::StatusCode::NOT_FOUND, "no such schedule"};
+    response->set_execution_id(absl::StrCat("default/sparkapp/", it->second.namespace_(), "/",
+                                            it->second.name(), "-r", request->run_id()));
+    response->set_adopted(seen);
+    return grpc::Status::OK;
+  }
+
  private:
+  grpc::Status BeginSchedule(grpc::ServerContext* ctx) {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    return schedule_status;
+  }
+
   template <typename F>
   void Record(F f) {
     absl::MutexLock lock(&mu_);

@@ -116,6 +116,18 @@ TEST_CASE("bad job files get errors naming the file, the key and the rule") {
         "job.yaml: template.executable: is required");
 }
 
+TEST_CASE("a job file checked for shape only may leave the required keys to flags") {
+  auto partial = ParseJobFile("template: {executable: e}\n", "job.yaml", JobFileChecks::kShapeOnly);
+  REQUIRE(partial.ok());
+  CHECK(partial->job_id().empty());
+  CHECK(partial->template_().executable() == "e");
+  CHECK(ValidateSubmitRequest(*partial).message() == "jobId: is required");
+  // The shape is still checked.
+  auto bad = ParseJobFile("template: {executable: [e]}\n", "job.yaml", JobFileChecks::kShapeOnly);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() == "job.yaml: template.executable: must be a string");
+}
+
 TEST_CASE("LoadJobFile reads a file and refuses a missing or oversized one") {
   std::string path = "cli_job_file_test.yaml";
   {

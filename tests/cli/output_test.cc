@@ -6,6 +6,8 @@ namespace kje::cli {
 namespace {
 
 using jobexecutor::v1::JobInfo;
+using jobexecutor::v1::ScheduleInfo;
+using jobexecutor::v1::ScheduleSpec;
 
 JobInfo Info() {
   JobInfo info;
@@ -37,6 +39,89 @@ TEST_CASE("tables align their columns") {
   std::string one = FormatJobInfo(Info());
   CHECK(one.find("STATUS          STARTED\n") != std::string::npos);
   CHECK(one.find("DRIVER POD      -\n") != std::string::npos);
+}
+
+TEST_CASE("a growing table prints its header once and never moves a column left") {
+  GrowingTable table({"A", "BB"});
+  CHECK(table.Format({{"x", "y"}}) == "A  BB\nx  y\n");
+  CHECK(table.Format({}).empty());
+  // A wider cell widens its column from then on; what was printed stays as it was.
+  CHECK(table.Format({{"wide", "z"}}) == "wide  z\n");
+  CHECK(table.Format({{"x", "y"}}) == "x     y\n");
+}
+
+ScheduleInfo Schedule() {
+  ScheduleInfo info;
+  info.set_schedule_id("nightly");
+  info.set_namespace_("spark-jobs");
+  info.set_name("gravitino-job-nightly");
+  ScheduleSpec& spec = *info.mutable_spec();
+  spec.set_schedule("0 3 * * *");
+  spec.set_concurrency_policy(ScheduleSpec::FORBID);
+  spec.set_failed_run_history_limit(0);
+  info.set_schedule_state("Scheduled");
+  info.mutable_last_run()->set_seconds(1767236400);
+  info.set_last_run_name("gravitino-job-nightly-1767236400");
+  info.mutable_next_run()->set_seconds(1767322800);
+  return info;
+}
+
+TEST_CASE("a schedule prints its spec with the defaults named, its state, and its runs") {
+  ScheduleInfo info = Schedule();
+  CHECK(FormatSchedule(info) ==
+        "SCHEDULE ID         nightly\n"
+        "NAMESPACE           spark-jobs\n"
+        "NAME                gravitino-job-nightly\n"
+        "SCHEDULE            0 3 * * *\n"
+        "TIME ZONE           Local\n"
+        "CONCURRENCY         Forbid\n"
+        "SUCCESSFUL HISTORY  1 (default)\n"
+        "FAILED HISTORY      0\n"
+        "SUSPENDED           no\n"
+        "STATE               Scheduled\n"
+        "REASON              -\n"
+        "LAST RUN            2026-01-01T03:00:00Z  gravitino-job-nightly-1767236400\n"
+        "NEXT RUN            2026-01-02T03:00:00Z\n");
+  JobInfo run = Info();
+  run.set_execution_id("default/sparkapp/spark-jobs/gravitino-job-nightly-1767236400");
+  *info.add_runs() = run;
+  run.set_execution_id("default/sparkapp/spark-jobs/gravitino-job-nightly-1767150000");
+  run.set_status(JobInfo::FAILED);
+  run.set_operator_state("FAILED");
+  run.mutable_finished_at()->set_seconds(1767225700);
+  *info.add_runs() = run;
+  info.mutable_spec()->set_time_zone("Europe/Berlin");
+  info.mutable_spec()->set_suspend(true);
+  info.set_reason("line\nbreak");
+  std::string out = FormatSchedule(info);
+  CHECK(out.find("TIME ZONE           Europe/Berlin\n") != std::string::npos);
+  CHECK(out.find("SUSPENDED           yes\n") != std::string::npos);
+  CHECK(out.find("REASON              line break\n") != std::string::npos);
+  CHECK(
+      out.find(
+          "\nRUNS (newest first)\n"
+          "RUN                                                           STATUS   OPERATOR STATE  "
+          "STARTED               FINISHED\n"
+          "default/sparkapp/spark-jobs/gravitino-job-nightly-1767236400  STARTED  RunningHealthy  "
+          "2026-01-01T00:00:00Z  -\n"
+          "default/sparkapp/spark-jobs/gravitino-job-nightly-1767150000  FAILED   FAILED          "
+          "2026-01-01T00:00:00Z  2026-01-01T00:01:40Z\n") != std::string::npos);
+}
+
+TEST_CASE("a schedule list has one row per schedule, the cron last") {
+  ScheduleInfo fresh;
+  fresh.set_schedule_id("new");
+  fresh.mutable_spec()->set_schedule("@every 90m");
+  fresh.mutable_spec()->set_suspend(true);
+  CHECK(FormatScheduleList({Schedule(), fresh}) ==
+        "SCHEDULE ID  STATE      SUSPENDED  LAST RUN              NEXT RUN              "
+        "CONCURRENCY  TIME ZONE  SCHEDULE\n"
+        "nightly      Scheduled  no         2026-01-01T03:00:00Z  2026-01-02T03:00:00Z  "
+        "Forbid       Local      0 3 * * *\n"
+        "new          -          yes        -                     -                     "
+        "-            Local      @every 90m\n");
+  CHECK(PolicyName(ScheduleSpec::REPLACE) == "Replace");
+  CHECK(PolicyName(ScheduleSpec::ALLOW) == "Allow");
 }
 
 TEST_CASE("a transition shows the elapsed time, status and operator state") {
