@@ -332,7 +332,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
   executor::StatusLookup lookup = executor_->StatusNow(request->execution_id());
   if (auto* now = std::get_if<absl::StatusOr<JobResult>>(&lookup)) {
     if (!now->ok()) return FinishNow(ctx, "Status", now->status());
-    ToJobInfo(**std::move(now), response);
+    ToJobInfo(*std::move(*now), response);  // moved out, not copied: `now` is a pointer
     return FinishNow(ctx, "Status", absl::OkStatus());
   }
   auto ticket = Admit(Admission::Kind::kUnary);
