@@ -155,6 +155,12 @@ server:
         self.assertEqual(S.Name(status.status), "SUCCEEDED")
         out = self.stub.Output(pb.OutputRequest(execution_id=oldest), timeout=kje.RPC_TIMEOUT)
         self.assertTrue(any(l.startswith("Pi is roughly") for l in out.lines), out.lines)
+        # Its events, as for a submitted job: the operator's on the run, the kubelet's on its
+        # driver.
+        events = self.stub.Events(pb.EventsRequest(execution_id=oldest), timeout=kje.RPC_TIMEOUT)
+        kinds = {(e.object_kind, e.reason) for e in events.events}
+        self.assertIn(("SparkApplication", "SparkApplicationCompleted"), kinds)
+        self.assertIn(("Pod", "Started"), kinds)
         listed = self.stub.ListJobs(pb.ListJobsRequest(
             label_selector="%s=gravitino-job-every" % RUN_LABEL), timeout=kje.RPC_TIMEOUT)
         self.assertIn(oldest, [j.execution_id for j in listed.jobs])
