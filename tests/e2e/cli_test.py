@@ -37,6 +37,9 @@ template:
       kubesim.outcome: %(outcome)s
       kubesim.durationMs: %(duration_ms)d
 """
+# The same job as a schedule's template: no jobId, the schedule id is the command's argument.
+TEMPLATE_FILE = "".join(l for l in JOB_FILE.splitlines(True) if not l.startswith("jobId:"))
+SCHEDULE_KIND = ("sparkoperator.k8s.io", "v1beta2", "default", "scheduledsparkapplications")
 
 
 class CliTest(unittest.TestCase):
@@ -314,15 +317,165 @@ server:
         code, _, err = self.cli("status", "nonsense")
         self.assertEqual(code, EXIT_NOT_FOUND, err)
 
+    def test_events_follow_until_the_job_stops(self):
+        execution_id = self.submit_file("3007", duration_ms=3000)
+        code, out, err = self.cli("events", execution_id, "-f", "--interval", "500ms")
+        self.assertEqual(code, EXIT_OK, err)
+        # It returned by itself: the job has stopped.
+        code, status, err = self.cli("status", execution_id, "-o", "json")
+        self.assertEqual(code, EXIT_OK, err)
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("LAST SEEN"), out)
+        self.assertEqual(sum(l.startswith("LAST SEEN") for l in lines), 1, out)
+        # Each event once: a repeat prints again only with its higher count, which changes
+        # the line.
+        self.assertEqual(len(lines), len(set(lines)), out)
+        driver = "Pod/" + json.loads(status)["driverPod"]
+        self.assertTrue(any(" Started " in l and driver in l for l in lines), out)
+        if kje.OPERATOR == "kubeflow":
+            self.assertTrue(any("SparkApplicationCompleted" in l for l in lines), out)
+        # What a single call shows now, after the stop, the follower printed.
+        code, plain, err = self.cli("events", execution_id, "-o", "json")
+        self.assertEqual(code, EXIT_OK, err)
+        for e in json.loads(plain).get("events", []):
+            self.assertTrue(any(e["reason"] in l and "%s/%s" % (e["objectKind"], e["objectName"])
+                                in l for l in lines), (e, out))
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_schedule_verbs_from_create_to_delete(self):
+        path = os.path.join(self.dir, "schedule-template.yaml")
+        with open(path, "w") as f:
+            f.write(TEMPLATE_FILE % {"outcome": "succeed", "duration_ms": 1000})
+        name = "gravitino-job-clinightly"
+
+        def stored():
+            try:
+                return self.cluster.custom.get_namespaced_custom_object(*SCHEDULE_KIND, name)
+            except Exception as e:  # kubernetes.client.exceptions.ApiException
+                if getattr(e, "status", None) == 404:
+                    return None
+                raise
+
+        # Suspended and @hourly: the controller starts nothing, every run here is ours.
+        create = ("schedule", "create", "clinightly", "-f", path, "--cron", "@hourly",
+                  "--time-zone", "UTC", "--concurrency-policy", "Forbid",
+                  "--successful-history", "2", "--suspended")
+        code, out, err = self.cli(*create)
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertRegex(out, r"(?m)^SCHEDULE ID +clinightly$")
+        self.assertRegex(out, r"(?m)^NAME +%s$" % name)
+        self.assertRegex(out, r"(?m)^SUSPENDED +yes$")
+        spec = stored()["spec"]
+        self.assertEqual((spec["schedule"], spec["timeZone"], spec["concurrencyPolicy"],
+                          spec["successfulRunHistoryLimit"], spec["suspend"]),
+                         ("@hourly", "UTC", "Forbid", 2, True))
+        code, _, err = self.cli(*create)
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertIn("schedule clinightly already existed; adopted it\n", err)
+
+        code, out, err = self.cli("schedule", "get", "clinightly", "-o", "json")
+        self.assertEqual(code, EXIT_OK, err)
+        info = json.loads(out)
+        self.assertEqual((info["scheduleId"], info["namespace"], info["name"]),
+                         ("clinightly", "default", name))
+        self.assertEqual(info["spec"]["concurrencyPolicy"], "FORBID")
+        self.assertTrue(info["spec"]["suspend"])
+        code, out, err = self.cli("schedule", "list")
+        self.assertEqual(code, EXIT_OK, err)
+        rows = [l.split() for l in out.splitlines()]
+        self.assertEqual(rows[0][:2], ["SCHEDULE", "ID"])
+        self.assertIn("clinightly", [r[0] for r in rows[1:]])
+        code, out, err = self.cli("schedule", "list", "-l",
+                                  "gravitino.apache.org/job-id=clinightly", "-o", "json")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertEqual([s["scheduleId"] for s in json.loads(out)["schedules"]], ["clinightly"])
+
+        # A run now is a job like a submitted one; the same run id is the same run.
+        code, out, err = self.cli("schedule", "run", "clinightly", "--run-id", "a1")
+        self.assertEqual(code, EXIT_OK, err)
+        run_id = out.strip()
+        self.assertEqual(run_id, "default/sparkapp/default/%s-ra1" % name)
+        code, out, err = self.cli("schedule", "run", "clinightly", "--run-id", "a1")
+        self.assertEqual((code, out.strip()), (EXIT_OK, run_id), err)
+        self.assertIn("adopted", err)
+        code, out, err = self.cli("watch", run_id)
+        self.assertEqual(code, EXIT_OK, out + err)
+        code, out, err = self.cli("status", run_id)
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertRegex(out, r"(?m)^JOB ID +clinightly$")
+        code, out, err = self.cli("schedule", "get", "clinightly")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertRegex(out, r"(?m)^%s +SUCCEEDED " % re.escape(run_id))
+        # Without --run-id the CLI makes one up and says which.
+        code, out, err = self.cli("schedule", "run", "clinightly")
+        self.assertEqual(code, EXIT_OK, err)
+        made = re.search(r"^run id (\d{17}) \(", err, re.M)
+        self.assertTrue(made, err)
+        self.assertEqual(out.strip(), "default/sparkapp/default/%s-r%s" % (name, made.group(1)))
+
+        code, out, err = self.cli("schedule", "resume", "clinightly")
+        self.assertEqual((code, out), (EXIT_OK, "resumed: clinightly\n"), err)
+        self.assertFalse(stored()["spec"]["suspend"])
+        code, out, err = self.cli("schedule", "suspend", "clinightly")
+        self.assertEqual((code, out), (EXIT_OK, "suspended: clinightly\n"), err)
+        self.assertTrue(stored()["spec"]["suspend"])
+        # An update changes what it names and nothing else.
+        code, out, err = self.cli("schedule", "update", "clinightly", "--cron", "0 0 1 1 *")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertRegex(out, r"(?m)^SCHEDULE +0 0 1 1 \*$")
+        spec = stored()["spec"]
+        self.assertEqual((spec["schedule"], spec["timeZone"], spec["concurrencyPolicy"],
+                          spec["successfulRunHistoryLimit"], spec["suspend"]),
+                         ("0 0 1 1 *", "UTC", "Forbid", 2, True))
+        code, _, err = self.cli("schedule", "update", "clinightly", "--cron", "* *")
+        self.assertEqual(code, EXIT_ERROR, err)
+        self.assertIn("INVALID_ARGUMENT", err)
+        self.assertEqual(stored()["spec"]["schedule"], "0 0 1 1 *")
+
+        code, out, err = self.cli("schedule", "delete", "clinightly")
+        self.assertEqual((code, out), (EXIT_OK, "deleted: clinightly\n"), err)
+        self.assertIsNone(stored())
+        kje.wait_until(lambda: not [a for a in self.cluster.apps("default")
+                                    if a["metadata"]["name"].startswith(name + "-")],
+                       60, "the runs to go with their schedule")
+        code, _, err = self.cli("schedule", "get", "clinightly")
+        self.assertEqual(code, EXIT_NOT_FOUND, err)
+        code, _, err = self.cli("schedule", "delete", "clinightly")
+        self.assertEqual(code, EXIT_OK, err)
+
+    @unittest.skipIf(kje.OPERATOR == "kubeflow", "the Apache operator has no schedules")
+    def test_schedule_verbs_on_the_apache_operator_say_why_not(self):
+        path = os.path.join(self.dir, "schedule-template-apache.yaml")
+        with open(path, "w") as f:
+            f.write(TEMPLATE_FILE % {"outcome": "succeed", "duration_ms": 1000})
+        for args in (("create", "clinightly", "-f", path, "--cron", "@hourly"),
+                     ("get", "clinightly"), ("list",), ("suspend", "clinightly"),
+                     ("run", "clinightly", "--run-id", "a1"), ("delete", "clinightly")):
+            with self.subTest(verb=args[0]):
+                code, out, err = self.cli("schedule", *args)
+                self.assertEqual(code, EXIT_ERROR, err)
+                self.assertEqual(out, "")
+                self.assertIn("schedule %s: FAILED_PRECONDITION: " % args[0], err)
+                self.assertIn("spark.apache.org/v1", err)
+                self.assertIn("schedules need a server whose `operator` setting is kubeflow", err)
+        self.assertEqual([a["metadata"]["name"] for a in self.cluster.apps("default")
+                          if "clinightly" in a["metadata"]["name"]], [])
+
     def test_usage_errors_and_help(self):
         code, _, err = self.cli("status")
         self.assertEqual(code, EXIT_USAGE, err)
         p = subprocess.run([kje.BINARY, "--help"], capture_output=True, text=True,
                            timeout=CLI_TIMEOUT)
         self.assertEqual(p.returncode, 0)
-        for command in ("serve", "submit", "status", "cancel", "logs", "list", "watch"):
+        for command in ("serve", "submit", "status", "cancel", "logs", "list", "watch",
+                        "events", "schedule"):
             self.assertRegex(p.stdout, r"(?m)^  %s " % command)
         self.assertIn("  8  UNAUTHENTICATED", p.stdout)
+        p = subprocess.run([kje.BINARY, "schedule", "--help"], capture_output=True, text=True,
+                           timeout=CLI_TIMEOUT)
+        self.assertEqual(p.returncode, 0)
+        for verb in ("create", "get", "list", "update", "suspend", "resume", "run", "delete"):
+            self.assertRegex(p.stdout, r"(?m)^  %s " % verb)
 
 
 if __name__ == "__main__":
