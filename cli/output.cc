@@ -99,6 +99,9 @@ std::string FormatJobInfo(const JobInfo& info) {
       {"NAMESPACE", OrDash(info.namespace_())},
       {"NAME", OrDash(info.name())},
       {"DRIVER POD", OrDash(info.driver_pod())},
+      {"SPARK APP ID", OrDash(info.spark_application_id())},
+      {"ATTEMPTS", absl::StrCat(info.attempts())},
+      {"DRIVER UI", OrDash(info.driver_ui_address())},
       {"MESSAGE", OrDash(OneLine(info.message()))},
   });
 }

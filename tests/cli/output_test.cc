@@ -39,6 +39,15 @@ TEST_CASE("tables align their columns") {
   std::string one = FormatJobInfo(Info());
   CHECK(one.find("STATUS          STARTED\n") != std::string::npos);
   CHECK(one.find("DRIVER POD      -\n") != std::string::npos);
+  CHECK(one.find("SPARK APP ID    -\nATTEMPTS        0\nDRIVER UI       -\n") != std::string::npos);
+  JobInfo detailed = Info();
+  detailed.set_spark_application_id("spark-5e1c0a7e");
+  detailed.set_attempts(2);
+  detailed.set_driver_ui_address("10.96.0.12:4040");
+  one = FormatJobInfo(detailed);
+  CHECK(one.find("SPARK APP ID    spark-5e1c0a7e\n") != std::string::npos);
+  CHECK(one.find("ATTEMPTS        2\n") != std::string::npos);
+  CHECK(one.find("DRIVER UI       10.96.0.12:4040\n") != std::string::npos);
 }
 
 TEST_CASE("a growing table prints its header once and never moves a column left") {

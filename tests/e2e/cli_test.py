@@ -185,6 +185,12 @@ server:
         self.assertEqual(seen[-1], "SUCCEEDED", out)
         self.assertEqual(states.count("SUCCEEDED"), 1, out)
 
+        code, out, err = self.cli("status", execution_id)
+        self.assertEqual(code, EXIT_OK, err)
+        # What sparkctl status showed: the Spark application id and the attempts.
+        self.assertRegex(out, r"(?m)^SPARK APP ID +[a-z0-9-]+$")
+        self.assertNotRegex(out, r"(?m)^SPARK APP ID +-$")
+        self.assertRegex(out, r"(?m)^ATTEMPTS +1$")
         code, out, err = self.cli("status", execution_id, "-o", "json")
         self.assertEqual(code, EXIT_OK, err)
         info = json.loads(out)
