@@ -649,8 +649,7 @@ std::string CommandsHelp() {
     absl::StrAppend(&out, "  ", c.name, std::string(10 - c.name.size(), ' '), c.summary, "\n");
   }
   absl::StrAppend(&out, "  ", kScheduleGroup, std::string(10 - sizeof(kScheduleGroup) + 1, ' '),
-                  "create, get, list, update, suspend, resume, run or delete schedules "
-                  "(kubeflow operator)\n");
+                  "create, get, list, update, suspend, resume, run or delete schedules\n");
   return out;
 }
 

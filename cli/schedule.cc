@@ -35,13 +35,9 @@ FlagSpec NamespaceFlag() {
 // The spec flags of create and update; `suspended_help` differs between the two.
 std::vector<FlagSpec> SpecFlags(const std::string& suspended_help) {
   return {
-      {"cron", 0, "CRON", false,
-       "when it runs: \"0 3 * * *\", @hourly, \"@every 90m\", \"CRON_TZ=Europe/Berlin 0 3 * * *\""},
-      {"time-zone", 0, "ZONE", false,
-       "an IANA zone such as Europe/Berlin, UTC, or Local (the default: the operator's zone)"},
-      {"concurrency-policy", 0, "POLICY", false,
-       "Allow (the default), Forbid (skip a tick while a run is unfinished) or Replace (delete "
-       "it, then start the next)"},
+      {"cron", 0, "CRON", false, "when it runs, e.g. \"0 3 * * *\", @hourly, \"@every 90m\""},
+      {"time-zone", 0, "ZONE", false, "an IANA zone (Europe/Berlin), UTC or Local (the default)"},
+      {"concurrency-policy", 0, "POLICY", false, "Allow (default), Forbid or Replace"},
       {"successful-history", 0, "N", false, "successful runs kept (default 1)"},
       {"failed-history", 0, "N", false, "failed runs kept (default 1)"},
       {"suspended", 0, "", false, suspended_help},
@@ -365,13 +361,14 @@ std::vector<FlagSpec> UpdateFlags() {
 const std::vector<Command>& ScheduleCommands() {
   static const std::vector<Command> kCommands = {
       {"schedule create",
-       "[SCHEDULE_ID] (-f JOB_FILE | --metalake NAME --name NAME --executable URI ...) "
-       "--cron CRON [flags]",
+       "[SCHEDULE_ID] (-f JOB_FILE | --metalake NAME --name NAME ...) --cron CRON [flags]",
        "create a schedule that runs a job template by a cron line",
        "The template comes from a job file and flags, as for submit; the schedule id is\n"
-       "SCHEDULE_ID, else the file's jobId. It lives in the template's namespace (-n). Creating\n"
-       "the same schedule id again adopts the existing schedule (a note on stderr says so, and\n"
-       "whether its spec differs). Prints the schedule as `get` does.\n",
+       "SCHEDULE_ID, else the file's jobId. It lives in the template's namespace (-n). The\n"
+       "cron takes 5 fields, descriptors (@daily, \"@every 90m\") and a CRON_TZ=<zone> prefix.\n"
+       "Forbid skips a tick while the newest run is unfinished; Replace deletes that run and\n"
+       "starts the next. Creating the same schedule id again adopts the existing schedule (a\n"
+       "note on stderr says so, and whether its spec differs). Prints the schedule as `get`.\n",
        CreateFlags(), "SCHEDULE_ID", 0, 1, CreateVerb},
       {"schedule get",
        "SCHEDULE_ID [-n NS] [flags]",
@@ -396,7 +393,7 @@ const std::vector<Command>& ScheduleCommands() {
        0,
        0,
        ListVerb},
-      {"schedule update", "SCHEDULE_ID [-n NS] [--cron CRON] [--time-zone ZONE] ... [flags]",
+      {"schedule update", "SCHEDULE_ID [--cron CRON] [--time-zone ZONE] ... [-n NS] [flags]",
        "change a schedule's spec",
        "Changes exactly the fields whose flags are given (the update mask names each), e.g.\n"
        "`--time-zone ''` sets Local. A new cron or zone moves the next run at once. The\n"
