@@ -570,6 +570,7 @@ const std::vector<Command>& Commands() {
 }
 
 constexpr char kScheduleGroup[] = "schedule";
+constexpr size_t kScheduleGroupLength = sizeof(kScheduleGroup) - 1;
 
 const Command* FindIn(const std::vector<Command>& commands, std::string_view name) {
   for (const Command& c : commands) {
@@ -589,7 +590,7 @@ std::string ScheduleGroupUsage() {
       "verbs (see `",
       kProgram, " schedule <verb> --help`):\n");
   for (const Command& c : ScheduleCommands()) {
-    std::string verb = c.name.substr(sizeof(kScheduleGroup));
+    std::string verb = c.name.substr(kScheduleGroupLength + 1);  // after "schedule "
     absl::StrAppend(&out, "  ", verb, std::string(10 - verb.size(), ' '), c.summary, "\n");
   }
   return out;
@@ -648,7 +649,7 @@ std::string CommandsHelp() {
   for (const Command& c : Commands()) {
     absl::StrAppend(&out, "  ", c.name, std::string(10 - c.name.size(), ' '), c.summary, "\n");
   }
-  absl::StrAppend(&out, "  ", kScheduleGroup, std::string(10 - sizeof(kScheduleGroup) + 1, ' '),
+  absl::StrAppend(&out, "  ", kScheduleGroup, std::string(10 - kScheduleGroupLength, ' '),
                   "create, get, list, update, suspend, resume, run or delete schedules\n");
   return out;
 }
