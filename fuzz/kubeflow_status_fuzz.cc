@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(!app->name.empty() && !app->namespace_.empty());
   FUZZ_CHECK(app->history.empty());
   FUZZ_CHECK(app->current_message.size() <= spark::kMaxMessageBytes + 3);
-  FUZZ_CHECK(app->kubeflow.unrecognized_state.empty() ==
+  FUZZ_CHECK(app->unknown_current_state.empty() ==
              (app->kubeflow.state != kubeflow::State::kUnrecognized));
   FUZZ_CHECK(spark::HasState(*app) == app->has_status);
   FUZZ_CHECK(!spark::IsStopped(*app) || spark::HasState(*app));

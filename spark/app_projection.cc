@@ -79,7 +79,7 @@ std::string CapMessage(std::string_view message) {
 std::string AppProjection::OperatorState() const {
   if (kind == OperatorKind::kKubeflow) {
     if (!has_status) return "";
-    if (kubeflow.state == kubeflow::State::kUnrecognized) return kubeflow.unrecognized_state;
+    if (kubeflow.state == kubeflow::State::kUnrecognized) return unknown_current_state;
     return std::string(kubeflow::StateName(kubeflow.state));
   }
   if (history.empty()) return "";
@@ -92,9 +92,9 @@ size_t AppProjection::ApproximateBytes() const {
          HeapBytes(resource_version) + HeapBytes(job_id) + HeapBytes(metalake) +
          HeapBytes(unknown_current_state) + HeapBytes(current_message) + HeapBytes(suspend_reason) +
          HeapBytes(driver_container) + history.capacity() * sizeof(StateEntry) +
-         LabelBytes(labels) + HeapBytes(kubeflow.unrecognized_state) +
-         HeapBytes(kubeflow.submission_id) + HeapBytes(kubeflow.driver_pod_name) +
-         HeapBytes(spark_app_id) + HeapBytes(kubeflow.web_ui_address);
+         LabelBytes(labels) + HeapBytes(kubeflow.submission_id) +
+         HeapBytes(kubeflow.driver_pod_name) + HeapBytes(spark_app_id) +
+         HeapBytes(kubeflow.web_ui_address);
 }
 
 absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
@@ -147,8 +147,8 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
     projection.suspend_requested = suspend->IsBool() && suspend->GetBool();
   }
   projection.driver_container = DriverContainerName(spec);
-  projection.spark_app_id = std::string(
-      json::String(json::Member(spec, "sparkConf"), kConfAppId).value_or(""));
+  projection.spark_app_id =
+      std::string(json::String(json::Member(spec, "sparkConf"), kConfAppId).value_or(""));
 
   const rapidjson::Value* status = json::Member(app, "status");
   projection.attempt_id =

@@ -60,7 +60,8 @@ struct AppProjection {
   // kCurrentStateId) when the history doesn't end with it. Empty: no state yet.
   std::vector<StateEntry> history;
   // The spelling of the current state when this build doesn't know it (history.back() is
-  // kUnknown); empty otherwise, as AppStateName gives the known ones.
+  // kUnknown, or kubeflow.state is kUnrecognized); empty otherwise, as AppStateName and
+  // kubeflow::StateName give the known ones.
   std::string unknown_current_state;
   std::string current_message;  // status.currentState.message, capped at kMaxMessageBytes
   // metadata.labels in the object's order, for label selectors answered from memory.

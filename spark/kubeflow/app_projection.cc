@@ -43,7 +43,7 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   std::string_view state = json::String(application_state, "state").value_or("");
   KubeflowStatus& out = projection.kubeflow;
   out.state = ParseState(state);
-  if (out.state == State::kUnrecognized) out.unrecognized_state = std::string(state);
+  if (out.state == State::kUnrecognized) projection.unknown_current_state = std::string(state);
   projection.current_message =
       CapMessage(json::String(application_state, "errorMessage").value_or(""));
   out.submission_id = std::string(json::String(status, "submissionID").value_or(""));

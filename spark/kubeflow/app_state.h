@@ -40,7 +40,6 @@ bool IsTerminated(State state);
 // What the projection keeps of a v1beta2 status.
 struct KubeflowStatus {
   State state = State::kNew;
-  std::string unrecognized_state;  // the spelling when state is kUnrecognized
   // status.submissionID: one per submission attempt, also the current driver pod's
   // sparkoperator.k8s.io/submission-id label.
   std::string submission_id;

@@ -104,8 +104,13 @@ def main():
 
         app = custom.get_namespaced_custom_object(GROUP, VERSION, NS, PLURAL, "spark-pi")
         status = app["status"]
-        if status["driverInfo"] != {"podName": "spark-pi-driver", "webUIPort": 4040,
-                                    "webUIServiceName": "spark-pi-ui-svc"}:
+        driver_info = dict(status["driverInfo"])
+        # The UI service's cluster IP and port, in kubeadm's service range 10.96.0.0/12.
+        if not re.fullmatch(r"10\.(9[6-9]|10[0-9]|11[01])\.\d{1,3}\.\d{1,3}:4040",
+                            driver_info.pop("webUIAddress", "")):
+            fail("driverInfo.webUIAddress: %r" % status["driverInfo"])
+        if driver_info != {"podName": "spark-pi-driver", "webUIPort": 4040,
+                           "webUIServiceName": "spark-pi-ui-svc"}:
             fail("driverInfo: %r" % status["driverInfo"])
         if not re.fullmatch(r"spark-[0-9a-f]{32}", status["sparkApplicationId"]):
             fail("sparkApplicationId: %r" % status["sparkApplicationId"])
