@@ -30,12 +30,17 @@ TEST_CASE("timestamps print as RFC 3339 UTC, unset ones as a dash") {
 
 TEST_CASE("tables align their columns") {
   CHECK(FormatTable({{"A", "BB"}, {"long", "x"}}) == "A     BB\nlong  x\n");
-  std::string list = FormatJobList({Info()});
+  JobInfo listed = Info();
+  listed.set_spark_application_id("gravitino-job-1-0");
+  listed.set_attempts(1);
+  std::string list = FormatJobList({Info(), listed});
   CHECK(list ==
-        "EXECUTION ID                              JOB ID  STATUS   OPERATOR STATE  STARTED    "
-        "           FINISHED\n"
+        "EXECUTION ID                              JOB ID  STATUS   OPERATOR STATE  SPARK APP ID  "
+        "     ATTEMPTS  STARTED               FINISHED\n"
+        "default/sparkapp/default/gravitino-job-1  1       STARTED  RunningHealthy  -             "
+        "     0         2026-01-01T00:00:00Z  -\n"
         "default/sparkapp/default/gravitino-job-1  1       STARTED  RunningHealthy  "
-        "2026-01-01T00:00:00Z  -\n");
+        "gravitino-job-1-0  1         2026-01-01T00:00:00Z  -\n");
   std::string one = FormatJobInfo(Info());
   CHECK(one.find("STATUS          STARTED\n") != std::string::npos);
   CHECK(one.find("DRIVER POD      -\n") != std::string::npos);
