@@ -44,6 +44,13 @@ HttpResponse JsonResponse(int status, const json::value& body) {
   return r;
 }
 
+HttpResponse JsonResponse(int status, const json::object& body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = json::serialize(body);
+  return r;
+}
+
 ApiError NotFoundPath() {
   return MakeError(404, "NotFound", "the server could not find the requested resource");
 }

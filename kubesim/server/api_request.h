@@ -25,6 +25,9 @@ bool IsTrue(const std::string& v);
 bool ParseInt(const std::string& text, int64_t* out);
 std::string MediaType(std::string_view content_type);
 HttpResponse JsonResponse(int status, const json::value& body);
+// The same for an object, serialized where it is: a json::value made of it would be a deep copy
+// (a LIST page of 500 objects copied node by node before it is written).
+HttpResponse JsonResponse(int status, const json::object& body);
 ApiError NotFoundPath();
 ApiError BadRequest(std::string message);
 // Objects nest deeper than Boost.JSON's default limit of 32 (CRDs with their schemas do).

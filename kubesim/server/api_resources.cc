@@ -220,9 +220,16 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
   if (verb == "list") {
     ListOptions lo;
     if (!ParseListOptions(query, &lo, &error)) return fail(error);
+    if (!table) {
+      auto text = store_.ListText(type, path.ns, lo);
+      if (!text.ok()) return fail(text.error());
+      HttpResponse resp;
+      resp.status = 200;
+      resp.body = std::move(text.value());
+      return finish(std::move(resp));
+    }
     auto r = store_.List(type, path.ns, lo);
     if (!r.ok()) return fail(r.error());
-    if (!table) return finish(JsonResponse(200, r.value()));
     std::vector<const json::object*> items;
     const json::object& list = r.value();
     if (const auto* it = list.if_contains("items"); it != nullptr && it->is_array()) {

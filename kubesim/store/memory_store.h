@@ -200,6 +200,8 @@ class MemoryStore : public Store {
                            std::string_view name) const override;
   Result<json::object> List(const ResourceType& type_in, std::string_view ns_in,
                             const ListOptions& options) const override;
+  Result<std::string> ListText(const ResourceType& type_in, std::string_view ns_in,
+                               const ListOptions& options) const override;
   Result<json::object> Update(const ResourceType& type_in, std::string_view ns,
                               std::string_view name, json::object obj, bool status,
                               const WriteOptions& options) override;
@@ -255,6 +257,16 @@ class MemoryStore : public Store {
   Bucket& BucketOf(const ResourceType& t) const { return *buckets_.at(t.group + "/" + t.plural); }
 
   static json::object Output(const ResourceType& t, json::object o);
+
+  // What a LIST returns, before it is rendered: the objects in order and the list's metadata.
+  // Called with mu_ held; the pointers are valid while it is.
+  struct Selection {
+    const ResourceType* type = nullptr;
+    std::vector<const Stored*> items;
+    json::object meta;
+  };
+  Result<Selection> Select(const ResourceType& type_in, std::string_view ns_in,
+                           const ListOptions& options) const;
 
   // Items of core lists carry no apiVersion/kind, as the API server's typed lists.
   static json::value OutputItem(const ResourceType& t, json::object obj);

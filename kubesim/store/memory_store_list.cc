@@ -48,9 +48,9 @@ std::optional<std::string> Base64UrlDecode(std::string_view in) {
 }
 }  // namespace
 
-Result<json::object> MemoryStore::List(const ResourceType& type_in, std::string_view ns_in,
-                                       const ListOptions& options) const {
-  std::shared_lock lock(mu_);
+Result<MemoryStore::Selection> MemoryStore::Select(const ResourceType& type_in,
+                                                   std::string_view ns_in,
+                                                   const ListOptions& options) const {
   const ResourceType* type = Lookup(type_in);
   if (type == nullptr) return NoSuchType();
   const Bucket& b = BucketOf(*type);
@@ -124,8 +124,9 @@ Result<json::object> MemoryStore::List(const ResourceType& type_in, std::string_
   auto ov = overlay.lower_bound(lower);
   bool skip_equal = !start_after.empty() && lower == start_after;
 
-  json::storage_ptr sp = Arena();
-  json::array items(sp);
+  Selection selection;
+  selection.type = type;
+  std::vector<const Stored*>& items = selection.items;
   size_t limit = options.limit > 0 ? static_cast<size_t>(options.limit) : SIZE_MAX;
   std::string last_key;
   bool more = false;
@@ -178,10 +179,11 @@ Result<json::object> MemoryStore::List(const ResourceType& type_in, std::string_
         !fields.value().Matches(fields.value().OnlyMetadata() ? obj->shell : obj->Object())) {
       continue;
     }
-    items.push_back(OutputItem(*type, obj->Object(sp)));
+    items.push_back(obj);
     last_key = key;
   }
-  json::object meta{{"resourceVersion", std::to_string(snapshot)}};
+  json::object& meta = selection.meta;
+  meta["resourceVersion"] = std::to_string(snapshot);
   if (more) {
     std::optional<int64_t> remaining;
     if (!filtering) {
@@ -190,11 +192,60 @@ Result<json::object> MemoryStore::List(const ResourceType& type_in, std::string_
     }
     meta["continue"] = EncodeContinue(ContinueToken{snapshot, last_key, remaining});
   }
+  return selection;
+}
+
+Result<json::object> MemoryStore::List(const ResourceType& type_in, std::string_view ns_in,
+                                       const ListOptions& options) const {
+  std::shared_lock lock(mu_);
+  auto selection = Select(type_in, ns_in, options);
+  if (!selection.ok()) return selection.error();
+  const ResourceType& type = *selection.value().type;
+  json::storage_ptr sp = Arena();
+  json::array items(sp);
+  items.reserve(selection.value().items.size());
+  for (const Stored* obj : selection.value().items) {
+    items.push_back(OutputItem(type, obj->Object(sp)));
+  }
   json::object out(sp);
-  out["apiVersion"] = type->api_version();
-  out["kind"] = type->list_kind;
-  out["metadata"] = std::move(meta);
+  out["apiVersion"] = type.api_version();
+  out["kind"] = type.list_kind;
+  out["metadata"] = std::move(selection.value().meta);
   out["items"] = std::move(items);
+  return out;
+}
+
+Result<std::string> MemoryStore::ListText(const ResourceType& type_in, std::string_view ns_in,
+                                          const ListOptions& options) const {
+  std::shared_lock lock(mu_);
+  auto selection = Select(type_in, ns_in, options);
+  if (!selection.ok()) return selection.error();
+  const ResourceType& type = *selection.value().type;
+  // The text List's object serializes to, key for key. A custom resource is output as stored
+  // when its text already begins with its apiVersion and kind (what OutputItem would set in
+  // place): then the item is its stored text, spliced without a parse and a serialization.
+  std::string head;
+  if (IsCustom(type)) {
+    head = "{\"apiVersion\":" + json::serialize(json::value(type.api_version())) +
+           ",\"kind\":" + json::serialize(json::value(type.kind)) + ",";
+  }
+  std::string out = "{\"apiVersion\":" + json::serialize(json::value(type.api_version())) +
+                    ",\"kind\":" + json::serialize(json::value(type.list_kind)) +
+                    ",\"metadata\":" + json::serialize(selection.value().meta) + ",\"items\":[";
+  size_t bytes = out.size() + 2;
+  for (const Stored* obj : selection.value().items) bytes += obj->text.size() + 1;
+  out.reserve(bytes);
+  bool first = true;
+  for (const Stored* obj : selection.value().items) {
+    if (!first) out += ',';
+    first = false;
+    if (!head.empty() && obj->text.starts_with(head)) {
+      out += obj->text;
+    } else {
+      out += json::serialize(OutputItem(type, obj->Object()));
+    }
+  }
+  out += "]}";
   return out;
 }
 

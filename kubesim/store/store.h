@@ -158,6 +158,10 @@ class Store {
   // continue?, remainingItemCount?}, items}.
   virtual Result<boost::json::object> List(const ResourceType& type, std::string_view ns,
                                            const ListOptions& options) const = 0;
+  // The same List, serialized: the text json::serialize gives of List's object, made without
+  // building that object (a LIST of 100k applications is 200 MB of JSON).
+  virtual Result<std::string> ListText(const ResourceType& type, std::string_view ns,
+                                       const ListOptions& options) const = 0;
   // Replace (PUT). `status` selects the status subresource. 409 Conflict on a stale
   // metadata.resourceVersion (an empty one means unconditional).
   virtual Result<boost::json::object> Update(const ResourceType& type, std::string_view ns,

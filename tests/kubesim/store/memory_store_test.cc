@@ -139,6 +139,22 @@ struct Fixture {
   ResourceType pod = PodType();
   ResourceType cm;
 
+  // store->List, checking that ListText (what a LIST request is answered with) is the very
+  // text that List's object serializes to, or the same error.
+  Result<json::object> Listed(const ResourceType& type, std::string_view ns,
+                              const ListOptions& options) {
+    auto listed = store->List(type, ns, options);
+    auto text = store->ListText(type, ns, options);
+    REQUIRE(listed.ok() == text.ok());
+    if (listed.ok()) {
+      CHECK(json::serialize(listed.value()) == text.value());
+    } else {
+      CHECK(listed.error().code == text.error().code);
+      CHECK(listed.error().message == text.error().message);
+    }
+    return listed;
+  }
+
   Fixture() {
     store->RegisterType(app);
     for (const ResourceType& t : CoreTypes()) {
@@ -363,7 +379,7 @@ TEST_CASE_METHOD(Fixture, "list with label and field selectors", "[store]") {
     ListOptions o;
     o.label_selector = labels;
     o.field_selector = fields;
-    auto r = store->List(app, ns, o);
+    auto r = Listed(app, ns, o);
     if (!r.ok()) FAIL(r.error().message);
     return Names(r.value());
   };
@@ -381,14 +397,14 @@ TEST_CASE_METHOD(Fixture, "list with label and field selectors", "[store]") {
   CHECK(list("", "", "metadata.name=d") == V{"d"});
   CHECK(list("", "", "metadata.namespace=spark,metadata.name!=b") == V{"a", "c"});
 
-  auto r = store->List(app, "spark", Labels("tier in batch"));
+  auto r = Listed(app, "spark", Labels("tier in batch"));
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == 400);
-  auto f = store->List(app, "spark", Fields("spec.mainClass=x"));
+  auto f = Listed(app, "spark", Fields("spec.mainClass=x"));
   REQUIRE_FALSE(f.ok());
   CHECK(f.error().code == 400);
 
-  json::object whole = store->List(app, "spark", {}).value();
+  json::object whole = Listed(app, "spark", {}).value();
   CHECK(whole.at("kind") == "SparkApplicationList");
   CHECK(whole.at("apiVersion") == "spark.apache.org/v1");
   CHECK(Str(whole.at("metadata").at("resourceVersion")) == store->CurrentResourceVersion());
@@ -411,7 +427,7 @@ TEST_CASE_METHOD(Fixture, "paging through 10k objects is a consistent snapshot",
   int pages = 0;
   int64_t expected_remaining = kCount;
   while (true) {
-    auto r = store->List(app, "spark", o);
+    auto r = Listed(app, "spark", o);
     REQUIRE(r.ok());
     const json::object& meta = r.value().at("metadata").as_object();
     CHECK(Str(meta.at("resourceVersion")) == snapshot_rv);
@@ -444,16 +460,56 @@ TEST_CASE_METHOD(Fixture, "paging through 10k objects is a consistent snapshot",
   exact.resource_version = snapshot_rv;
   exact.resource_version_match = "Exact";
   exact.label_selector = "changed=yes";
-  CHECK(Names(store->List(app, "spark", exact).value()).empty());
+  CHECK(Names(Listed(app, "spark", exact).value()).empty());
   exact.label_selector = "";
   exact.field_selector = "metadata.name=app-09000";
-  CHECK(Names(store->List(app, "spark", exact).value()) == std::vector<std::string>{"app-09000"});
+  CHECK(Names(Listed(app, "spark", exact).value()) == std::vector<std::string>{"app-09000"});
 
   // A fresh list sees the writes.
   ListOptions fresh;
   fresh.label_selector = "changed=yes";
-  CHECK(Names(store->List(app, "spark", fresh).value()) == std::vector<std::string>{"app-08000"});
-  CHECK(store->List(app, "spark", {}).value().at("items").as_array().size() == kCount + 1);
+  CHECK(Names(Listed(app, "spark", fresh).value()) == std::vector<std::string>{"app-08000"});
+  CHECK(Listed(app, "spark", {}).value().at("items").as_array().size() == kCount + 1);
+}
+
+TEST_CASE_METHOD(Fixture, "a LIST's text is List's object, whatever order an object's keys have",
+                 "[store]") {
+  // As clients send them: apiVersion first (spliced as stored), kind first or metadata first
+  // (rendered).
+  MustCreate(app, App("a-usual"));
+  json::object kind_first{{"kind", "SparkApplication"},
+                          {"apiVersion", "spark.apache.org/v1"},
+                          {"metadata", json::object{{"name", "b-kind-first"}}},
+                          {"spec", json::object{{"mainClass", "x"}}}};
+  MustCreate(app, kind_first);
+  json::object metadata_first{{"metadata", json::object{{"name", "c-metadata-first"}}},
+                              {"spec", json::object{{"mainClass", "x"}}},
+                              {"apiVersion", "spark.apache.org/v1"},
+                              {"kind", "SparkApplication"}};
+  MustCreate(app, metadata_first);
+  auto listed = Listed(app, "spark", {});
+  REQUIRE(listed.ok());
+  CHECK(Names(listed.value()) ==
+        std::vector<std::string>{"a-usual", "b-kind-first", "c-metadata-first"});
+  for (const json::value& item : listed.value().at("items").as_array()) {
+    CHECK(item.at("apiVersion") == "spark.apache.org/v1");
+    CHECK(item.at("kind") == "SparkApplication");
+  }
+  // Core lists carry no apiVersion or kind on their items.
+  MustCreate(pod, Pod("p1"));
+  MustCreate(pod, Pod("p2", {"a", "b"}));
+  auto pods = Listed(pod, "spark", {});
+  REQUIRE(pods.ok());
+  for (const json::value& item : pods.value().at("items").as_array()) {
+    CHECK_FALSE(item.as_object().contains("apiVersion"));
+  }
+  // Across namespaces, with a page size, and an error.
+  ListOptions paged;
+  paged.limit = 2;
+  CHECK(Listed(app, "", paged).ok());
+  ListOptions bad;
+  bad.label_selector = "a in (";
+  CHECK_FALSE(Listed(app, "spark", bad).ok());
 }
 
 TEST_CASE_METHOD(Fixture, "paging with a selector and expired continue tokens", "[store]") {
@@ -465,7 +521,7 @@ TEST_CASE_METHOD(Fixture, "paging with a selector and expired continue tokens", 
   o.label_selector = "even=y";
   std::vector<std::string> seen;
   for (int guard = 0; guard < 20; ++guard) {
-    auto r = store->List(app, "spark", o);
+    auto r = Listed(app, "spark", o);
     REQUIRE(r.ok());
     auto names = Names(r.value());
     CHECK(names.size() <= 3);
@@ -479,20 +535,20 @@ TEST_CASE_METHOD(Fixture, "paging with a selector and expired continue tokens", 
 
   ListOptions first;
   first.limit = 5;
-  auto page = store->List(app, "spark", first);
+  auto page = Listed(app, "spark", first);
   std::string token = Str(page.value().at("metadata").at("continue"));
   MustCreate(app, App("later"));
   store->Compact();
   ListOptions next;
   next.limit = 5;
   next.continue_token = token;
-  auto expired = store->List(app, "spark", next);
+  auto expired = Listed(app, "spark", next);
   REQUIRE_FALSE(expired.ok());
   CHECK(expired.error().code == 410);
   CHECK(expired.error().reason == "Expired");
 
   next.continue_token = "not-a-token!";
-  auto bad = store->List(app, "spark", next);
+  auto bad = Listed(app, "spark", next);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == 400);
 }
@@ -504,30 +560,30 @@ TEST_CASE_METHOD(Fixture, "list resourceVersion semantics", "[store]") {
   ListOptions o;
   o.resource_version = rv1;
   o.resource_version_match = "Exact";
-  auto exact = store->List(app, "spark", o);
+  auto exact = Listed(app, "spark", o);
   REQUIRE(exact.ok());
   CHECK(Names(exact.value()) == std::vector<std::string>{"a"});
   CHECK(Str(exact.value().at("metadata").at("resourceVersion")) == rv1);
 
   o.resource_version_match = "NotOlderThan";
-  CHECK(Names(store->List(app, "spark", o).value()).size() == 2);
+  CHECK(Names(Listed(app, "spark", o).value()).size() == 2);
   o.resource_version = "0";
   o.resource_version_match = "";
-  CHECK(Names(store->List(app, "spark", o).value()).size() == 2);
+  CHECK(Names(Listed(app, "spark", o).value()).size() == 2);
 
   o.resource_version = std::to_string(std::stoull(store->CurrentResourceVersion()) + 10);
-  auto future = store->List(app, "spark", o);
+  auto future = Listed(app, "spark", o);
   REQUIRE_FALSE(future.ok());
   CHECK(future.error().code == 504);
   CHECK(future.error().message.find("Too large resource version") != std::string::npos);
 
   o.resource_version = "abc";
-  CHECK(store->List(app, "spark", o).error().code == 400);
+  CHECK(Listed(app, "spark", o).error().code == 400);
 
   store->Compact();
   o.resource_version = rv1;
   o.resource_version_match = "Exact";
-  auto old = store->List(app, "spark", o);
+  auto old = Listed(app, "spark", o);
   REQUIRE_FALSE(old.ok());
   CHECK(old.error().code == 410);
 }
@@ -805,7 +861,7 @@ TEST_CASE_METHOD(Fixture, "deletecollection and namespace deletion", "[store]") 
   auto r = store->DeleteCollection(app, "spark", sel, {});
   REQUIRE(r.ok());
   CHECK(r.value().at("items").as_array().size() == 2);
-  CHECK(Names(store->List(app, "spark", {}).value()) == std::vector<std::string>{"c"});
+  CHECK(Names(Listed(app, "spark", {}).value()) == std::vector<std::string>{"c"});
 
   json::object held = App("held");
   held["metadata"].as_object()["finalizers"] = json::array{"x/y"};
@@ -1067,7 +1123,7 @@ TEST_CASE_METHOD(Fixture, "100k objects list in pages", "[.][scale]") {
   o.limit = 500;
   size_t total = 0;
   while (true) {
-    auto r = store->List(app, "spark", o);
+    auto r = Listed(app, "spark", o);
     REQUIRE(r.ok());
     total += r.value().at("items").as_array().size();
     const json::object& meta = r.value().at("metadata").as_object();
