@@ -244,7 +244,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
           auto executed = self->Execute(req, state, nullptr);
           absl::StatusOr<Response> r = co_await std::move(executed);
           if (!r.ok()) co_return r.status();
-          co_return ParseListPage(r->body);
+          co_return ParseListPage(std::move(r->body));
         });
   }
 

@@ -205,11 +205,21 @@ const rapidjson::Value& ParsedJson::value() const {
 
 std::string ParsedJson::ToString() const { return Serialize(value()); }
 
-absl::StatusOr<ListPage> ParseListPage(std::string_view body) {
-  auto shared = std::make_shared<rapidjson::Document>();
-  rapidjson::Document& doc = *shared;
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+absl::StatusOr<ListPage> ParseListPage(std::string body) {
+  // Parsed in place: the items' strings stay in the body instead of being copied out of it,
+  // and the page (body and document) lives as long as any of its items is held. A NUL would
+  // end an in-place parse early where a parse of the whole body refuses it.
+  struct InPlace {
+    std::string text;
+    rapidjson::Document doc;
+  };
+  auto owner = std::make_shared<InPlace>();
+  owner->text = std::move(body);
+  rapidjson::Document& doc = owner->doc;
+  const bool has_nul = owner->text.find('\0') != std::string::npos;
+  if (!has_nul) doc.ParseInsitu(owner->text.data());
+  std::shared_ptr<const rapidjson::Document> shared(owner, &owner->doc);
+  if (has_nul || doc.HasParseError() || !doc.IsObject()) {
     return absl::InternalError("kubernetes: a list response that is not a JSON object");
   }
   ListPage page;

@@ -123,7 +123,7 @@ std::string LogQuery(const LogOptions& options);
 std::string DeleteBody(const DeleteOptions& options);
 
 // Parses a List object; the items share its document.
-absl::StatusOr<ListPage> ParseListPage(std::string_view body);
+absl::StatusOr<ListPage> ParseListPage(std::string body);
 
 // Parses one line of a watch stream. An ERROR event becomes the error status it carries (410 Gone
 // stays recognizable with IsK8sGone()).
