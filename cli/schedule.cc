@@ -341,8 +341,9 @@ int DeleteVerb(Context& c) {
 std::vector<FlagSpec> CreateFlags() {
   std::vector<FlagSpec> flags = TemplateFlags();
   for (FlagSpec& f : flags) {
-    if (f.name == "namespace")
+    if (f.name == "namespace") {
       f.help = "the schedule's and its runs' namespace (default: the server's)";
+    }
   }
   std::vector<FlagSpec> spec = SpecFlags("create it suspended: no runs until `schedule resume`");
   flags.insert(flags.begin() + 1, spec.begin(), spec.end());

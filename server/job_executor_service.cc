@@ -475,10 +475,12 @@ grpc::ServerUnaryReactor* JobExecutorService::Events(grpc::CallbackServerContext
                                           out->set_message(std::move(e.message));
                                           out->set_count(e.count);
                                           out->set_source(std::move(e.source));
-                                          if (e.first_seen)
+                                          if (e.first_seen) {
                                             *out->mutable_first_seen() = ToTimestamp(*e.first_seen);
-                                          if (e.last_seen)
+                                          }
+                                          if (e.last_seen) {
                                             *out->mutable_last_seen() = ToTimestamp(*e.last_seen);
+                                          }
                                         }
                                         response->set_truncated(r->truncated);
                                       }
@@ -627,8 +629,9 @@ grpc::ServerUnaryReactor* JobExecutorService::UpdateSchedule(
   reactor->Attach(executor_->UpdateSchedule(
       request->namespace_(), request->schedule_id(), *update, reactor->Deadline(),
       [reactor, response](absl::StatusOr<executor::ScheduleResult> r) {
-        if (r.ok()) ToScheduleInfo(*std::move(r), response);
-        reactor->Complete(r.status());
+        if (!r.ok()) return reactor->Complete(r.status());
+        ToScheduleInfo(*std::move(r), response);
+        reactor->Complete(absl::OkStatus());
       }));
   return reactor;
 }
@@ -654,8 +657,9 @@ grpc::ServerUnaryReactor* JobExecutorService::CreateSchedule(
       request->schedule_id(), request->metalake(), ToSparkTemplate(request->template_()),
       FromProto(request->spec()), reactor->Deadline(),
       [reactor, response](absl::StatusOr<executor::ScheduleResult> r) {
-        if (r.ok()) ToScheduleInfo(*std::move(r), response);
-        reactor->Complete(r.status());
+        if (!r.ok()) return reactor->Complete(r.status());
+        ToScheduleInfo(*std::move(r), response);
+        reactor->Complete(absl::OkStatus());
       }));
   return reactor;
 }
@@ -672,8 +676,9 @@ grpc::ServerUnaryReactor* JobExecutorService::GetSchedule(grpc::CallbackServerCo
   reactor->Attach(
       executor_->GetSchedule(request->namespace_(), request->schedule_id(), reactor->Deadline(),
                              [reactor, response](absl::StatusOr<executor::ScheduleResult> r) {
-                               if (r.ok()) ToScheduleInfo(*std::move(r), response);
-                               reactor->Complete(r.status());
+                               if (!r.ok()) return reactor->Complete(r.status());
+                               ToScheduleInfo(*std::move(r), response);
+                               reactor->Complete(absl::OkStatus());
                              }));
   return reactor;
 }
