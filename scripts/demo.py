@@ -42,6 +42,7 @@ class Job:
         self.id = resp.execution_id
         self.last = None
         self.done = False
+        self.cancel_requested = False
         print("submitted job %s as %s" % (job_id, self.id))
 
     def poll(self):
@@ -49,8 +50,14 @@ class Job:
             info = self.stub.Status(pb.StatusRequest(execution_id=self.id), timeout=10)
             status, state = info.status, info.operator_state
         except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.NOT_FOUND or self.last != S.CANCELLED:
+            if e.code() != grpc.StatusCode.NOT_FOUND or not self.cancel_requested:
                 raise
+            # A cancelled application is deleted; an operator without a finalizer on it
+            # (kubeflow's) removes it at once, possibly before a poll saw CANCELLED.
+            if self.last != S.CANCELLED:
+                self.last = S.CANCELLED
+                print("  +%5.2fs  %-40s %-10s (the application is deleted)" % (
+                    time.monotonic() - self.start, self.id, S.Name(S.CANCELLED)))
             self.done = True
             return
         if status != self.last:
@@ -60,6 +67,7 @@ class Job:
                 stamp(info, "started_at"), stamp(info, "finished_at")))
             if status == S.STARTED and self.cancel_when_started:
                 self.stub.Cancel(pb.CancelRequest(execution_id=self.id), timeout=10)
+                self.cancel_requested = True
                 print("  +%5.2fs  %-40s cancel requested" % (time.monotonic() - self.start,
                                                              self.id))
         self.done = status in TERMINAL
