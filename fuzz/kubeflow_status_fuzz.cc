@@ -1,7 +1,7 @@
 // A kubeflow/spark-operator SparkApplication's status is written by the operator and anyone with
 // edit rights on the resource: the projection, the mapping (with and without the executor's
-// driver start timeout) and the driver pick must take any JSON. Input: the application's JSON, then optionally a "%%" line and its driver pods' JSON (a
-// pod or a PodList).
+// driver start timeout) and the driver pick must take any JSON. Input: the application's JSON, then
+// optionally a "%%" line and its driver pods' JSON (a pod or a PodList).
 
 #include <string>
 
