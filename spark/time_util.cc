@@ -3,21 +3,11 @@
 #include <optional>
 #include <string>
 
+#include "absl/time/civil_time.h"
 #include "base/strings.h"
 
 namespace kje::spark {
 namespace {
-
-// Days from 1970-01-01 to the proleptic Gregorian date (the civil-from-days inverse, by eras of
-// 400 years so that it is exact for any year).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
 
 bool Digits(std::string_view text, size_t pos, size_t n, int64_t* out) {
   int64_t v = 0;
@@ -44,11 +34,13 @@ std::optional<EpochMillis> ParseUtcMillis(std::string_view text) {
       !Digits(text, 17, 2, &second)) {
     return std::nullopt;
   }
-  static constexpr int kMonthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  const int64_t month_days = kMonthDays[month - 1] + (month == 2 && leap ? 1 : 0);
-  if (day < 1 || day > month_days) return std::nullopt;
+  // Abseil's civil time normalizes a field out of its range (30 April + 1 day, hour 24): a
+  // date-time it changed isn't one that exists.
+  const absl::CivilSecond civil(year, month, day, hour, minute, second);
+  if (civil.month() != month || civil.day() != day || civil.hour() != hour ||
+      civil.minute() != minute || civil.second() != second) {
+    return std::nullopt;
+  }
   int64_t millis = 0;
   const size_t fraction = text.size() - 20;  // the digits after a dot, if any
   if (fraction > 0) {
@@ -64,8 +56,7 @@ std::optional<EpochMillis> ParseUtcMillis(std::string_view text) {
   } else if (text[19] != 'Z') {
     return std::nullopt;
   }
-  const int64_t seconds =
-      DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  const int64_t seconds = civil - absl::CivilSecond(1970, 1, 1, 0, 0, 0);
   return seconds * 1000 + millis;
 }
 
