@@ -224,13 +224,12 @@ Result<std::string> MemoryStore::ListText(const ResourceType& type_in, std::stri
   // The text List's object serializes to, key for key. A custom resource is output as stored
   // when its text already begins with its apiVersion and kind (what OutputItem would set in
   // place): then the item is its stored text, spliced without a parse and a serialization.
+  const std::string opening = "{\"apiVersion\":" + json::serialize(json::value(type.api_version()));
   std::string head;
   if (IsCustom(type)) {
-    head = "{\"apiVersion\":" + json::serialize(json::value(type.api_version())) +
-           ",\"kind\":" + json::serialize(json::value(type.kind)) + ",";
+    head = opening + ",\"kind\":" + json::serialize(json::value(type.kind)) + ",";
   }
-  std::string out = "{\"apiVersion\":" + json::serialize(json::value(type.api_version())) +
-                    ",\"kind\":" + json::serialize(json::value(type.list_kind)) +
+  std::string out = opening + ",\"kind\":" + json::serialize(json::value(type.list_kind)) +
                     ",\"metadata\":" + json::serialize(selection.value().meta) + ",\"items\":[";
   size_t bytes = out.size() + 2;
   for (const Stored* obj : selection.value().items) bytes += obj->text.size() + 1;
