@@ -31,7 +31,7 @@ std::string Base36(const unsigned char* bytes, size_t size) {
     }
     digits.push_back(kDigits[remainder]);
   }
-  if (digits.empty()) digits = "0";
+  if (digits.empty()) return std::string(1, '0');
   std::reverse(digits.begin(), digits.end());
   return digits;
 }
