@@ -62,7 +62,7 @@ AppPtr AppCache::Find(const std::string& ns, std::string_view name) const {
 }
 
 void AppCache::ObserveWrite(const spark::AppProjection& app) {
-  if (auto informer = Existing(app.namespace_)) informer->ObserveWrite(app);
+  if (auto informer = Existing(std::string(app.namespace_()))) informer->ObserveWrite(app);
 }
 
 void AppCache::ObserveGone(const std::string& ns, std::string_view name) {

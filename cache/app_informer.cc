@@ -32,12 +32,12 @@ struct NameHash {
   size_t operator()(std::string_view name) const {
     return absl::Hash<absl::string_view>{}(ToAbsl(name));
   }
-  size_t operator()(const AppPtr& app) const { return (*this)(std::string_view(app->name)); }
+  size_t operator()(const AppPtr& app) const { return (*this)(std::string_view(app->name())); }
 };
 struct NameEq {
   using is_transparent = void;
   static std::string_view Name(std::string_view name) { return name; }
-  static std::string_view Name(const AppPtr& app) { return app->name; }
+  static std::string_view Name(const AppPtr& app) { return app->name(); }
   template <class A, class B>
   bool operator()(const A& a, const B& b) const {
     return Name(a) == Name(b);
@@ -47,7 +47,7 @@ using Map = absl::flat_hash_set<AppPtr, NameHash, NameEq>;
 
 // Puts `app` in place of any application of the same name.
 void Put(Map& map, AppPtr app) {
-  auto it = map.find(app->name);
+  auto it = map.find(app->name());
   if (it != map.end()) map.erase(it);
   map.insert(std::move(app));
 }
@@ -170,14 +170,14 @@ class AppInformerImpl final : public AppInformer,
     {
       absl::ReaderMutexLock lock(&mu_);
       for (const AppPtr& app : apps_) {
-        if (app->name > after) matches.push_back(app);
+        if (app->name() > after) matches.push_back(app);
       }
     }
     // The filter is the caller's code: it runs on the shared versions, outside the lock.
     matches.erase(std::remove_if(matches.begin(), matches.end(),
                                  [&](const AppPtr& app) { return !filter(*app); }),
                   matches.end());
-    auto by_name = [](const AppPtr& a, const AppPtr& b) { return a->name < b->name; };
+    auto by_name = [](const AppPtr& a, const AppPtr& b) { return a->name() < b->name(); };
     size_t n = std::min(limit, matches.size());
     std::partial_sort(matches.begin(), matches.begin() + static_cast<ptrdiff_t>(n), matches.end(),
                       by_name);
@@ -202,9 +202,9 @@ class AppInformerImpl final : public AppInformer,
  private:
   // Takes `app` unless a newer (or the same) version is held. Returns whether it changed.
   bool UpsertLocked(const AppPtr& app) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    auto it = apps_.find(app->name);
-    if (it != apps_.end() && ((*it)->resource_version == app->resource_version ||
-                              !Supersedes(app->resource_version, (*it)->resource_version))) {
+    auto it = apps_.find(app->name());
+    if (it != apps_.end() && ((*it)->resource_version() == app->resource_version() ||
+                              !Supersedes(app->resource_version(), (*it)->resource_version()))) {
       return false;
     }
     Put(apps_, app);
@@ -220,7 +220,7 @@ class AppInformerImpl final : public AppInformer,
       subs = subscribers_;
     }
     for (const auto& sub : *subs) {
-      if (sub->Wants(event.app->name)) sub->mailbox().Push(event);
+      if (sub->Wants(event.app->name())) sub->mailbox().Push(event);
     }
   }
 
@@ -251,7 +251,7 @@ class AppInformerImpl final : public AppInformer,
     std::string_view rv = k8s::MetadataField(object, "resourceVersion");
     if (name.empty() || rv.empty()) return nullptr;
     AppPtr held = Find(name);
-    return held != nullptr && held->resource_version == rv ? held : nullptr;
+    return held != nullptr && held->resource_version() == rv ? held : nullptr;
   }
 
   // The whole collection, page by page. A page that timed out waiting for its answer is asked
@@ -316,24 +316,24 @@ class AppInformerImpl final : public AppInformer,
       // waits for this lock), so it needs none of the differences.
       bool subscribed = subscribers() > 0;
       for (const AppPtr& app : apps_) {
-        auto cmp = CompareResourceVersions(app->resource_version, list_rv);
+        auto cmp = CompareResourceVersions(app->resource_version(), list_rv);
         if (!cmp.has_value() || *cmp <= 0) continue;
-        auto it = listed.find(app->name);
+        auto it = listed.find(app->name());
         if (it == listed.end() ||
-            CompareResourceVersions(app->resource_version, (*it)->resource_version) > 0) {
+            CompareResourceVersions(app->resource_version(), (*it)->resource_version()) > 0) {
           Put(listed, app);
         }
       }
       // The differences are gathered here and published once the lock is released.
       if (subscribed) {
         for (const AppPtr& app : listed) {
-          auto it = apps_.find(app->name);
-          if (it == apps_.end() || (*it)->resource_version != app->resource_version) {
+          auto it = apps_.find(app->name());
+          if (it == apps_.end() || (*it)->resource_version() != app->resource_version()) {
             changes.push_back(AppEvent{AppEvent::Type::kUpserted, app});
           }
         }
         for (const AppPtr& app : apps_) {
-          if (!listed.contains(app->name)) {
+          if (!listed.contains(app->name())) {
             changes.push_back(AppEvent{AppEvent::Type::kDeleted, app});
           }
         }
@@ -372,8 +372,8 @@ class AppInformerImpl final : public AppInformer,
     bool changed = false;
     if (type == k8s::WatchEvent::Type::kDeleted) {
       absl::MutexLock lock(&mu_);
-      auto it = apps_.find(app->name);
-      if (it != apps_.end() && Supersedes(app->resource_version, (*it)->resource_version)) {
+      auto it = apps_.find(app->name());
+      if (it != apps_.end() && Supersedes(app->resource_version(), (*it)->resource_version())) {
         apps_.erase(it);
         changed = true;
       }

@@ -97,7 +97,8 @@ asio::awaitable<AppResult> LookUp(ExecutorContext& ex, std::string ns, std::stri
 asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
     ExecutorContext& ex, std::string ns, std::string app_name, cache::AppPtr app,
     absl::Time rpc_deadline) {
-  const std::string driver_container = app != nullptr ? app->driver_container : "";
+  const std::string driver_container =
+      app != nullptr ? std::string(app->driver_container()) : std::string();
   k8s::ListOptions list;
   list.label_selector = ex.backend->DriverSelector(app_name);
   auto list_pods = ex.client->List(PodRef(ns, ""), list, ex.Deadline(rpc_deadline));
@@ -124,7 +125,8 @@ asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
     ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline) {
   if (auto known = ex.KnownDriverOf(*app)) co_return known;
-  auto found = co_await FindDriver(ex, app->namespace_, app->name, app, rpc_deadline);
+  auto found = co_await FindDriver(ex, std::string(app->namespace_()), std::string(app->name()),
+                                   app, rpc_deadline);
   if (!found.ok()) co_return std::nullopt;
   ex.RememberDriver(*app, *found);
   co_return *found;
@@ -146,14 +148,15 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
                                                       ex.clock.Now(), ex.options.no_status_timeout);
     if (info.unknown_state) {
       log::Warn("unknown operator state; it can't be told whether it is final")
-          .Kv("app", Where(app->namespace_, app->name))
+          .Kv("app", Where(app->namespace_(), app->name()))
           .Kv("state", info.operator_state);
     }
     if (info.no_status_timed_out || info.start_timed_out) {
       if (!refetched) {
         // The cached copy may be stale: decide on a fresh one.
         refetched = true;
-        auto fresh = co_await Fetch(ex, app->namespace_, app->name, rpc_deadline);
+        auto fresh = co_await Fetch(ex, std::string(app->namespace_()), std::string(app->name()),
+                                    rpc_deadline);
         if (absl::IsNotFound(fresh.status())) {
           co_return ex.ResultOf(id, *app, nullptr);  // gone already: FAILED, as with ours
         }
@@ -166,18 +169,18 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       // deleting a new app of the same name; 404/409 mean another replica got there first.
       if (info.start_timed_out) {
         log::Warn("the driver didn't start in time; deleting the application")
-            .Kv("app", Where(app->namespace_, app->name));
+            .Kv("app", Where(app->namespace_(), app->name()));
       } else {
         log::Warn(
             "no operator status in time; deleting the application (is its namespace watched "
             "by the Spark operator?)")
-            .Kv("app", Where(app->namespace_, app->name));
+            .Kv("app", Where(app->namespace_(), app->name()));
       }
       k8s::DeleteOptions del;
       del.propagation_policy = "Foreground";
-      del.precondition_uid = app->uid;
-      auto delete_app =
-          ex.client->Delete(AppRef(ex, app->namespace_, app->name), del, ex.Deadline(rpc_deadline));
+      del.precondition_uid = app->uid();
+      auto delete_app = ex.client->Delete(AppRef(ex, app->namespace_(), app->name()), del,
+                                          ex.Deadline(rpc_deadline));
       auto deleted = co_await std::move(delete_app);
       if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status()) &&
           !k8s::IsK8sConflict(deleted.status())) {
@@ -195,8 +198,8 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       // A failed job's live driver could still run the job: delete it. A failure fails this
       // query, so the next one tries again.
       log::Warn("deleting the live driver of a failed job")
-          .Kv("pod", Where(app->namespace_, driver->name));
-      auto delete_pod = ex.client->Delete(PodRef(app->namespace_, driver->name),
+          .Kv("pod", Where(app->namespace_(), driver->name));
+      auto delete_pod = ex.client->Delete(PodRef(app->namespace_(), driver->name),
                                           k8s::DeleteOptions{}, ex.Deadline(rpc_deadline));
       auto deleted = co_await std::move(delete_pod);
       if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
@@ -282,7 +285,7 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
   // deleted rather than gone.
   k8s::DeleteOptions del;
   del.propagation_policy = "Foreground";
-  del.precondition_uid = (*app)->uid;
+  del.precondition_uid = (*app)->uid();
   auto delete_app = ex.client->Delete(AppRef(ex, ns, name), del, ex.Deadline(rpc_deadline));
   auto deleted = co_await std::move(delete_app);
   if (!deleted.ok() && !k8s::IsK8sNotFound(deleted.status())) {
@@ -347,7 +350,7 @@ asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::s
     auto app = ex.backend->Project(item.value());
     if (!app.ok()) continue;
     spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp),
-                          app->namespace_, app->name};
+                          std::string(app->namespace_()), std::string(app->name())};
     out.jobs.push_back(ex.ResultOf(id, *app, nullptr));
   }
   if (!page->continue_token.empty()) {
@@ -407,9 +410,9 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
                                     spark::JobStatusInfo info) const {
   JobResult result;
   result.execution_id = id.ToString();
-  result.namespace_ = app.namespace_;
-  result.name = app.name;
-  result.job_id = app.job_id;
+  result.namespace_ = app.namespace_();
+  result.name = app.name();
+  result.job_id = app.job_id();
   result.driver_pod = driver ? driver->name : "";
   result.info = std::move(info);
   result.details = spark::RunDetailsOf(app);
@@ -439,8 +442,8 @@ std::optional<JobResult> ExecutorContext::StatusFromSnapshot(const spark::Execut
 std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
     const spark::AppProjection& app) const {
   absl::MutexLock lock(&drivers_mu_);
-  auto it = known_drivers_.find(app.uid);
-  if (it == known_drivers_.end() || it->second.resource_version != app.resource_version) {
+  auto it = known_drivers_.find(ToAbsl(app.uid()));
+  if (it == known_drivers_.end() || it->second.resource_version != app.resource_version()) {
     return std::nullopt;
   }
   return it->second.driver;
@@ -449,11 +452,13 @@ std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
 void ExecutorContext::RememberDriver(const spark::AppProjection& app,
                                      const std::optional<spark::DriverPod>& driver) {
   // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
-  if (app.uid.empty() || (driver && driver->IsAlive(app.driver_container))) return;
+  if (app.uid().empty() || (driver && driver->IsAlive(app.driver_container()))) return;
   {
     absl::MutexLock lock(&drivers_mu_);
     known_drivers_.insert_or_assign(
-        app.uid, KnownDriver{app.resource_version, driver, app.namespace_, app.name});
+        std::string(app.uid()),
+        KnownDriver{std::string(app.resource_version()), driver, std::string(app.namespace_()),
+                    std::string(app.name())});
     if (known_drivers_.size() < next_driver_sweep_) return;
     next_driver_sweep_ = std::numeric_limits<size_t>::max();  // this caller sweeps
   }
@@ -477,7 +482,7 @@ void ExecutorContext::SweepKnownDrivers() {
   std::vector<std::string> gone;
   for (const Held& h : held) {
     cache::AppPtr app = cache.Find(h.namespace_, h.name);
-    if (app == nullptr || app->uid != h.uid) gone.push_back(h.uid);
+    if (app == nullptr || app->uid() != h.uid) gone.push_back(h.uid);
   }
   absl::MutexLock lock(&drivers_mu_);
   for (const std::string& uid : gone) known_drivers_.erase(uid);
@@ -583,17 +588,19 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   const size_t limit = static_cast<size_t>(request->page_size);
   if (request->page_token.kind != PageToken::Kind::kApi) {
     auto apps = ctx_.cache.ListAfter(
-        ns, request->page_token.value, limit + 1,
-        [&](const spark::AppProjection& app) { return request->selector.Matches(app.labels); });
+        ns, request->page_token.value, limit + 1, [&](const spark::AppProjection& app) {
+          return request->selector.Matches(
+              [&](std::string_view key) { return app.labels().Find(key); });
+        });
     if (apps) {
       JobPage page;
       if (apps->size() > limit) {
         apps->resize(limit);
-        page.next_page_token = PageToken::AfterName(apps->back()->name).Encode();
+        page.next_page_token = PageToken::AfterName(std::string(apps->back()->name())).Encode();
       }
       for (const auto& app : *apps) {
         spark::ExecutionId id{ctx_.options.builder.cluster, std::string(spark::kKindSparkApp),
-                              app->namespace_, app->name};
+                              std::string(app->namespace_()), std::string(app->name())};
         page.jobs.push_back(ctx_.ResultOf(id, *app, nullptr));
       }
       return Answer<JobPage>(done, std::move(page));

@@ -171,8 +171,8 @@ asio::awaitable<absl::StatusOr<std::vector<JobResult>>> Runs(ExecutorContext& ex
     auto app = ex.backend->Project(item.value());
     if (!app.ok()) continue;
     spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp), ns,
-                          app->name};
-    runs.emplace_back(app->creation_time, ex.ResultOf(id, *app, nullptr));
+                          std::string(app->name())};
+    runs.emplace_back(app->creation_time(), ex.ResultOf(id, *app, nullptr));
   }
   std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second.name > b.second.name;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/quote.h"
+#include "base/strings.h"
 #include "base/wakeup.h"
 #include "executor/error_table.h"
 #include "executor/executor.h"
@@ -41,9 +42,9 @@ bool SameInfo(const JobResult& a, const JobResult& b) {
 
 bool Newer(const spark::AppProjection& candidate, const cache::AppPtr& seen) {
   if (seen == nullptr) return true;
-  if (candidate.uid != seen->uid) return true;  // a new application of the same name
-  auto cmp = cache::CompareResourceVersions(candidate.resource_version, seen->resource_version);
-  return !cmp.has_value() ? candidate.resource_version != seen->resource_version : *cmp > 0;
+  if (candidate.uid() != seen->uid()) return true;  // a new application of the same name
+  auto cmp = cache::CompareResourceVersions(candidate.resource_version(), seen->resource_version());
+  return !cmp.has_value() ? candidate.resource_version() != seen->resource_version() : *cmp > 0;
 }
 
 absl::Status Overflowed(size_t capacity) {
@@ -260,7 +261,7 @@ namespace {
 JobResult DeletedResult(ExecutorContext& ex, const Job& job) {
   JobResult result = ex.ResultOf(job.id, *job.app, nullptr);
   if (!spark::IsTerminal(result.info.status)) {
-    bool cancelled = job.app->cancel_requested;
+    bool cancelled = job.app->cancel_requested();
     result.info.status = cancelled ? spark::JobStatus::kCancelled : spark::JobStatus::kFailed;
     result.info.finished_at = ex.clock.Now();
     result.info.message = cancelled ? "the SparkApplication was deleted after a cancel request"
@@ -270,14 +271,15 @@ JobResult DeletedResult(ExecutorContext& ex, const Job& job) {
 }
 
 void Apply(std::map<std::string, Job>& jobs, const cache::AppEvent& event) {
-  auto it = jobs.find(absl::StrCat(event.app->namespace_, "/", event.app->name));
+  auto it =
+      jobs.find(absl::StrCat(ToAbsl(event.app->namespace_()), "/", ToAbsl(event.app->name())));
   if (it == jobs.end() || it->second.done || it->second.gone) return;
   Job& job = it->second;
   if (event.type == cache::AppEvent::Type::kDeleted) {
-    if (job.app == nullptr || event.app->uid == job.app->uid) {
-      auto last = std::make_shared<spark::AppProjection>(*event.app);
-      last->deleting = true;
-      job.app = std::move(last);
+    if (job.app == nullptr || event.app->uid() == job.app->uid()) {
+      spark::AppFields last = event.app->ToFields();
+      last.deleting = true;
+      job.app = std::make_shared<const spark::AppProjection>(last);
       job.gone = true;
       job.dirty = true;
     }
@@ -444,7 +446,7 @@ asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId
     if (driver->has_value()) {
       auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, deadline, writer);
       if (streamed) co_return *streamed;
-    } else if (spark::IsStopped(*current) || current->deleting) {
+    } else if (spark::IsStopped(*current) || current->deleting()) {
       co_return absl::OkStatus();  // it stopped without a driver left to read
     }
     // No driver yet, or it hasn't started: the next change of the app may bring one.

@@ -3,7 +3,9 @@
 // JSON, then optionally a "%%" line and its driver pod's (or a PodList's) JSON.
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "fuzz/fuzz_check.h"
 #include "rapidjson/document.h"
@@ -21,19 +23,19 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
        {absl::ZeroDuration(), absl::Minutes(10), absl::InfiniteDuration()}) {
     spark::JobStatusInfo info = spark::MapStatus(app, driver, now, timeout);
     FUZZ_CHECK(info.is_stopped == spark::IsStopped(app));
-    FUZZ_CHECK(info.deleting == app.deleting);
+    FUZZ_CHECK(info.deleting == app.deleting());
     FUZZ_CHECK(info.operator_state == app.OperatorState());
     FUZZ_CHECK(!info.finished_at.has_value() || spark::IsTerminal(info.status));
     FUZZ_CHECK(!info.no_status_timed_out || info.status == spark::JobStatus::kFailed);
     FUZZ_CHECK(!spark::JobStatusName(info.status).empty());
-    if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested);
+    if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested());
     if (driver != nullptr) (void)spark::ShouldDeleteOrphanDriver(info, *driver);
   }
-  absl::Status adopt = spark::CheckAdoption(app, app.job_id);
+  absl::Status adopt = spark::CheckAdoption(app, app.job_id());
   FUZZ_CHECK(adopt.ok() || absl::IsAlreadyExists(adopt));
-  if (adopt.ok()) FUZZ_CHECK(!app.deleting);
-  if (const spark::StateEntry* outcome = spark::LastOutcome(app)) {
-    FUZZ_CHECK(outcome >= app.history.data() && outcome < app.history.data() + app.history.size());
+  if (adopt.ok()) FUZZ_CHECK(!app.deleting());
+  if (std::optional<spark::StateEntry> outcome = spark::LastOutcome(app)) {
+    FUZZ_CHECK(spark::IsOutcomeState(outcome->state));
   }
 }
 
@@ -46,15 +48,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(absl::IsInvalidArgument(app.status()));
     return 0;
   }
-  FUZZ_CHECK(!app->name.empty() && !app->namespace_.empty());
-  FUZZ_CHECK(std::is_sorted(app->history.begin(), app->history.end(),
+  FUZZ_CHECK(!app->name().empty() && !app->namespace_().empty());
+  std::vector<spark::StateEntry> history(app->history().begin(), app->history().end());
+  FUZZ_CHECK(history.size() == app->history().size());
+  FUZZ_CHECK(std::is_sorted(history.begin(), history.end(),
                             [](const auto& a, const auto& b) { return a.id < b.id; }));
-  FUZZ_CHECK(app->current_message.size() <= spark::kMaxMessageBytes + 3);
-  FUZZ_CHECK(app->unknown_current_state.empty() ||
-             (!app->history.empty() && app->history.back().state == spark::AppState::kUnknown));
-  FUZZ_CHECK(spark::HasState(*app) == !app->history.empty());
+  // Packing loses nothing: the projection unpacked and packed again reads the same.
+  FUZZ_CHECK(spark::AppProjection(app->ToFields()).ToFields().history.size() == history.size());
+  FUZZ_CHECK(app->current_message().size() <= spark::kMaxMessageBytes + 3);
+  FUZZ_CHECK(app->unknown_current_state().empty() ||
+             (!app->history().empty() && app->history().back().state == spark::AppState::kUnknown));
+  FUZZ_CHECK(spark::HasState(*app) == !app->history().empty());
   size_t bytes = app->ApproximateBytes();
-  FUZZ_CHECK(bytes >= app->name.size() + app->namespace_.size());
+  FUZZ_CHECK(bytes >= app->name().size() + app->namespace_().size());
 
   // A message cut to the cap stays valid UTF-8 when it was.
   rapidjson::Document doc;
@@ -65,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       doc["status"]["currentState"]["message"].IsString()) {
     const rapidjson::Value& m = doc["status"]["currentState"]["message"];
     if (kje::fuzz::IsValidUtf8(std::string_view(m.GetString(), m.GetStringLength()))) {
-      FUZZ_CHECK(kje::fuzz::IsValidUtf8(app->current_message));
+      FUZZ_CHECK(kje::fuzz::IsValidUtf8(app->current_message()));
     }
   }
 

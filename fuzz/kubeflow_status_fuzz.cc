@@ -25,25 +25,25 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
        {absl::ZeroDuration(), absl::Minutes(10), absl::InfiniteDuration()}) {
     spark::JobStatusInfo info = kubeflow::MapStatus(app, driver, now, timeout, timeout);
     FUZZ_CHECK(!info.start_timed_out ||
-               (info.status == spark::JobStatus::kFailed && app.has_status &&
-                app.kubeflow.state == kubeflow::State::kSubmitted && !app.cancel_requested));
+               (info.status == spark::JobStatus::kFailed && app.has_status() &&
+                app.kubeflow().state == kubeflow::State::kSubmitted && !app.cancel_requested()));
     FUZZ_CHECK(info.is_stopped == spark::IsStopped(app));
-    FUZZ_CHECK(info.deleting == app.deleting);
+    FUZZ_CHECK(info.deleting == app.deleting());
     FUZZ_CHECK(info.operator_state == app.OperatorState());
     FUZZ_CHECK(info.operator_removes_driver);
     FUZZ_CHECK(!info.held);
     FUZZ_CHECK(!info.finished_at.has_value() || spark::IsTerminal(info.status));
     FUZZ_CHECK(!info.no_status_timed_out ||
-               (info.status == spark::JobStatus::kFailed && !app.has_status));
+               (info.status == spark::JobStatus::kFailed && !app.has_status()));
     // Only the operator's own final states, a deletion or the no-status timeout end a job.
     if (spark::IsTerminal(info.status)) {
-      FUZZ_CHECK(app.deleting || info.no_status_timed_out || info.start_timed_out ||
-                 (app.has_status && kubeflow::IsTerminated(app.kubeflow.state)));
+      FUZZ_CHECK(app.deleting() || info.no_status_timed_out || info.start_timed_out ||
+                 (app.has_status() && kubeflow::IsTerminated(app.kubeflow().state)));
     }
-    if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested);
+    if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested());
     if (info.unknown_state) {
-      FUZZ_CHECK(app.kubeflow.state == kubeflow::State::kUnrecognized);
-      FUZZ_CHECK(!spark::IsTerminal(info.status) || app.deleting);
+      FUZZ_CHECK(app.kubeflow().state == kubeflow::State::kUnrecognized);
+      FUZZ_CHECK(!spark::IsTerminal(info.status) || app.deleting());
     }
     FUZZ_CHECK(info.message.size() <= 1024);
     if (driver != nullptr) FUZZ_CHECK(!spark::ShouldDeleteOrphanDriver(info, *driver));
@@ -59,16 +59,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(absl::IsInvalidArgument(app.status()));
     return 0;
   }
-  FUZZ_CHECK(app->kind == spark::OperatorKind::kKubeflow);
-  FUZZ_CHECK(!app->name.empty() && !app->namespace_.empty());
-  FUZZ_CHECK(app->history.empty());
-  FUZZ_CHECK(app->current_message.size() <= spark::kMaxMessageBytes + 3);
-  FUZZ_CHECK(app->unknown_current_state.empty() ==
-             (app->kubeflow.state != kubeflow::State::kUnrecognized));
-  FUZZ_CHECK(spark::HasState(*app) == app->has_status);
+  FUZZ_CHECK(app->kind() == spark::OperatorKind::kKubeflow);
+  FUZZ_CHECK(!app->name().empty() && !app->namespace_().empty());
+  FUZZ_CHECK(app->history().empty());
+  FUZZ_CHECK(app->current_message().size() <= spark::kMaxMessageBytes + 3);
+  FUZZ_CHECK(app->unknown_current_state().empty() ==
+             (app->kubeflow().state != kubeflow::State::kUnrecognized));
+  FUZZ_CHECK(spark::HasState(*app) == app->has_status());
   FUZZ_CHECK(!spark::IsStopped(*app) || spark::HasState(*app));
   FUZZ_CHECK(!spark::IsHeldWithoutStatus(*app));
-  FUZZ_CHECK(app->ApproximateBytes() >= app->name.size() + app->namespace_.size());
+  FUZZ_CHECK(app->ApproximateBytes() >= app->name().size() + app->namespace_().size());
 
   CheckMapping(*app, nullptr);
   if (parts.size() > 1) {
@@ -82,10 +82,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const spark::DriverPod* picked = kubeflow::PickDriver(&*app, pods);
     if (picked != nullptr) {
       // Never a pod of another submission, nor one the status doesn't name.
-      FUZZ_CHECK(!app->kubeflow.submission_id.empty());
-      FUZZ_CHECK(picked->LabelValue(kubeflow::kLabelSubmissionId) == app->kubeflow.submission_id);
-      FUZZ_CHECK(app->kubeflow.driver_pod_name.empty() ||
-                 picked->name == app->kubeflow.driver_pod_name);
+      FUZZ_CHECK(!app->kubeflow().submission_id.empty());
+      FUZZ_CHECK(picked->LabelValue(kubeflow::kLabelSubmissionId) == app->kubeflow().submission_id);
+      FUZZ_CHECK(app->kubeflow().driver_pod_name.empty() ||
+                 picked->name == app->kubeflow().driver_pod_name);
     }
     FUZZ_CHECK((kubeflow::PickDriver(nullptr, pods) == nullptr) == pods.empty());
     CheckMapping(*app, picked);

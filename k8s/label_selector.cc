@@ -144,14 +144,18 @@ absl::StatusOr<LabelSelector> LabelSelector::Parse(std::string_view text) {
 }
 
 bool LabelSelector::Matches(const Labels& labels) const {
-  for (const Requirement& req : requirements_) {
-    const std::string* value = nullptr;
+  return Matches([&](std::string_view key) -> std::optional<std::string_view> {
     for (const auto& [k, v] : labels) {
-      if (k == req.key) {
-        value = &v;
-        break;
-      }
+      if (k == key) return v;
     }
+    return std::nullopt;
+  });
+}
+
+bool LabelSelector::Matches(
+    absl::FunctionRef<std::optional<std::string_view>(std::string_view key)> find) const {
+  for (const Requirement& req : requirements_) {
+    std::optional<std::string_view> value = find(req.key);
     bool in = value && std::binary_search(req.values.begin(), req.values.end(), *value);
     switch (req.op) {
       case Op::kExists:

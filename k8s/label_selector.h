@@ -3,11 +3,13 @@
 // Kubernetes label selectors ("a=b,c!=d,e in (x,y),!f"), parsed and matched as the API server
 // does, so a filter answered from memory selects exactly what a LIST with labelSelector would.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 
 namespace kje::k8s {
@@ -27,6 +29,9 @@ class LabelSelector {
   static absl::StatusOr<LabelSelector> Parse(std::string_view text);
 
   bool Matches(const Labels& labels) const;
+  // The same over labels held elsewhere: `find` answers a key's first value, nullopt when the
+  // key is absent.
+  bool Matches(absl::FunctionRef<std::optional<std::string_view>(std::string_view key)> find) const;
   bool empty() const { return requirements_.empty(); }
   const std::vector<Requirement>& requirements() const { return requirements_; }
 

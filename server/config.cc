@@ -412,6 +412,16 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     }
   }
 
+  if (auto v = r.Get("server.maxInternedBytes")) {
+    int64_t n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 0 || n > (int64_t{1} << 30)) {
+      return KeyError("server.maxInternedBytes",
+                      absl::StrCat("must be a number of bytes from 0 to 1073741824, got ",
+                                   QuoteBounded(*v)));
+    }
+    srv.max_interned_bytes = n;
+  }
+
   KubernetesConfig& kube = c.kubernetes;
   if (auto v = r.Get("kubernetes.maxInFlight")) {
     if (!absl::SimpleAtoi(*v, &kube.max_in_flight) || kube.max_in_flight < 1 ||
@@ -493,6 +503,7 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.maxQueuedChanges",
       "server.maxConcurrentRpcs",
       "server.maxStreams",
+      "server.maxInternedBytes",
       "server.staleAfterMs",
       "kubernetes.maxInFlight",
       "kubernetes.qps",

@@ -53,6 +53,9 @@ struct ServerConfig {
   // Global bounds (server/admission.h): unary RPCs in flight, open streams.
   int64_t max_concurrent_rpcs = 4096;
   int64_t max_streams = 16384;
+  // Bytes of strings the cached applications share (namespaces, label keys, container names:
+  // base/interner.h); past it each app keeps its own copies.
+  int64_t max_interned_bytes = 1 << 20;
 };
 
 // The service's own limits on its requests to the Kubernetes API server (k8s/request_limiter.h).

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "base/interner.h"
 #include "base/log.h"
 #include "base/quote.h"
 #include "cache/app_cache.h"
@@ -198,6 +199,7 @@ int RunServe(const ServeArgs& args) {
   cache::CacheOptions cache_options;
   cache_options.enabled = config->status_cache_ttl_ms > 0;
   cache_options.max_on_demand = static_cast<size_t>(config->server.max_on_demand_informers);
+  Interner::Global().set_max_bytes(static_cast<size_t>(config->server.max_interned_bytes));
   cache::AppCache cache(ioc, *client, informer, cache_options, clock);
 
   executor::ExecutorOptions executor_options;

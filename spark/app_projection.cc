@@ -35,19 +35,6 @@ std::optional<int64_t> ParseHistoryId(std::string_view key) {
   return id;
 }
 
-size_t HeapBytes(const std::string& s);
-
-size_t LabelBytes(const std::vector<std::pair<std::string, std::string>>& labels) {
-  size_t bytes = labels.capacity() * sizeof(labels[0]);
-  for (const auto& [k, v] : labels) bytes += HeapBytes(k) + HeapBytes(v);
-  return bytes;
-}
-
-size_t HeapBytes(const std::string& s) {
-  // Strings up to 15 bytes live inline in libstdc++.
-  return s.capacity() > 15 ? s.capacity() + 1 : 0;
-}
-
 struct RawEntry {
   int64_t id;
   std::string_view summary;
@@ -77,27 +64,21 @@ std::string CapMessage(std::string_view message) {
 }
 
 std::string AppProjection::OperatorState() const {
-  if (kind == OperatorKind::kKubeflow) {
-    if (!has_status) return "";
-    if (kubeflow.state == kubeflow::State::kUnrecognized) return unknown_current_state;
-    return std::string(kubeflow::StateName(kubeflow.state));
+  if (kind() == OperatorKind::kKubeflow) {
+    if (!has_status()) return "";
+    if (kubeflow_state_ == kubeflow::State::kUnrecognized) {
+      return std::string(unknown_current_state());
+    }
+    return std::string(kubeflow::StateName(kubeflow_state_));
   }
-  if (history.empty()) return "";
-  if (history.back().state == AppState::kUnknown) return unknown_current_state;
-  return std::string(AppStateName(history.back().state));
+  HistoryView states = history();
+  if (states.empty()) return "";
+  AppState current = states.back().state;
+  if (current == AppState::kUnknown) return std::string(unknown_current_state());
+  return std::string(AppStateName(current));
 }
 
-size_t AppProjection::ApproximateBytes() const {
-  return sizeof(AppProjection) + HeapBytes(namespace_) + HeapBytes(name) + HeapBytes(uid) +
-         HeapBytes(resource_version) + HeapBytes(job_id) + HeapBytes(metalake) +
-         HeapBytes(unknown_current_state) + HeapBytes(current_message) + HeapBytes(suspend_reason) +
-         HeapBytes(driver_container) + history.capacity() * sizeof(StateEntry) +
-         LabelBytes(labels) + HeapBytes(kubeflow.submission_id) +
-         HeapBytes(kubeflow.driver_pod_name) + HeapBytes(spark_app_id) +
-         HeapBytes(kubeflow.web_ui_address);
-}
-
-absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
+absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
   const rapidjson::Value* metadata = json::Member(app, "metadata");
   std::optional<std::string_view> name = json::String(metadata, "name");
   std::optional<std::string_view> namespace_ = json::String(metadata, "namespace");
@@ -107,7 +88,7 @@ absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
     return absl::InvalidArgumentError(
         "A SparkApplication without a non-empty metadata.name and metadata.namespace");
   }
-  AppProjection projection;
+  AppFields projection;
   projection.name = std::string(*name);
   projection.namespace_ = std::string(*namespace_);
   projection.uid = std::string(json::String(metadata, "uid").value_or(""));
@@ -116,7 +97,6 @@ absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
   projection.deleting = json::String(metadata, "deletionTimestamp").has_value();
   projection.deletion_time = json::Time(metadata, "deletionTimestamp");
   const rapidjson::Value* labels = json::Member(metadata, "labels");
-  projection.job_id = std::string(json::String(labels, kLabelJobId).value_or(""));
   projection.managed_by_us = json::String(labels, kLabelManagedBy) == kManagedByGravitino;
   if (labels && labels->IsObject()) {
     projection.labels.reserve(labels->MemberCount());
@@ -137,9 +117,9 @@ absl::StatusOr<AppProjection> ProjectMetadata(const rapidjson::Value& app) {
 }
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
-  absl::StatusOr<AppProjection> projected = ProjectMetadata(app);
+  absl::StatusOr<AppFields> projected = ProjectMetadata(app);
   if (!projected.ok()) return projected.status();
-  AppProjection& projection = *projected;
+  AppFields& projection = *projected;
   const rapidjson::Value* labels = json::Member(json::Member(app, "metadata"), "labels");
   projection.kueue_queued = json::String(labels, kLabelKueueQueueName).has_value();
   const rapidjson::Value* spec = json::Member(app, "spec");
@@ -189,7 +169,7 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
           std::string(reason && !reason->empty() ? *reason : kSuspendReasonSpec);
     }
   }
-  return projected;
+  return AppProjection(projection);
 }
 
 absl::StatusOr<AppProjection> ProjectJsonWith(
@@ -209,22 +189,23 @@ absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
 
 bool HasState(const AppProjection& app) {
   // A v1beta2 status always carries a state: "" is the operator's New.
-  if (app.kind == OperatorKind::kKubeflow) return app.has_status;
-  return !app.history.empty();
+  if (app.kind() == OperatorKind::kKubeflow) return app.has_status();
+  return !app.history().empty();
 }
 
 bool IsHeldWithoutStatus(const AppProjection& app) {
   // kubeflow/spark-operator writes a status for a suspended app too (SUSPENDING, SUSPENDED).
-  if (app.kind == OperatorKind::kKubeflow) return false;
-  return app.suspend_requested || app.kueue_queued;
+  if (app.kind() == OperatorKind::kKubeflow) return false;
+  return app.suspend_requested() || app.kueue_queued();
 }
 
 bool IsStopped(const AppProjection& app) {
-  if (app.kind == OperatorKind::kKubeflow) {
-    return app.has_status && kubeflow::IsTerminated(app.kubeflow.state);
+  if (app.kind() == OperatorKind::kKubeflow) {
+    return app.has_status() && kubeflow::IsTerminated(app.kubeflow().state);
   }
-  if (app.history.empty()) return false;
-  AppState current = app.history.back().state;
+  HistoryView history = app.history();
+  if (history.empty()) return false;
+  AppState current = history.back().state;
   return IsOutcomeState(current) || IsStoppedState(current);
 }
 

@@ -50,18 +50,18 @@ std::string ApacheSparkAppId(std::string_view namespace_, std::string_view name,
 
 RunDetails RunDetailsOf(const AppProjection& app) {
   RunDetails details;
-  if (app.kind == OperatorKind::kKubeflow) {
-    details.spark_app_id = app.spark_app_id;
-    details.attempts = app.kubeflow.execution_attempts;
-    details.driver_ui_address = app.kubeflow.web_ui_address;
+  if (app.kind() == OperatorKind::kKubeflow) {
+    details.spark_app_id = app.spark_app_id();
+    details.attempts = app.kubeflow().execution_attempts;
+    details.driver_ui_address = app.kubeflow().web_ui_address;
     return details;
   }
   // Until the operator's first reconcile there is no attempt, and so no id yet.
-  if (!app.has_status) return details;
-  details.attempts = app.attempt_id + 1;
-  details.spark_app_id = app.spark_app_id.empty()
-                             ? ApacheSparkAppId(app.namespace_, app.name, app.attempt_id)
-                             : app.spark_app_id;
+  if (!app.has_status()) return details;
+  details.attempts = app.attempt_id() + 1;
+  details.spark_app_id = app.spark_app_id().empty()
+                             ? ApacheSparkAppId(app.namespace_(), app.name(), app.attempt_id())
+                             : std::string(app.spark_app_id());
   return details;
 }
 

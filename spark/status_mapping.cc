@@ -13,14 +13,14 @@ std::optional<absl::Time> StartedAt(const AppProjection& app, const ContainerTim
     return ToOptionalTime(driver->started);
   }
   EpochMillis earliest = kNoTime;
-  for (const StateEntry& entry : app.history) {
+  for (const StateEntry& entry : app.history()) {
     if (entry.driver_started != kNoTime &&
         (earliest == kNoTime || entry.driver_started < earliest)) {
       earliest = entry.driver_started;
     }
   }
   if (earliest != kNoTime) return ToOptionalTime(earliest);
-  for (const StateEntry& entry : app.history) {
+  for (const StateEntry& entry : app.history()) {
     if (IsStartedState(entry.state)) return ToOptionalTime(entry.transition_time);
   }
   return std::nullopt;
@@ -65,8 +65,8 @@ bool IsTerminal(JobStatus status) {
 
 bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duration no_status_timeout,
                          JobStatusInfo& info) {
-  if (app.creation_time == kNoTime ||
-      absl::FromUnixMillis(app.creation_time) + no_status_timeout >= now) {
+  if (app.creation_time() == kNoTime ||
+      absl::FromUnixMillis(app.creation_time()) + no_status_timeout >= now) {
     return false;
   }
   info.status = JobStatus::kFailed;
@@ -77,40 +77,41 @@ bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duratio
   return true;
 }
 
-const StateEntry* LastOutcome(const AppProjection& app) {
-  for (auto it = app.history.rbegin(); it != app.history.rend(); ++it) {
-    if (IsOutcomeState(it->state)) return &*it;
+std::optional<StateEntry> LastOutcome(const AppProjection& app) {
+  std::optional<StateEntry> outcome;
+  for (const StateEntry& entry : app.history()) {
+    if (IsOutcomeState(entry.state)) outcome = entry;
   }
-  return nullptr;
+  return outcome;
 }
 
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
                         absl::Duration no_status_timeout) {
   JobStatusInfo info;
   info.operator_state = app.OperatorState();
-  info.message = app.current_message;
+  info.message = app.current_message();
   info.is_stopped = IsStopped(app);
-  info.deleting = app.deleting;
-  info.driver_container = app.driver_container;
+  info.deleting = app.deleting();
+  info.driver_container = app.driver_container();
   // The pod was projected without knowing the app: its driver container is the app's.
   std::optional<ContainerTimes> driver_times;
-  if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container);
+  if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container());
   const ContainerTimes* driver = driver_times ? &*driver_times : nullptr;
   // As in the Java executor, whatever the status; JobManager drops it from a QUEUED report.
   info.started_at = StartedAt(app, driver);
-  const bool stopped_state = HasState(app) && IsStoppedState(app.history.back().state);
+  const bool stopped_state = HasState(app) && IsStoppedState(app.history().back().state);
 
   // 1 and 2: the app is over; its outcome, if any, is somewhere in the history.
-  if ((app.cancel_requested && (app.deleting || info.is_stopped)) || app.deleting ||
+  if ((app.cancel_requested() && (app.deleting() || info.is_stopped)) || app.deleting() ||
       stopped_state) {
-    const StateEntry* outcome = LastOutcome(app);
-    if (app.cancel_requested) {
+    std::optional<StateEntry> outcome = LastOutcome(app);
+    if (app.cancel_requested()) {
       info.status = JobStatus::kCancelled;
     } else {
-      info.status = outcome != nullptr ? OutcomeStatus(outcome->state) : JobStatus::kFailed;
+      info.status = outcome.has_value() ? OutcomeStatus(outcome->state) : JobStatus::kFailed;
     }
     info.finished_at =
-        outcome != nullptr ? FinishedAt(*outcome, driver) : ToOptionalTime(app.deletion_time);
+        outcome.has_value() ? FinishedAt(*outcome, driver) : ToOptionalTime(app.deletion_time());
     return info;
   }
 
@@ -118,13 +119,13 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     // 3. A status this build can't read is the operator's: the job stays unfinished rather than
     // failing. Without one, an app held by spec.suspend or by Kueue gets none until it may run.
     // Otherwise the operator hasn't seen the app: is its namespace watched?
-    info.held = !app.has_status && IsHeldWithoutStatus(app);
-    if (!app.has_status && !info.held && MarkNoStatusTimeout(app, now, no_status_timeout, info)) {
+    info.held = !app.has_status() && IsHeldWithoutStatus(app);
+    if (!app.has_status() && !info.held && MarkNoStatusTimeout(app, now, no_status_timeout, info)) {
       return info;
     }
     info.status = JobStatus::kQueued;
   } else {
-    const StateEntry& current = app.history.back();
+    const StateEntry& current = app.history().back();
     if (IsQueuedState(current.state)) {  // 4
       info.status = JobStatus::kQueued;
     } else if (IsOutcomeState(current.state)) {  // 5
@@ -137,7 +138,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
       if (IsSuspendedState(current.state)) {
         info.suspended = true;
         info.suspend_reason =
-            app.suspend_reason.empty() ? std::string(kSuspendReasonSpec) : app.suspend_reason;
+            app.suspend_reason().empty() ? std::string(kSuspendReasonSpec) : app.suspend_reason();
         info.message =
             info.message.empty()
                 ? absl::StrCat("Suspended (suspendReason ", info.suspend_reason, ")")
@@ -145,13 +146,13 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
       } else {
         info.unknown_state = true;
       }
-      bool started = std::any_of(app.history.begin(), app.history.end(),
+      bool started = std::any_of(app.history().begin(), app.history().end(),
                                  [](const StateEntry& e) { return IsStartedState(e.state); });
       info.status = started ? JobStatus::kStarted : JobStatus::kQueued;
     }
   }
   // Reported where the Java executor leaves it to JobManager to keep the job CANCELLING.
-  if (app.cancel_requested) info.status = JobStatus::kCancelling;
+  if (app.cancel_requested()) info.status = JobStatus::kCancelling;
   return info;
 }
 
@@ -162,14 +163,14 @@ bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver
 }
 
 absl::Status CheckAdoption(const AppProjection& existing, std::string_view job_id) {
-  if (existing.deleting) {
+  if (existing.deleting()) {
     return absl::AlreadyExistsError(absl::StrCat(
-        "SparkApplication ", existing.namespace_, "/", existing.name,
+        "SparkApplication ", ToAbsl(existing.namespace_()), "/", ToAbsl(existing.name()),
         " is being deleted and can't be used for job ", ToAbsl(job_id), " until it is gone"));
   }
-  if (existing.job_id != job_id) {
+  if (existing.job_id() != job_id) {
     return absl::AlreadyExistsError(absl::StrCat(
-        "SparkApplication ", existing.namespace_, "/", existing.name,
+        "SparkApplication ", ToAbsl(existing.namespace_()), "/", ToAbsl(existing.name()),
         " already exists and can't be used for job ", ToAbsl(job_id),
         ". If it belongs to another Gravitino deployment sharing the namespace, use a different "
         "namePrefix for each of them"));

@@ -76,8 +76,8 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
 bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duration no_status_timeout,
                          JobStatusInfo& info);
 
-// The newest outcome (Succeeded or a failure) in the history; nullptr when there is none.
-const StateEntry* LastOutcome(const AppProjection& app);
+// The newest outcome (Succeeded or a failure) in the history; nullopt when there is none.
+std::optional<StateEntry> LastOutcome(const AppProjection& app);
 
 // A FAILED job whose driver pod is alive (e.g. after DriverStartTimedOut) could still run the
 // job: the caller deletes that pod. A terminated driver is kept so its log stays readable (its

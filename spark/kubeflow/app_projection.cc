@@ -25,9 +25,9 @@ std::string WebUiAddress(const rapidjson::Value* driver_info, std::string_view n
 }  // namespace
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
-  absl::StatusOr<AppProjection> projected = ProjectMetadata(app);
+  absl::StatusOr<AppFields> projected = ProjectMetadata(app);
   if (!projected.ok()) return projected.status();
-  AppProjection& projection = *projected;
+  AppFields& projection = *projected;
   projection.kind = OperatorKind::kKubeflow;
   const rapidjson::Value* spec = json::Member(app, "spec");
   if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
@@ -54,7 +54,7 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   out.submission_time = json::Time(status, "lastSubmissionAttemptTime");
   out.termination_time = json::Time(status, "terminationTime");
   out.execution_attempts = json::Int(status, "executionAttempts").value_or(0);
-  return projected;
+  return AppProjection(projection);
 }
 
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {

@@ -39,30 +39,30 @@ Class Classify(State state) {
 
 std::optional<absl::Time> FinishedAt(const AppProjection& app, const ContainerTimes* driver) {
   if (driver != nullptr && driver->finished != kNoTime) return ToOptionalTime(driver->finished);
-  if (app.kubeflow.termination_time != kNoTime) {
-    return ToOptionalTime(app.kubeflow.termination_time);
+  if (app.kubeflow().termination_time != kNoTime) {
+    return ToOptionalTime(app.kubeflow().termination_time);
   }
-  return ToOptionalTime(app.deletion_time);
+  return ToOptionalTime(app.deletion_time());
 }
 
 }  // namespace
 
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
                         absl::Duration no_status_timeout, absl::Duration driver_start_timeout) {
-  const KubeflowStatus& status = app.kubeflow;
+  const KubeflowView status = app.kubeflow();
   JobStatusInfo info;
   info.operator_state = app.OperatorState();
-  info.message = app.current_message;
+  info.message = app.current_message();
   info.is_stopped = IsStopped(app);
-  info.deleting = app.deleting;
-  info.driver_container = app.driver_container;
+  info.deleting = app.deleting();
+  info.driver_container = app.driver_container();
   // Its driver's lifetime is the operator's: it deletes a failed or missing run's driver itself
   // and owns it, so Kubernetes deletes it with the app.
   info.operator_removes_driver = true;
   std::optional<ContainerTimes> driver_times;
-  if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container);
+  if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container());
   const ContainerTimes* driver = driver_times ? &*driver_times : nullptr;
-  const Class cls = app.has_status ? Classify(status.state) : Class::kQueued;
+  const Class cls = app.has_status() ? Classify(status.state) : Class::kQueued;
   const bool submitted = status.execution_attempts > 0;
   if (driver != nullptr && driver->started != kNoTime) {
     info.started_at = ToOptionalTime(driver->started);
@@ -70,17 +70,17 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     info.started_at = ToOptionalTime(status.submission_time);
   }
 
-  if (app.deleting || (app.cancel_requested && info.is_stopped)) {  // 1 and 2
-    if (app.cancel_requested) {
+  if (app.deleting() || (app.cancel_requested() && info.is_stopped)) {  // 1 and 2
+    if (app.cancel_requested()) {
       info.status = JobStatus::kCancelled;
     } else {
-      info.status = app.has_status && status.state == State::kCompleted ? JobStatus::kSucceeded
-                                                                        : JobStatus::kFailed;
+      info.status = app.has_status() && status.state == State::kCompleted ? JobStatus::kSucceeded
+                                                                          : JobStatus::kFailed;
     }
     info.finished_at = FinishedAt(app, driver);
     return info;
   }
-  if (!app.has_status) {  // 3
+  if (!app.has_status()) {  // 3
     if (MarkNoStatusTimeout(app, now, no_status_timeout, info)) return info;
     info.status = JobStatus::kQueued;
   } else {
@@ -95,7 +95,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
         break;
       case Class::kQueued:  // 6
         info.status = JobStatus::kQueued;
-        if (status.state == State::kSubmitted && !app.cancel_requested &&
+        if (status.state == State::kSubmitted && !app.cancel_requested() &&
             status.submission_time != kNoTime &&
             absl::FromUnixMillis(status.submission_time) + driver_start_timeout < now) {
           info.status = JobStatus::kFailed;
@@ -125,13 +125,13 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
         break;
     }
   }
-  if (app.cancel_requested) info.status = JobStatus::kCancelling;
+  if (app.cancel_requested()) info.status = JobStatus::kCancelling;
   return info;
 }
 
 const DriverPod* PickDriver(const AppProjection* app, const std::vector<DriverPod>& pods) {
   if (app == nullptr) return PickNewestDriver(pods);
-  const KubeflowStatus& status = app->kubeflow;
+  const KubeflowView status = app->kubeflow();
   if (status.submission_id.empty()) return nullptr;
   for (const DriverPod& pod : pods) {
     if (!status.driver_pod_name.empty() && pod.name != status.driver_pod_name) continue;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "base/strings.h"
 #include "k8s/errors.h"
 #include "tests/fakes/fake_kube_client.h"
 
@@ -171,7 +172,7 @@ TEST_CASE("informer: our own writes are visible at once and not undone", "[infor
   // The watch then delivers an older version of a: ignored.
   f.client->SendEvent(watch, Event(k8s::WatchEvent::Type::kModified, "a", "24", "Submitted"));
   f.Settle();
-  CHECK(f.informer->Find("a")->resource_version == "26");
+  CHECK(f.informer->Find("a")->resource_version() == "26");
   f.informer->ObserveGone("fresh");
   CHECK(f.informer->Find("fresh") == nullptr);
 }
@@ -281,8 +282,8 @@ struct Recorder {
   }
   std::vector<std::string> Seen() {
     for (const AppEvent& e : mailbox->Drain()) {
-      seen.push_back(absl::StrCat(e.type == AppEvent::Type::kDeleted ? "D:" : "U:", e.app->name,
-                                  "@", e.app->resource_version));
+      seen.push_back(absl::StrCat(e.type == AppEvent::Type::kDeleted ? "D:" : "U:",
+                                  ToAbsl(e.app->name()), "@", ToAbsl(e.app->resource_version())));
     }
     return seen;
   }
@@ -360,7 +361,7 @@ TEST_CASE("informer: a subscriber that falls behind overflows alone, and nobody 
   CHECK(slow->state() == Mailbox<AppEvent>::State::kOverflowed);
   CHECK(slow->size() == 3);  // what it held stays for the consumer to drain
   CHECK(fast.Seen().size() == 10);
-  CHECK(f.informer->Find("x")->resource_version == "10");
+  CHECK(f.informer->Find("x")->resource_version() == "10");
 }
 
 TEST_CASE("informer: stop closes every subscription", "[informer]") {
@@ -398,7 +399,7 @@ TEST_CASE("informer: pages of the snapshot in name order, filtered", "[informer]
   auto all = [](const spark::AppProjection&) { return true; };
   auto names = [](const std::vector<AppPtr>& page) {
     std::string out;
-    for (const auto& app : page) out += app->name;
+    for (const auto& app : page) out += app->name();
     return out;
   };
   CHECK(names(f.informer->ListAfter("", 2, all)) == "ab");

@@ -375,7 +375,7 @@ TEST_CASE("config: over-long or control-byte values are quoted bounded", "[confi
        {"cluster", "masterUrl", "namespace", "namePrefix", "statusCacheTtlMs",
         "spark.builtinJobsJar", "server.listen", "server.allowedNamespaces", "server.ioThreads",
         "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges",
-        "server.maxConcurrentRpcs", "server.maxStreams", "server.staleAfterMs", "server.logLevel",
+        "server.maxConcurrentRpcs", "server.maxStreams", "server.maxInternedBytes", "server.staleAfterMs", "server.logLevel",
         "server.logFormat"}) {
     CAPTURE(key);
     // The value a key of the cluster rule needs to fail.
@@ -399,6 +399,11 @@ TEST_CASE("config: the global bounds", "[config]") {
   REQUIRE(c.ok());
   CHECK(c->server.max_concurrent_rpcs == 8);
   CHECK(c->server.max_streams == 3);
+  CHECK(FromYaml(With("server:\n  maxInternedBytes: 0\n"))->server.max_interned_bytes == 0);
+  CHECK(FromYaml(With("server:\n  maxInternedBytes: 4096\n"))->server.max_interned_bytes == 4096);
+  CHECK(FromYaml(With(""))->server.max_interned_bytes == 1 << 20);
+  CHECK(ErrorOf(With("server:\n  maxInternedBytes: -1\n")) ==
+        "server.maxInternedBytes: must be a number of bytes from 0 to 1073741824, got \"-1\"");
   CHECK(ErrorOf(With("server:\n  maxStreams: 0\n")) ==
         "server.maxStreams: must be a number from 1 to 1000000, got \"0\"");
   CHECK_THAT(ErrorOf(With("server:\n  maxConcurrentRpcs: many\n")),

@@ -44,7 +44,7 @@ TEST_CASE("Sample 02: Submitted is QUEUED") {
 
 TEST_CASE("Sample 03: success - times from history or from the driver pod") {
   AppProjection app = Sample("03-succeeded-resource-released.json");
-  CHECK(app.history.size() == 7);
+  CHECK(app.history().size() == 7);
   JobStatusInfo info = MapStatus(app, nullptr, kSoon, kTimeout);
   CHECK(info.status == JobStatus::kSucceeded);
   CHECK(info.operator_state == "ResourceReleased");
@@ -68,9 +68,9 @@ TEST_CASE("Sample 03: success - times from history or from the driver pod") {
 
 TEST_CASE("Sample 04: a restarted app with a trimmed history failed") {
   AppProjection app = Sample("04-restart-onfailure-trimmed-history.json");
-  REQUIRE(app.history.size() == 7);
-  CHECK(app.history.front().id == 6);
-  CHECK(app.history.back().id == 12);
+  REQUIRE(app.history().size() == 7);
+  CHECK(app.history().front().id == 6);
+  CHECK(app.history().back().id == 12);
   JobStatusInfo info = MapStatus(app, nullptr, kSoon, kTimeout);
   CHECK(info.status == JobStatus::kFailed);
   CHECK(info.message == "The maximum number of restart attempts (1) has been exceeded.");
@@ -140,7 +140,7 @@ TEST_CASE("Verbatim: a status with only currentState") {
       R"({"metadata":{"name":"a","namespace":"b","creationTimestamp":"2025-01-01T00:00:00Z"},"status":)" +
       status + "}");
   REQUIRE(app.ok());
-  REQUIRE(app->history.size() == 1);
+  REQUIRE(app->history().size() == 1);
   JobStatusInfo info = MapStatus(*app, nullptr, T("2025-01-02T00:00:00Z"), kTimeout);
   CHECK(info.status == JobStatus::kQueued);
   CHECK(info.operator_state == "Submitted");

@@ -629,7 +629,7 @@ TEST_CASE("A resumed app maps from its current attempt: QUEUED - STARTED - SUCCE
   };
   absl::StatusOr<AppProjection> app = ProjectAppJson(resumed({"Submitted"}));
   REQUIRE(app.ok());
-  CHECK(app->attempt_id == 1);
+  CHECK(app->attempt_id() == 1);
   JobStatusInfo queued = MapAt(resumed({"Submitted"}), kLongAfter);
   CHECK(queued.status == JobStatus::kQueued);
   CHECK_FALSE(queued.started_at.has_value());  // the new attempt hasn't started
@@ -655,7 +655,7 @@ TEST_CASE("The app's driver container gives the times - and the sidecar doesn't 
               R"("sparkConf":{"spark.kubernetes.driver.podTemplateContainerName":"main"})");
   absl::StatusOr<AppProjection> projected = ProjectAppJson(app);
   REQUIRE(projected.ok());
-  CHECK(projected->driver_container == "main");
+  CHECK(projected->driver_container() == "main");
   rapidjson::Document pod_json;
   pod_json.Parse(Pod("d", "2026-05-12T10:00:01Z", "Running",
                      {{"main", Terminated("2026-05-12T10:00:03Z", "2026-05-12T10:00:09Z")},

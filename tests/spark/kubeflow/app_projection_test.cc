@@ -31,27 +31,27 @@ constexpr char kApp[] = R"({
 TEST_CASE("a v1beta2 application projects its metadata and status", "[kubeflow]") {
   absl::StatusOr<AppProjection> app = ProjectAppJson(kApp);
   REQUIRE(app.ok());
-  CHECK(app->kind == OperatorKind::kKubeflow);
-  CHECK(app->name == "gravitino-job-7");
-  CHECK(app->namespace_ == "team-a");
-  CHECK(app->uid == "u-7");
-  CHECK(app->resource_version == "99");
-  CHECK(app->job_id == "7");
-  CHECK(app->metalake == "ml");
-  CHECK(app->managed_by_us);
-  CHECK(app->cancel_requested);
-  CHECK(app->suspend_requested);
-  CHECK(app->labels.size() == 3);
-  CHECK(app->has_status);
-  CHECK(app->driver_container == "main");
-  CHECK(app->kubeflow.state == State::kFailed);
+  CHECK(app->kind() == OperatorKind::kKubeflow);
+  CHECK(app->name() == "gravitino-job-7");
+  CHECK(app->namespace_() == "team-a");
+  CHECK(app->uid() == "u-7");
+  CHECK(app->resource_version() == "99");
+  CHECK(app->job_id() == "7");
+  CHECK(app->metalake() == "ml");
+  CHECK(app->managed_by_us());
+  CHECK(app->cancel_requested());
+  CHECK(app->suspend_requested());
+  CHECK(app->labels().size() == 3);
+  CHECK(app->has_status());
+  CHECK(app->driver_container() == "main");
+  CHECK(app->kubeflow().state == State::kFailed);
   CHECK(app->OperatorState() == "FAILED");
-  CHECK(app->current_message == "driver container failed with ExitCode: 3, Reason: Error");
-  CHECK(app->kubeflow.submission_id == "5f0c");
-  CHECK(app->kubeflow.driver_pod_name == "gravitino-job-7-driver");
-  CHECK(app->kubeflow.submission_time == 1778580002000);
-  CHECK(app->kubeflow.termination_time == 1778580180000);
-  CHECK(app->kubeflow.execution_attempts == 2);
+  CHECK(app->current_message() == "driver container failed with ExitCode: 3, Reason: Error");
+  CHECK(app->kubeflow().submission_id == "5f0c");
+  CHECK(app->kubeflow().driver_pod_name == "gravitino-job-7-driver");
+  CHECK(app->kubeflow().submission_time == 1778580002000);
+  CHECK(app->kubeflow().termination_time == 1778580180000);
+  CHECK(app->kubeflow().execution_attempts == 2);
   CHECK(HasState(*app));
   CHECK(IsStopped(*app));
   CHECK_FALSE(IsHeldWithoutStatus(*app));
@@ -63,18 +63,18 @@ TEST_CASE("a v1beta2 application without status, or with New, isn't stopped", "[
       R"({"metadata":{"name":"a","namespace":"n"},"spec":{"sparkConf":{
           "spark.kubernetes.driver.podTemplateContainerName":" drv "}}})");
   REQUIRE(bare.ok());
-  CHECK_FALSE(bare->has_status);
+  CHECK_FALSE(bare->has_status());
   CHECK_FALSE(HasState(*bare));
   CHECK(bare->OperatorState().empty());
-  CHECK(bare->driver_container == "drv");
+  CHECK(bare->driver_container() == "drv");
   absl::StatusOr<AppProjection> fresh = ProjectAppJson(
       R"({"metadata":{"name":"a","namespace":"n"},
           "status":{"applicationState":{"state":""},"driverInfo":{}}})");
   REQUIRE(fresh.ok());
   CHECK(HasState(*fresh));
-  CHECK(fresh->kubeflow.state == State::kNew);
+  CHECK(fresh->kubeflow().state == State::kNew);
   CHECK_FALSE(IsStopped(*fresh));
-  CHECK(fresh->driver_container == "spark-kubernetes-driver");
+  CHECK(fresh->driver_container() == "spark-kubernetes-driver");
 }
 
 TEST_CASE("malformed v1beta2 fields read as absent; no name is an error", "[kubeflow]") {
@@ -83,12 +83,12 @@ TEST_CASE("malformed v1beta2 fields read as absent; no name is an error", "[kube
           "status":{"applicationState":{"state":7,"errorMessage":[]},"driverInfo":"x",
                     "submissionID":1,"executionAttempts":"2","terminationTime":"soon"}})");
   REQUIRE(odd.ok());
-  CHECK(odd->kubeflow.state == State::kNew);
-  CHECK(odd->current_message.empty());
-  CHECK(odd->kubeflow.submission_id.empty());
-  CHECK(odd->kubeflow.driver_pod_name.empty());
-  CHECK(odd->kubeflow.execution_attempts == 0);
-  CHECK(odd->kubeflow.termination_time == kNoTime);
+  CHECK(odd->kubeflow().state == State::kNew);
+  CHECK(odd->current_message().empty());
+  CHECK(odd->kubeflow().submission_id.empty());
+  CHECK(odd->kubeflow().driver_pod_name.empty());
+  CHECK(odd->kubeflow().execution_attempts == 0);
+  CHECK(odd->kubeflow().termination_time == kNoTime);
   CHECK_FALSE(ProjectAppJson(R"({"metadata":{"namespace":"n"}})").ok());
   CHECK_FALSE(ProjectAppJson(R"({"metadata":{"name":"a","namespace":""}})").ok());
   CHECK_FALSE(ProjectAppJson("{").ok());
@@ -97,7 +97,7 @@ TEST_CASE("malformed v1beta2 fields read as absent; no name is an error", "[kube
       std::string(R"({"metadata":{"name":"a","namespace":"n"},"status":{"applicationState":)") +
       R"({"state":"FAILED","errorMessage":")" + long_message + R"("}}})");
   REQUIRE(capped.ok());
-  CHECK(capped->current_message.size() <= kMaxMessageBytes + 3);
+  CHECK(capped->current_message().size() <= kMaxMessageBytes + 3);
 }
 
 }  // namespace

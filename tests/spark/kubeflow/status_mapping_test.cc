@@ -194,7 +194,7 @@ TEST_CASE("no status: QUEUED until the timeout, then FAILED for the caller to de
   std::string suspended = App("");
   suspended.replace(suspended.find(R"("driver":{})"), 11, R"("suspend":true,"driver":{})");
   AppProjection app = Project(suspended);
-  CHECK(app.suspend_requested);
+  CHECK(app.suspend_requested());
   CHECK(kubeflow::MapStatus(app, nullptr, kNow + absl::Minutes(6), kTimeout).no_status_timed_out);
 }
 

@@ -1,0 +1,186 @@
+// The packed projection reads back exactly what it was made from, whatever the sizes, and
+// falls back to its own copies when the interner is full.
+
+#include <catch2/catch.hpp>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "base/interner.h"
+#include "spark/app_projection.h"
+
+namespace kje::spark {
+namespace {
+
+AppFields Everything() {
+  AppFields f;
+  f.kind = OperatorKind::kKubeflow;
+  f.namespace_ = "spark-jobs";
+  f.name = "gravitino-job-688822913391439376";
+  f.uid = "0b7c0d6e-1f5c-4a57-9f0e-2d3c4b5a6978";
+  f.resource_version = "123456789";
+  f.metalake = "ml";
+  f.creation_time = 1778580000000;
+  f.deletion_time = 1778580099000;
+  f.deleting = true;
+  f.managed_by_us = true;
+  f.cancel_requested = true;
+  f.history = {
+      {std::numeric_limits<int64_t>::min(), kNoTime, kNoTime, kNoTime, AppState::kSubmitted},
+      {-1, 1778580000000, kNoTime, kNoTime, AppState::kDriverRequested},
+      {7, 1778580001000, 1778580000500, kNoTime, AppState::kDriverStarted},
+      {3, std::numeric_limits<int64_t>::min() + 1, kNoTime, std::numeric_limits<int64_t>::max(),
+       AppState::kFailed},
+      {kCurrentStateId, 1778580041000, 1778580002000, 1778580040000, AppState::kUnknown},
+  };
+  f.unknown_current_state = "SomethingNew";
+  f.current_message = "Application is running healthy. ✓";
+  f.labels = {{"app.kubernetes.io/managed-by", "gravitino"},
+              {"gravitino.apache.org/job-id", "688822913391439376"},
+              {"empty", ""},
+              {"gravitino.apache.org/job-id", "a second value, never the one read"}};
+  f.has_status = true;
+  f.suspend_requested = true;
+  f.kueue_queued = true;
+  f.suspend_reason = "KueueEviction";
+  f.attempt_id = 3;
+  f.driver_container = "main";
+  f.spark_app_id = "spark-0123456789abcdef";
+  f.kubeflow.state = kubeflow::State::kFailing;
+  f.kubeflow.submission_id = "5f0c2c1e-sub";
+  f.kubeflow.driver_pod_name = "gravitino-job-1-driver";
+  f.kubeflow.submission_time = 1778580000100;
+  f.kubeflow.termination_time = 1778580050000;
+  f.kubeflow.execution_attempts = 2;
+  f.kubeflow.web_ui_address = "10.96.0.17:4040";
+  return f;
+}
+
+void CheckSame(const AppFields& a, const AppFields& b) {
+  CHECK(a.kind == b.kind);
+  CHECK(a.namespace_ == b.namespace_);
+  CHECK(a.name == b.name);
+  CHECK(a.uid == b.uid);
+  CHECK(a.resource_version == b.resource_version);
+  CHECK(a.metalake == b.metalake);
+  CHECK(a.creation_time == b.creation_time);
+  CHECK(a.deletion_time == b.deletion_time);
+  CHECK(a.deleting == b.deleting);
+  CHECK(a.managed_by_us == b.managed_by_us);
+  CHECK(a.cancel_requested == b.cancel_requested);
+  REQUIRE(a.history.size() == b.history.size());
+  for (size_t i = 0; i < a.history.size(); ++i) {
+    INFO("entry " << i);
+    CHECK(a.history[i].id == b.history[i].id);
+    CHECK(a.history[i].transition_time == b.history[i].transition_time);
+    CHECK(a.history[i].driver_started == b.history[i].driver_started);
+    CHECK(a.history[i].driver_finished == b.history[i].driver_finished);
+    CHECK(a.history[i].state == b.history[i].state);
+  }
+  CHECK(a.unknown_current_state == b.unknown_current_state);
+  CHECK(a.current_message == b.current_message);
+  CHECK(a.labels == b.labels);
+  CHECK(a.has_status == b.has_status);
+  CHECK(a.suspend_requested == b.suspend_requested);
+  CHECK(a.kueue_queued == b.kueue_queued);
+  CHECK(a.suspend_reason == b.suspend_reason);
+  CHECK(a.attempt_id == b.attempt_id);
+  CHECK(a.driver_container == b.driver_container);
+  CHECK(a.spark_app_id == b.spark_app_id);
+  CHECK(a.kubeflow.state == b.kubeflow.state);
+  CHECK(a.kubeflow.submission_id == b.kubeflow.submission_id);
+  CHECK(a.kubeflow.driver_pod_name == b.kubeflow.driver_pod_name);
+  CHECK(a.kubeflow.submission_time == b.kubeflow.submission_time);
+  CHECK(a.kubeflow.termination_time == b.kubeflow.termination_time);
+  CHECK(a.kubeflow.execution_attempts == b.kubeflow.execution_attempts);
+  CHECK(a.kubeflow.web_ui_address == b.kubeflow.web_ui_address);
+}
+
+TEST_CASE("Packed: every field reads back as it was given, extreme ids and times included") {
+  AppFields fields = Everything();
+  AppProjection app(fields);
+  CheckSame(app.ToFields(), fields);
+  CHECK(app.job_id() == "688822913391439376");  // the first of two values, as JSON reads it
+  CHECK(app.labels().size() == 4);
+  CHECK(app.history().size() == 5);
+  CHECK(app.history().back().id == kCurrentStateId);
+  CHECK(app.history()[3].driver_finished == std::numeric_limits<int64_t>::max());
+  CHECK(app.kubeflow().web_ui_address == "10.96.0.17:4040");
+}
+
+TEST_CASE("Packed: an empty projection and one of empty fields read as empty") {
+  AppProjection none;
+  CHECK(none.name().empty());
+  CHECK(none.history().empty());
+  CHECK(none.labels().empty());
+  CHECK(none.job_id().empty());
+  AppFields empty;
+  AppProjection app(empty);
+  CheckSame(app.ToFields(), empty);
+  CHECK(app.history().begin() == app.history().end());
+}
+
+TEST_CASE("Packed: past 64 KiB of strings the offsets widen and nothing is cut") {
+  AppFields fields = Everything();
+  fields.labels.emplace_back("big", std::string(70000, 'v'));
+  fields.current_message = std::string(1000, 'm');
+  AppProjection app(fields);
+  CheckSame(app.ToFields(), fields);
+  CHECK(app.labels().Find("big")->size() == 70000);
+  CHECK(app.history().size() == 5);
+  CHECK(app.ApproximateBytes() > 71000);
+}
+
+TEST_CASE("Packed: a copy is its own, and equal") {
+  AppFields fields = Everything();
+  auto original = std::make_unique<AppProjection>(fields);
+  AppProjection copy(*original);
+  AppProjection assigned;
+  assigned = *original;
+  original.reset();
+  CheckSame(copy.ToFields(), fields);
+  CheckSame(assigned.ToFields(), fields);
+  AppProjection moved(std::move(copy));
+  CheckSame(moved.ToFields(), fields);
+}
+
+TEST_CASE("Packed: the namespace, label keys and container name are shared between apps") {
+  AppFields a = Everything();
+  AppFields b = Everything();
+  b.name = "another";
+  AppProjection first(a);
+  AppProjection second(b);
+  CHECK(first.namespace_().data() == second.namespace_().data());
+  CHECK(first.driver_container().data() == second.driver_container().data());
+  CHECK(first.labels().begin()->first.data() == second.labels().begin()->first.data());
+  // Values are each app's own.
+  CHECK(first.labels().begin()->second.data() != second.labels().begin()->second.data());
+}
+
+TEST_CASE("Interner: past its bound it answers nullptr, and a projection keeps its own copies") {
+  Interner small(200);
+  const std::string* a = small.Intern("spark-jobs");
+  REQUIRE(a != nullptr);
+  CHECK(small.Intern("spark-jobs") == a);
+  CHECK(small.Intern(std::string(Interner::kMaxTextBytes + 1, 'k')) == nullptr);
+  int pooled = 1;
+  while (small.Intern("key-" + std::to_string(pooled)) != nullptr) ++pooled;
+  CHECK(small.bytes() <= 200);
+  CHECK(small.size() == static_cast<size_t>(pooled));
+  CHECK(small.Intern("spark-jobs") == a);  // what is pooled stays found
+
+  // The process's pool, full: new texts are packed with the app instead.
+  Interner& global = Interner::Global();
+  global.set_max_bytes(global.bytes());
+  AppFields fields = Everything();
+  fields.namespace_ = "a-namespace-never-seen-before";
+  fields.driver_container = "a-container-never-seen-before";
+  fields.labels.emplace_back("a-key-never-seen-before", "v");
+  AppProjection app(fields);
+  global.set_max_bytes(Interner::kDefaultMaxBytes);
+  CheckSame(app.ToFields(), fields);
+  CHECK(app.labels().Find("a-key-never-seen-before") == "v");
+}
+
+}  // namespace
+}  // namespace kje::spark
