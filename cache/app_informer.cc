@@ -7,8 +7,10 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <chrono>
 #include <utility>
 
@@ -18,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "base/wakeup.h"
 #include "k8s/errors.h"
 
 namespace kje::cache {
@@ -74,6 +77,7 @@ class AppInformerImpl final : public AppInformer,
         options_(WithDefaults(std::move(options))),
         clock_(clock),
         strand_(asio::make_strand(io)),
+        fetch_strand_(asio::make_strand(io)),
         subscribers_(std::make_shared<const SubscriberList>()) {}
 
   void Start() override {
@@ -93,6 +97,11 @@ class AppInformerImpl final : public AppInformer,
     // The signal belongs to the strand: it is emitted there, never concurrently with the loop.
     asio::post(strand_, [self = shared_from_this()] {
       if (!self->loop_ended_) self->stop_.emit(asio::cancellation_type::terminal);
+    });
+    asio::post(fetch_strand_, [self = shared_from_this()] {
+      if (self->fetch_stop_.slot().has_handler()) {
+        self->fetch_stop_.emit(asio::cancellation_type::terminal);
+      }
     });
     std::shared_ptr<const SubscriberList> subs;
     {
@@ -254,21 +263,80 @@ class AppInformerImpl final : public AppInformer,
     return held != nullptr && held->resource_version() == rv ? held : nullptr;
   }
 
-  // The whole collection, page by page. A page that timed out waiting for its answer is asked
-  // again at once (a slow API server under a large list is not a failure); an expired continue
-  // token or another error ends the list.
+  // One LIST page asked on the fetch strand: while the loop projects a page, the next one is
+  // served, read and parsed beside it (a 100k-app list is 200 pages of about 1 MB). At most one
+  // is in flight; Stop cancels it through fetch_stop_, which only the fetch strand touches.
+  struct PageFetch {
+    std::shared_ptr<Wakeup> done = Wakeup::New();
+    absl::Mutex mu;
+    std::optional<absl::StatusOr<k8s::ListPage>> page ABSL_GUARDED_BY(mu);
+
+    void Finish(absl::StatusOr<k8s::ListPage> result) {
+      {
+        absl::MutexLock lock(&mu);
+        page = std::move(result);
+      }
+      done->Fire();
+    }
+  };
+
+  std::shared_ptr<PageFetch> StartPage(const std::string& continue_token) {
+    k8s::ListOptions list;
+    list.label_selector = options_.label_selector;
+    list.limit = options_.page_size;
+    list.continue_token = continue_token;
+    auto fetch = std::make_shared<PageFetch>();
+    auto request = [](std::shared_ptr<k8s::Client> client, k8s::ResourceRef collection,
+                      k8s::ListOptions options, absl::Time deadline,
+                      std::shared_ptr<PageFetch> fetch) -> asio::awaitable<void> {
+      auto listed = client->List(std::move(collection), std::move(options), deadline);
+      fetch->Finish(co_await std::move(listed));
+    };
+    asio::post(fetch_strand_, [self = shared_from_this(), request, list = std::move(list),
+                               deadline = absl::Now() + options_.list_timeout, fetch]() mutable {
+      if (self->stopped_.load()) {
+        fetch->Finish(absl::CancelledError("informer stopped"));
+        return;
+      }
+      asio::co_spawn(
+          self->fetch_strand_,
+          request(self->client_, self->options_.collection, std::move(list), deadline, fetch),
+          asio::bind_cancellation_slot(
+              self->fetch_stop_.slot(),
+              asio::bind_executor(self->fetch_strand_, [self](const std::exception_ptr&) {
+                self->fetch_stop_.slot().clear();
+              })));
+    });
+    return fetch;
+  }
+
+  // The page once it is there, or CANCELLED when the informer stops while it waits.
+  static asio::awaitable<absl::StatusOr<k8s::ListPage>> AwaitPage(
+      std::shared_ptr<PageFetch> fetch) {
+    for (;;) {
+      {
+        absl::MutexLock lock(&fetch->mu);
+        if (fetch->page.has_value()) co_return std::move(*fetch->page);
+      }
+      co_await fetch->done->Wait();
+      if ((co_await asio::this_coro::cancellation_state).cancelled() !=
+          asio::cancellation_type::none) {
+        co_return absl::CancelledError("informer stopped");
+      }
+    }
+  }
+
+  // The whole collection, page by page, the next page asked for as soon as this one's continue
+  // token is known. A page that timed out waiting for its answer is asked again at once (a slow
+  // API server under a large list is not a failure); an expired continue token or another
+  // error ends the list.
   asio::awaitable<absl::StatusOr<std::pair<Map, std::string>>> ListAll() {
     Map building;
     std::string continue_token;
     int timeouts = 0;
+    std::shared_ptr<PageFetch> next = StartPage(continue_token);
     for (;;) {
-      k8s::ListOptions list;
-      list.label_selector = options_.label_selector;
-      list.limit = options_.page_size;
-      list.continue_token = continue_token;
-      auto list_page =
-          client_->List(options_.collection, list, absl::Now() + options_.list_timeout);
-      auto page = co_await std::move(list_page);
+      auto page = co_await AwaitPage(std::move(next));
       if (!page.ok()) {
         // Ours or the API server's (504): a page of a big namespace can take a while.
         bool timed_out =
@@ -276,11 +344,16 @@ class AppInformerImpl final : public AppInformer,
         if (timed_out && ++timeouts <= kMaxPageTimeouts) {
           log::Warn("informer list page timed out; asking again")
               .Kv("namespace", options_.collection.namespace_);
+          next = StartPage(continue_token);
           continue;
         }
         co_return page.status();
       }
       timeouts = 0;
+      if (!page->continue_token.empty()) {
+        continue_token = page->continue_token;
+        next = StartPage(continue_token);
+      }
       for (const k8s::ParsedJson& item : page->items) {
         if (AppPtr same = Unchanged(item.value())) {
           Put(building, std::move(same));
@@ -298,7 +371,6 @@ class AppInformerImpl final : public AppInformer,
       if (page->continue_token.empty()) {
         co_return std::make_pair(std::move(building), page->resource_version);
       }
-      continue_token = page->continue_token;
     }
   }
 
@@ -464,6 +536,9 @@ class AppInformerImpl final : public AppInformer,
   const InformerOptions options_;
   const Clock& clock_;
   asio::strand<asio::io_context::executor_type> strand_;
+  // The LIST page fetched ahead (StartPage) and its cancellation, on their own strand.
+  asio::strand<asio::io_context::executor_type> fetch_strand_;
+  asio::cancellation_signal fetch_stop_;
   // Emitted on the strand by Stop(): cancels whatever the loop awaits.
   asio::cancellation_signal stop_;
   bool loop_ended_ = false;  // strand only
