@@ -14,9 +14,11 @@ FUZZ_TARGETS ?=
 OPERATOR ?= apache
 # `make bench`'s soak: seconds of steady load after its warm-up (3600 for the hour; 0 skips it).
 SOAK_SECONDS ?= 120
+# More arguments for bench/run.py, e.g. BENCH_ARGS=--quick (small scale curves) or "--only P4".
+BENCH_ARGS ?=
 
-.PHONY: all deps configure build test demo bench soak format lint clean test-asan test-tsan fuzz \
-  fresh-check
+.PHONY: all deps configure build test demo bench bench-publish soak format lint clean test-asan \
+  test-tsan fuzz fresh-check
 
 all: build
 
@@ -73,7 +75,11 @@ demo: build
 bench: deps
 	cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 	cmake --build build-release -j $(JOBS) --target k8s-job-executor kubesim kje_grpc_load kje_python_stubs
-	SOAK_SECONDS=$(SOAK_SECONDS) scripts/bench.sh build-release
+	SOAK_SECONDS=$(SOAK_SECONDS) scripts/bench.sh build-release $(BENCH_ARGS)
+
+# The last run's plots (build/bench/*.svg, index.html) into docs/bench, which the README shows.
+bench-publish:
+	/usr/bin/python3 bench/plots.py build/bench/results.json --publish docs/bench
 
 # The soak alone (bench/soak.py), SOAK_SECONDS long.
 soak: deps

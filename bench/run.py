@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """`make bench`: the figures of issues #7 and #11 (P1-P10), each against its own kubesim and server on
-loopback. Prints a table and writes <repo>/build/bench/results.json. See bench/README.md for what
-each figure means and how it is measured.
+loopback, and the scale curves of issue #23 (P1, P3, P4 and P8 over seeded apps, P9 over
+WatchStatus streams). Prints a table and writes <repo>/build/bench/results.json, one SVG plot per
+curve and index.html beside it. See bench/README.md for what each figure means and how it is
+measured, and for the growth each curve should follow.
 
-usage: bench/run.py BUILD_DIR [--only P1,P3,...] [--strict]
+usage: bench/run.py BUILD_DIR [--only P1,P3,...] [--apps N,N,...] [--streams N,N,...] [--quick]
+                    [--publish DIR] [--strict]
 
 Exit status: 0 when every selected benchmark ran, whether or not it met its goal (a missed goal
-is a FAIL row in the table and "pass": false in results.json); 1 when a benchmark could not be
-measured; with --strict, 3 when all ran but a goal was missed.
+or a curve growing faster than stated is a FAIL row in the table and "pass": false in
+results.json); 1 when a benchmark could not be measured; with --strict, 3 when all ran but a
+goal was missed.
 """
 
 import argparse
@@ -27,12 +31,64 @@ import threading
 import time
 import traceback
 
+import growth
+import plots
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "build", "bench", "results.json")
 EXTRA_SERVER_ARGS = []
 NS = "bench"  # outside the operator's namespaces: seeded apps keep their seeded state
 LOG_BYTES = 100 * 1024 * 1024
 OUTPUT_CAP = 256 * 1024
+
+# The scale curves (bench/README.md, "Scale curves"): the figures measured at several sizes, the
+# size their rows were named for before there were curves (those rows keep their names there),
+# and the sizes of `make bench` and of --quick.
+SIZED = {"P1": ("apps", 1000), "P3": ("apps", 100), "P4": ("apps", 100000),
+         "P8": ("apps", 100000), "P9": ("streams", 1000)}
+SIZES = {"apps": (10000, 100000, 300000), "streams": (100, 1000, 10000)}
+QUICK_SIZES = {"apps": (1000, 10000, 30000), "streams": (100, 300, 1000)}
+
+# Each curve's plot, the growth bench/README.md states for it, which way is better, and the
+# noise floor of its unit (growth.check: values under it count as it).
+CURVES = {
+    "P1 Status/Health throughput ratio": dict(
+        plot="p1-status-health-ratio", growth="constant", better="higher",
+        plot_title="P1 Status (cache hit) / Health/Check throughput"),
+    "P3 freshness via Status, p99": dict(
+        plot="p3-freshness-p99", growth="constant", noise_floor=10.0,
+        plot_title="P3 freshness p99: a status change until it is visible"),
+    "P3 freshness via WatchStatus, p99": dict(
+        plot="p3-freshness-p99", growth="constant", noise_floor=10.0,
+        plot_title="P3 freshness p99: a status change until it is visible"),
+    "P4 bytes per cached app": dict(
+        plot="p4-bytes-per-app", growth="constant",
+        plot_title="P4 server RSS per cached app"),
+    "P8 start to informer synced": dict(
+        plot="p8-sync-and-relist", growth="linear",
+        plot_title="P8 process start to informer synced, and a relist after 410 Gone"),
+    "P8 relist after 410 Gone": dict(
+        plot="p8-sync-and-relist", growth="linear",
+        plot_title="P8 process start to informer synced, and a relist after 410 Gone"),
+    "P9 server RSS per WatchStatus stream": dict(
+        plot="p9-rss-per-stream", growth="constant", noise_floor=4.0,
+        plot_title="P9 server RSS per open WatchStatus stream"),
+    "P9 WatchStatus delivery latency, p99": dict(
+        plot="p9-delivery-p99", growth="constant", noise_floor=5.0,
+        plot_title="P9 WatchStatus delivery p99 (change to message), by streams open"),
+}
+
+
+def curve(name):
+    """The fields that make a row a point of the curve `name` (its size comes from main)."""
+    return dict(CURVES[name], curve=name, better=CURVES[name].get("better", "lower"),
+                noise_floor=CURVES[name].get("noise_floor", 0.0))
+
+
+def at_size(n, base, unit="apps"):
+    """The suffix of a row's name at size n: none at the size the row was named for before the
+    curves (its old name keeps working), ", 10k apps" elsewhere."""
+    return "" if n == base else ", " + growth.size_label(n, unit)
 
 
 def setup(build_dir):
@@ -121,6 +177,13 @@ def cluster_and_server(seeds=(), wait_synced=True):
         cluster.stop()
 
 
+def cpu_seconds(pid):
+    """User + system CPU time the process has used so far (/proc/<pid>/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def proc_status_kib(pid, field):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -191,6 +254,15 @@ def reset_stats(cluster):
     kje._kubesim_request(cluster, "DELETE", "/kubesim/stats")
 
 
+def app_requests(kubesim_stats):
+    """{verb: count} of the SparkApplication requests in kubesim's /kubesim/stats."""
+    out = {}
+    for r in kubesim_stats["requests"]:
+        if r["resource"] == "sparkapplications":
+            out[r["verb"]] = out.get(r["verb"], 0) + r["count"]
+    return out
+
+
 # ------------------------------------------------------------------------------------------
 # The figures. Each returns a list of rows {metric, value, unit, goal, pass, ...}.
 
@@ -200,14 +272,15 @@ def row(metric, value, unit, goal, passed, **details):
     return r
 
 
-def p1_status_throughput():
-    """Status at cache hit vs Health/Check, same server, client and concurrency, interleaved."""
-    apps = 1000
+def p1_status_throughput(apps=1000):
+    """Status at cache hit vs Health/Check, same server, client and concurrency, interleaved;
+    Status cycles through every one of `apps` seeded ids."""
     with cluster_and_server(["%s:%d:Running" % (NS, apps)]) as (cluster, server):
         ids = seeded_ids("Running", apps)
         common = dict(concurrency=16, channels=2, duration_ms=2000)
-        # Warm-up: every id once (fills nothing, the informer has synced; warms both sides).
-        load(server, "status", ids=ids, calls=apps, concurrency=16)
+        # Warm-up (fills nothing, the informer has synced; warms both sides): every id once, or
+        # the first 10k: every id takes the same code path, and a pass over 300k would take 15 s.
+        load(server, "status", ids=ids, calls=min(apps, 10000), concurrency=16)
         load(server, "health", calls=2000, concurrency=16)
         reset_stats(cluster)
         health, status = [], []
@@ -222,15 +295,17 @@ def p1_status_throughput():
     s = statistics.median(r["throughput"] for r in status)
     pair_ratios = [b["throughput"] / a["throughput"] for a, b in zip(health, status)]
     ratio = statistics.median(pair_ratios)
+    sized = at_size(apps, 1000)
     return [
-        row("P1 Status/Health throughput ratio", round(ratio, 3), "ratio", ">= 0.9", ratio >= 0.9,
-            status_rps=round(s), health_rps=round(h), k8s_requests_during=k8s_requests,
-            pair_ratios=[round(x, 3) for x in pair_ratios],
-            runs={"health": health, "status": status}),
-        row("P1 Status throughput (cache hit)", round(s), "calls/s", "-", None,
+        row("P1 Status/Health throughput ratio" + sized, round(ratio, 3), "ratio", ">= 0.9",
+            ratio >= 0.9, status_rps=round(s), health_rps=round(h),
+            k8s_requests_during=k8s_requests, pair_ratios=[round(x, 3) for x in pair_ratios],
+            runs={"health": health, "status": status},
+            **curve("P1 Status/Health throughput ratio")),
+        row("P1 Status throughput (cache hit)" + sized, round(s), "calls/s", "-", None,
             p50_ms=statistics.median(r["latency_ms"]["p50"] for r in status),
             p99_ms=statistics.median(r["latency_ms"]["p99"] for r in status)),
-        row("P1 Health/Check throughput", round(h), "calls/s", "-", None,
+        row("P1 Health/Check throughput" + sized, round(h), "calls/s", "-", None,
             p50_ms=statistics.median(r["latency_ms"]["p50"] for r in health),
             p99_ms=statistics.median(r["latency_ms"]["p99"] for r in health)),
     ]
@@ -345,10 +420,13 @@ def p2_api_load():
     return rows
 
 
-def p3_freshness(changes=1000, apps=100):
-    """A status change PATCHed into kubesim until it shows in Status (and WatchStatus)."""
+def p3_freshness(apps=100, changes=1000, changed=100):
+    """A status change PATCHed into kubesim until it shows in Status (and WatchStatus), among
+    `apps` seeded apps; the changes go to the first `changed` of them (one WatchStatus stream
+    takes at most 100 ids)."""
+    changed = min(apps, changed)
     with cluster_and_server(["%s:%d:Running" % (NS, apps)]) as (cluster, server):
-        ids = seeded_ids("Running", apps)
+        ids = seeded_ids("Running", apps)[:changed]
         names = [i.rsplit("/", 1)[1] for i in ids]
         channel = server.channel()
         stub = pb_grpc.JobExecutorStub(channel)
@@ -361,8 +439,8 @@ def p3_freshness(changes=1000, apps=100):
         via_status = []
         marks = []
         for k in range(changes):
-            i = k % apps
-            state = "DriverReady" if (k // apps) % 2 == 0 else "RunningHealthy"
+            i = k % changed
+            state = "DriverReady" if (k // changed) % 2 == 0 else "RunningHealthy"
             message = "bench change %d" % k
             path = ("/apis/spark.apache.org/v1/namespaces/%s/sparkapplications/%s/status"
                     % (NS, names[i]))
@@ -386,18 +464,21 @@ def p3_freshness(changes=1000, apps=100):
     via_status.sort()
     p50 = quantile(via_status, 0.5)
     p99 = quantile(via_status, 0.99)
-    rows = [row("P3 freshness via Status, p99", round(p99, 2), "ms", "<= 100", p99 <= 100,
-                p50_ms=round(p50, 2), max_ms=round(via_status[-1], 2), changes=changes,
-                k8s_requests_besides_patches=k8s["total"] - k8s["byVerb"].get("patch", 0)),
-            row("P3 freshness via Status, p50", round(p50, 2), "ms", "-", None)]
+    sized = at_size(apps, 100)
+    rows = [row("P3 freshness via Status, p99" + sized, round(p99, 2), "ms", "<= 100",
+                p99 <= 100, p50_ms=round(p50, 2), max_ms=round(via_status[-1], 2),
+                changes=changes, changed_apps=changed,
+                k8s_requests_besides_patches=k8s["total"] - k8s["byVerb"].get("patch", 0),
+                **curve("P3 freshness via Status, p99")),
+            row("P3 freshness via Status, p50" + sized, round(p50, 2), "ms", "-", None)]
     if watch_ms is None:
-        rows.append(row("P3 freshness via WatchStatus", None, "ms", "<= 100", None,
+        rows.append(row("P3 freshness via WatchStatus" + sized, None, "ms", "<= 100", None,
                         note=watch.unavailable))
     else:
         w99 = quantile(watch_ms, 0.99)
-        rows.append(row("P3 freshness via WatchStatus, p99", round(w99, 2), "ms", "<= 100",
-                        w99 <= 100, p50_ms=round(quantile(watch_ms, 0.5), 2),
-                        received=len(watch_ms)))
+        rows.append(row("P3 freshness via WatchStatus, p99" + sized, round(w99, 2), "ms",
+                        "<= 100", w99 <= 100, p50_ms=round(quantile(watch_ms, 0.5), 2),
+                        received=len(watch_ms), **curve("P3 freshness via WatchStatus, p99")))
     return rows
 
 
@@ -480,14 +561,18 @@ def p4_memory(apps=100000):
     with cluster_and_server() as (_, empty):
         empty_info, base, base_hwm = rss_after_one_status(empty, last)
     per_app = (rss - base) * 1024 * 1024 / apps
-    return [row("P4 server RSS with 100k apps in the informer", round(rss, 1), "MiB", "< 200",
-                rss < 200, peak_mib=round(hwm, 1), empty_namespace_rss_mib=round(base, 1),
-                per_app_bytes=round(per_app), k8s_requests_for_a_status=gets,
-                kubesim_seed_s=round(seeded_s, 1), list_and_sync_s=round(synced_s, 1)),
-            row("P4 bytes per cached app", round(per_app), "bytes", "<= 512", per_app <= 512,
-                rss_mib=round(rss, 1), empty_namespace_rss_mib=round(base, 1),
+    # The RSS goal is for 100k apps; per app, the goal holds at any size.
+    rss_goal, rss_pass = ("< 200", rss < 200) if apps == 100000 else ("report only", None)
+    return [row("P4 server RSS with %s in the informer" % growth.size_label(apps, "apps"),
+                round(rss, 1), "MiB", rss_goal, rss_pass, peak_mib=round(hwm, 1),
+                empty_namespace_rss_mib=round(base, 1), per_app_bytes=round(per_app),
+                k8s_requests_for_a_status=gets, kubesim_seed_s=round(seeded_s, 1),
+                list_and_sync_s=round(synced_s, 1)),
+            row("P4 bytes per cached app" + at_size(apps, 100000), round(per_app), "bytes",
+                "<= 512", per_app <= 512, rss_mib=round(rss, 1),
+                empty_namespace_rss_mib=round(base, 1),
                 empty_namespace_peak_mib=round(base_hwm, 1), apps=apps,
-                empty_namespace_status=str(empty_info))]
+                empty_namespace_status=str(empty_info), **curve("P4 bytes per cached app"))]
 
 
 def p5_submit_overhead(calls=300):
@@ -699,7 +784,9 @@ def reset_peak_rss(pid):
 
 
 def p8_sync_and_relist(apps=100000, page_size=500):
-    """Process start to `informer synced` over 100k apps, then a relist forced by a 410."""
+    """Process start to `informer synced` over `apps` apps, then a relist forced by a 410. The
+    client's default rate limit (kubernetes.qps 100, burst 200) stays: past 200 pages it paces
+    the LIST, as it would in production, and the rows say how many pages there were."""
     cluster = start_kubesim(["%s:%d:Running" % (NS, apps)])
     try:
         config = server_config(cluster)
@@ -718,6 +805,7 @@ def p8_sync_and_relist(apps=100000, page_size=500):
             synced_s = log_time(line) - started
             objects = int(re.search(r'\bobjects"?[=:](\d+)', line).group(1))
             assert objects == apps, line
+            sync_lists = app_requests(stats(cluster))
 
             # The relist: kubesim ends the informer's watch with a 410, the informer lists
             # everything again while it still holds the old snapshot, then watches again.
@@ -730,14 +818,8 @@ def p8_sync_and_relist(apps=100000, page_size=500):
             t0 = time.monotonic()
             expired = api.request("POST", "/kubesim/watches/expire")["expired"]
 
-            def requests():
-                out = {}
-                for r in api.request("GET", "/kubesim/stats")["requests"]:
-                    if r["resource"] == "sparkapplications":
-                        out[r["verb"]] = out.get(r["verb"], 0) + r["count"]
-                return out
             def watching_again():
-                r = requests()
+                r = app_requests(api.request("GET", "/kubesim/stats"))
                 return r if r.get("watch") else None
             # The informer watches again once the new snapshot is in (a watch re-opened before
             # any LIST would not be a relist, and would show in the note below).
@@ -754,21 +836,25 @@ def p8_sync_and_relist(apps=100000, page_size=500):
     finally:
         cluster.stop()
     pages = math.ceil(apps / page_size)
-    growth = hwm_after - rss_before
+    peak_growth = hwm_after - rss_before
     listed_once = "%d LIST pages for %d pages of %d: %s" % (
         lists, pages, page_size, "each object listed once" if lists == pages else "NOT once")
-    return [row("P8 start to informer synced, 100k apps", round(synced_s, 2), "s", "report only",
+    n = growth.size_label(apps, "apps")
+    paced = "the default rate limit (qps 100, burst 200) paces pages past the 200th"
+    return [row("P8 start to informer synced, %s" % n, round(synced_s, 2), "s", "report only",
                 None, objects=objects, noticed_s=round(noticed_s, 2),
-                note="from just before the process was spawned to the ts of its "
-                     "`informer synced` line"),
-            row("P8 peak RSS at informer synced, 100k apps", round(hwm_synced, 1), "MiB",
+                list_requests=sync_lists.get("list", 0), expected_pages=pages,
+                note="from just before the process was spawned to the ts of its `informer "
+                     "synced` line; " + paced, **curve("P8 start to informer synced")),
+            row("P8 peak RSS at informer synced, %s" % n, round(hwm_synced, 1), "MiB",
                 "report only", None, rss_mib=round(rss_synced, 1)),
-            row("P8 relist of 100k apps after 410 Gone", round(relist_s, 2), "s",
+            row("P8 relist of %s after 410 Gone" % n, round(relist_s, 2), "s",
                 "report only (each object parsed once)", None, list_requests=lists,
                 expected_pages=pages, watches_expired=expired, relist_logged=relisted,
-                note=listed_once),
-            row("P8 peak RSS growth during the relist", round(growth, 1), "MiB", "report only",
-                None, rss_before_mib=round(rss_before, 1), peak_after_mib=round(hwm_after, 1),
+                note=listed_once + "; " + paced, **curve("P8 relist after 410 Gone")),
+            row("P8 peak RSS growth during the relist" + at_size(apps, 100000),
+                round(peak_growth, 1), "MiB", "report only", None,
+                rss_before_mib=round(rss_before, 1), peak_after_mib=round(hwm_after, 1),
                 rss_after_mib=round(rss_after, 1), peak_before_mib=round(hwm_before, 1),
                 peak_reset_before=hwm_reset)]
 
@@ -779,23 +865,39 @@ STALLED_OPTIONS = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1
                    ("grpc.max_receive_message_length", 1 << 20)]
 
 
+class StreamsNotHeld(Exception):
+    """kje_grpc_load could not open (or keep) every stream asked for: a measured failure."""
+
+
 class WatchClient:
     """kje_grpc_load --method watch: `streams` WatchStatus streams, stream i over ids[i]; open
-    when constructed (its first JSON line), ended by finish() (its stdin closes)."""
+    when constructed (its first JSON line), ended by finish() (its stdin closes). Raises
+    StreamsNotHeld, with the reason, when not every stream opened."""
 
     def __init__(self, server, ids, streams, channels=4, expect_timed=0):
         self.ids_file = kje.write_temp("\n".join(ids) + "\n", suffix=".ids")
+        self.err = kje.tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
             [LOAD, "--target", server.address, "--method", "watch", "--concurrency",
              str(streams), "--channels", str(channels), "--ids-file", self.ids_file,
              "--deadline-ms", "900000", "--expect-timed", str(expect_timed),
              "--settle-ms", "3000"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.proc.stdout.readline()
-        if not line:
+        self.opened = json.loads(line) if line else None
+        if self.opened is None or self.opened["opened"] != streams:
             self.proc.kill()
-            raise AssertionError("kje_grpc_load watch exited with %s" % self.proc.wait())
-        self.opened = json.loads(line)
+            code = self.proc.wait()
+            os.unlink(self.ids_file)
+            if self.opened is None:
+                raise StreamsNotHeld("kje_grpc_load watch exited with %s before every stream "
+                                     "opened: %s" % (code, self.stderr()))
+            raise StreamsNotHeld("%d of %d streams opened; the others ended: %s %s" % (
+                self.opened["opened"], streams, self.opened.get("ended"), self.stderr()))
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read().strip()[-500:]
 
     def finish(self):
         self.proc.stdin.close()
@@ -803,7 +905,7 @@ class WatchClient:
         code = self.proc.wait(120)
         os.unlink(self.ids_file)
         if code != 0:
-            raise AssertionError("kje_grpc_load watch exited with %s" % code)
+            raise StreamsNotHeld("kje_grpc_load watch exited with %s: %s" % (code, self.stderr()))
         return json.loads(out.strip().splitlines()[-1])
 
 
@@ -854,67 +956,114 @@ def read_to_end(call, timeout=30):
     return out
 
 
-def p9_watch_streams(jobs=1000, changes=5000, stalled_jobs=100, stall_changes=1500):
-    """1000 WatchStatus streams (stream i over job i): RSS per stream, delivery latency of
-    status changes, then the same with one stalled stream among them."""
-    with cluster_and_server(["%s:%d:Running" % (NS, jobs + stalled_jobs)]) as (cluster, server):
-        ids = seeded_ids("Running", jobs + stalled_jobs)
-        names = [i.rsplit("/", 1)[1] for i in ids]
-        pid = server.proc.pid
-        # Warm-up: a few streams opened, changed and closed, so first-use costs (threads, pools,
-        # the first connections) don't count as the streams'.
+def p9_watch_streams(streams=1000, changes=5000, stalled_jobs=100, stall_changes=1500):
+    """`streams` WatchStatus streams (stream i over job i): RSS per stream and the delivery
+    latency of status changes; at 1000 streams, the same again beside one stalled stream. When
+    the load client or the server can't hold them all, rows that say why (pass false)."""
+    stall = streams == 1000
+    seeded = streams + (stalled_jobs if stall else 0)
+    with cluster_and_server(["%s:%d:Running" % (NS, seeded)]) as (cluster, server):
+        ids = seeded_ids("Running", seeded)
         api = KubesimHttp(cluster)
-        warm = WatchClient(server, ids[:50], 50, expect_timed=50)
-        send_changes(api, names[:50], 50, tag=" warm-up")
-        warm.finish()
-        time.sleep(1)
-        rss_before = proc_status_kib(pid, "VmRSS")
+        try:
+            plain = watch_pass(server, api, ids[:streams], changes)
+            stalled = stalled_pass(server, api, ids, streams, changes, stalled_jobs,
+                                   stall_changes) if stall else None
+        except StreamsNotHeld as e:
+            return [row("P9 WatchStatus streams, %d streams" % streams, None, "streams",
+                        "%d open" % streams, False, error=str(e),
+                        server_log_tail=server.lines[-5:],
+                        **curve("P9 server RSS per WatchStatus stream"))]
+        finally:
+            api.close()
+    return watch_rows(streams, changes, plain) + (stalled_rows(streams, changes, stalled)
+                                                  if stall else [])
 
-        # 1000 streams, each over its own job.
-        client = WatchClient(server, ids[:jobs], jobs, expect_timed=changes)
-        time.sleep(1)
-        rss_open = proc_status_kib(pid, "VmRSS")
-        _, _, send_s = send_changes(api, names[:jobs], changes)
-        plain = client.finish()
 
-        # The same, with one more caller that watches 100 other jobs and never reads past its
-        # first message: its changes pile up until its bounded queue overflows.
-        client = WatchClient(server, ids[:jobs], jobs, expect_timed=changes)
-        stalled_channel = grpc.insecure_channel(server.address, options=STALLED_OPTIONS)
-        stalled = pb_grpc.JobExecutorStub(stalled_channel).WatchStatus(
-            pb.WatchStatusRequest(execution_ids=ids[jobs:jobs + stalled_jobs]), timeout=900)
-        next(stalled)
-        every = max(1, changes // stall_changes)
-        _, extra, stalled_send_s = send_changes(api, names[:jobs], changes,
-                                                extra_names=names[jobs:], extra_every=every,
-                                                tag=" with a stall")
-        with_stall = client.finish()
-        stalled_end = read_to_end(stalled)
-        stalled_channel.close()
-        api.close()
-    for r in (plain, with_stall):
-        assert r["opened"] == jobs, r
-    per_stream_kib = (rss_open - rss_before) / jobs
-    p99, s99 = plain["latency_ms"]["p99"], with_stall["latency_ms"]["p99"]
-    exhausted = stalled_end["code"] == "RESOURCE_EXHAUSTED"
+def watch_pass(server, api, ids, changes):
+    """RSS per stream with len(ids) streams open (after a warm-up), then `changes` timed
+    changes to them; returns the load client's report and the memory read."""
+    streams = len(ids)
+    names = [i.rsplit("/", 1)[1] for i in ids]
+    pid = server.proc.pid
+    # Warm-up: a few streams opened, changed and closed, so first-use costs (threads, pools,
+    # the first connections) don't count as the streams'; a tenth of them at most, since their
+    # freed memory serves the streams opened next.
+    warm_n = max(10, min(50, streams // 10))
+    warm = WatchClient(server, ids[:warm_n], warm_n, expect_timed=warm_n)
+    send_changes(api, names[:warm_n], warm_n, tag=" warm-up")
+    warm.finish()
+    time.sleep(1)
+    rss_before = proc_status_kib(pid, "VmRSS")
+    client = WatchClient(server, ids, streams, expect_timed=changes)
+    time.sleep(1)
+    rss_open = proc_status_kib(pid, "VmRSS")
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    # The server's CPU per change tells a server that can't keep up from a slow client.
+    cpu_before = cpu_seconds(pid)
+    _, _, send_s = send_changes(api, names, changes)
+    report = client.finish()
+    assert report["opened"] == streams, report
+    report.update(rss_before_kib=rss_before, rss_open_kib=rss_open, server_fds=fds,
+                  send_seconds=send_s, warm_up_streams=warm_n,
+                  server_cpu_ms_per_change=(cpu_seconds(pid) - cpu_before) * 1000 / changes)
+    return report
+
+
+def stalled_pass(server, api, ids, streams, changes, stalled_jobs, stall_changes):
+    """The same streams with one more caller that watches `stalled_jobs` other jobs and never
+    reads past its first message: its changes pile up until its bounded queue overflows."""
+    names = [i.rsplit("/", 1)[1] for i in ids]
+    client = WatchClient(server, ids[:streams], streams, expect_timed=changes)
+    channel = grpc.insecure_channel(server.address, options=STALLED_OPTIONS)
+    stalled = pb_grpc.JobExecutorStub(channel).WatchStatus(
+        pb.WatchStatusRequest(execution_ids=ids[streams:streams + stalled_jobs]), timeout=900)
+    next(stalled)
+    every = max(1, changes // stall_changes)
+    _, extra, send_s = send_changes(api, names[:streams], changes, extra_names=names[streams:],
+                                    extra_every=every, tag=" with a stall")
+    report = client.finish()
+    end = read_to_end(stalled)
+    channel.close()
+    assert report["opened"] == streams, report
+    report.update(stalled_end=end, stalled_changes=extra, send_seconds=send_s)
+    return report
+
+
+def watch_rows(streams, changes, plain):
+    per_stream_kib = (plain["rss_open_kib"] - plain["rss_before_kib"]) / streams
+    p99 = plain["latency_ms"]["p99"]
+    n = "%d streams" % streams
     return [
-        row("P9 server RSS per WatchStatus stream, 1000 streams", round(per_stream_kib, 2), "KiB",
-            "report only", None, rss_before_mib=round(rss_before / 1024, 1),
-            rss_open_mib=round(rss_open / 1024, 1), open_seconds=plain["open_seconds"]),
-        row("P9 WatchStatus delivery latency, 1000 streams, p99", round(p99, 2), "ms", "<= 50",
+        row("P9 server RSS per WatchStatus stream, " + n, round(per_stream_kib, 2), "KiB",
+            "report only", None, rss_before_mib=round(plain["rss_before_kib"] / 1024, 1),
+            rss_open_mib=round(plain["rss_open_kib"] / 1024, 1),
+            open_seconds=plain["open_seconds"], server_fds=plain["server_fds"],
+            warm_up_streams=plain["warm_up_streams"],
+            **curve("P9 server RSS per WatchStatus stream")),
+        row("P9 WatchStatus delivery latency, %s, p99" % n, round(p99, 2), "ms", "<= 50",
             p99 <= 50, p50_ms=plain["latency_ms"]["p50"], max_ms=plain["latency_ms"]["max"],
-            changes=changes, received=plain["timed"], send_seconds=round(send_s, 2),
-            ended_early=plain["ended"]),
-        row("P9 WatchStatus delivery latency, 1000 streams, p50",
+            changes=changes, received=plain["timed"],
+            send_seconds=round(plain["send_seconds"], 2), ended_early=plain["ended"],
+            server_cpu_ms_per_change=round(plain["server_cpu_ms_per_change"], 3),
+            **curve("P9 WatchStatus delivery latency, p99")),
+        row("P9 WatchStatus delivery latency, %s, p50" % n,
             round(plain["latency_ms"]["p50"], 2), "ms", "-", None),
-        row("P9 delivery p99, 1000 streams beside one stalled stream", round(s99, 2), "ms",
-            "<= 50", s99 <= 50, p50_ms=with_stall["latency_ms"]["p50"],
-            max_ms=with_stall["latency_ms"]["max"], changes=changes, received=with_stall["timed"],
-            stalled_stream_changes=extra, send_seconds=round(stalled_send_s, 2),
-            ended_early=with_stall["ended"]),
-        row("P9 the stalled stream's final status", stalled_end["code"], "code",
-            "RESOURCE_EXHAUSTED", exhausted, details=stalled_end["details"],
-            messages_read_after_resuming=stalled_end["messages"]),
+    ]
+
+
+def stalled_rows(streams, changes, with_stall):
+    s99 = with_stall["latency_ms"]["p99"]
+    end = with_stall["stalled_end"]
+    return [
+        row("P9 delivery p99, %d streams beside one stalled stream" % streams, round(s99, 2),
+            "ms", "<= 50", s99 <= 50, p50_ms=with_stall["latency_ms"]["p50"],
+            max_ms=with_stall["latency_ms"]["max"], changes=changes,
+            received=with_stall["timed"], stalled_stream_changes=with_stall["stalled_changes"],
+            send_seconds=round(with_stall["send_seconds"], 2), ended_early=with_stall["ended"]),
+        row("P9 the stalled stream's final status", end["code"], "code", "RESOURCE_EXHAUSTED",
+            end["code"] == "RESOURCE_EXHAUSTED", details=end["details"],
+            messages_read_after_resuming=end["messages"]),
     ]
 
 
@@ -984,10 +1133,62 @@ def print_table(rows):
                      {True: "PASS", False: "FAIL", None: "-"}[r["pass"]]) for r in rows])
 
 
+def sizes_arg(text):
+    sizes = [int(x) for x in text.split(",") if x.strip()]
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("a list of positive sizes, e.g. 10000,100000")
+    return tuple(sizes)
+
+
+def figure_sizes(name, args):
+    """The sizes to measure figure `name` at: [None] for a figure without a curve. By default a
+    curve also has its figure's old size (P1's 1000 apps, P3's 100); --apps, --streams and
+    --quick name every size."""
+    if name not in SIZED:
+        return [None]
+    unit, base = SIZED[name]
+    chosen = getattr(args, unit)
+    if chosen is None:
+        chosen = QUICK_SIZES[unit] if args.quick else SIZES[unit] + (base,)
+    return sorted(set(chosen))
+
+
+def run_figure(name, size):
+    """One figure at one size: its rows, or a row saying why it could not be measured."""
+    label = name if size is None else "%s at %s" % (name, growth.size_label(size, SIZED[name][0]))
+    print("bench: %s ..." % label, file=sys.stderr, flush=True)
+    t0 = time.monotonic()
+    try:
+        got = BENCHES[name]() if size is None else BENCHES[name](size)
+        ok = True
+    except Exception as e:  # noqa: BLE001 - one broken figure must not hide the others
+        traceback.print_exc()
+        got = [row("%s (did not run)" % label, None, "-", "-", False, error=repr(e))]
+        ok = False
+    for r in got:
+        r.setdefault("seconds_taken", round(time.monotonic() - t0, 1))
+        if size is not None:
+            r.update(size=size, size_unit=SIZED[name][0])
+    print("bench: %s took %.1f s" % (label, time.monotonic() - t0), file=sys.stderr, flush=True)
+    return got, ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build_dir")
     parser.add_argument("--only", default=",".join(BENCHES))
+    parser.add_argument("--apps", type=sizes_arg, metavar="N,N,...",
+                        help="the seeded apps of P1, P3, P4 and P8's curves (default %s, plus "
+                             "P1's 1000 and P3's 100)" % ",".join(map(str, SIZES["apps"])))
+    parser.add_argument("--streams", type=sizes_arg, metavar="N,N,...",
+                        help="the WatchStatus streams of P9's curve (default %s)"
+                             % ",".join(map(str, SIZES["streams"])))
+    parser.add_argument("--quick", action="store_true",
+                        help="small curves: apps %s, streams %s" % (
+                            ",".join(map(str, QUICK_SIZES["apps"])),
+                            ",".join(map(str, QUICK_SIZES["streams"]))))
+    parser.add_argument("--publish", metavar="DIR",
+                        help="copy the plots and index.html into DIR too (e.g. docs/bench)")
     parser.add_argument("--strict", action="store_true",
                         help="exit 3 when a goal is missed")
     args = parser.parse_args()
@@ -1004,28 +1205,30 @@ def main():
     broken = []
     started = time.monotonic()
     for name in [n.strip().upper() for n in args.only.split(",") if n.strip()]:
-        t0 = time.monotonic()
-        print("bench: %s ..." % name, file=sys.stderr, flush=True)
-        try:
-            got = BENCHES[name]()
-        except Exception as e:  # noqa: BLE001 - one broken figure must not hide the others
-            traceback.print_exc()
-            broken.append(name)
-            got = [row("%s (did not run)" % name, None, "-", "-", False, error=repr(e))]
-        for r in got:
-            r.setdefault("seconds_taken", round(time.monotonic() - t0, 1))
-        rows += got
-        print("bench: %s took %.1f s" % (name, time.monotonic() - t0), file=sys.stderr,
-              flush=True)
+        for size in figure_sizes(name, args):
+            got, ok = run_figure(name, size)
+            rows += got
+            if not ok:
+                broken.append(name if size is None else "%s at %d" % (name, size))
+    rows += growth.growth_rows(rows)
     print_table(rows)
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
         json.dump({"generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                    "build_dir": os.path.abspath(args.build_dir), "host_cpus": os.cpu_count(),
                    "load_average": os.getloadavg(), "nice_minus_10": niced,
+                   "growth_tolerance": growth.TOLERANCE,
                    "total_seconds": round(time.monotonic() - started, 1), "results": rows},
                   f, indent=1)
     print("bench: wrote %s (%.0f s)" % (RESULTS, time.monotonic() - started), file=sys.stderr)
+    # The plots are a view of results.json: whatever happens to them, the figures still count.
+    try:
+        files, problems = plots.write_all(RESULTS, args.publish)
+    except Exception as e:  # noqa: BLE001
+        files, problems = [], [repr(e)]
+    print("bench: wrote %s" % " ".join(os.path.relpath(f, REPO) for f in files), file=sys.stderr)
+    for p in problems:
+        print("bench: plot %s" % p, file=sys.stderr)
     if broken:
         print("bench: did not run: %s" % ", ".join(broken), file=sys.stderr)
         return 1

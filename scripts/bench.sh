@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: the figures of issue #7 (bench/run.py), then the soak of issue #13
 # (bench/soak.py, SOAK_SECONDS of steady load, default 120; 0 skips it), from the given Release
-# build directory. Prints the tables and writes build/bench/results.json and
-# build/bench/soak.json. Exits 0 when everything was measured, goals met or not; 1 when
-# something could not be measured; 3 with --strict when a goal was missed. Extra arguments go to
-# run.py (e.g. --only P1,P3); --strict goes to both.
+# build directory. Prints the tables and writes build/bench/results.json (with the scale curves'
+# plots and index.html beside it) and build/bench/soak.json. Exits 0 when everything was
+# measured, goals met or not; 1 when something could not be measured; 3 with --strict when a goal
+# was missed. Extra arguments go to run.py (e.g. --only P1,P3, or --quick for small curves);
+# --strict goes to both.
 set -euo pipefail
 build_dir=${1:-build-release}
 shift || true

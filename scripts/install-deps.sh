@@ -13,8 +13,9 @@ packages=(
   # end-to-end clients that nobody on this team wrote
   python3 python3-grpcio python3-protobuf python3-yaml python3-kubernetes
   ca-certificates procps curl
-  # benchmarks: h2load drives gRPC unary calls; callgrind counts P1's instructions
-  nghttp2-client valgrind
+  # benchmarks: h2load drives gRPC unary calls; callgrind counts P1's instructions; gnuplot draws
+  # the scale curves (bench/plots.py)
+  nghttp2-client valgrind gnuplot-nox
   # the Gravitino plugin (clients/gravitino): JDK 17 and Maven offline against Debian's maven-repo,
   # grpc-java with its netty transport, netty-tcnative for TLS, the build's Maven plugins, JUnit 5
   openjdk-17-jdk-headless maven libgrpc-java protobuf-compiler-grpc-java-plugin libprotobuf-java
