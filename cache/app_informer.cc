@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/strings.h"
 #include "base/wakeup.h"
+#include "cache/subscriber_index.h"
 #include "k8s/errors.h"
 
 namespace kje::cache {
@@ -54,7 +55,6 @@ void Put(Map& map, AppPtr app) {
   if (it != map.end()) map.erase(it);
   map.insert(std::move(app));
 }
-using SubscriberList = std::vector<std::shared_ptr<Subscription>>;
 
 // True when `candidate` may replace `current`: it is newer, or the two can't be compared (then
 // the later arrival wins, as with any informer).
@@ -77,8 +77,7 @@ class AppInformerImpl final : public AppInformer,
         options_(WithDefaults(std::move(options))),
         clock_(clock),
         strand_(asio::make_strand(io)),
-        fetch_strand_(asio::make_strand(io)),
-        subscribers_(std::make_shared<const SubscriberList>()) {}
+        fetch_strand_(asio::make_strand(io)) {}
 
   void Start() override {
     if (started_.exchange(true)) return;
@@ -103,13 +102,12 @@ class AppInformerImpl final : public AppInformer,
         self->fetch_stop_.emit(asio::cancellation_type::terminal);
       }
     });
-    std::shared_ptr<const SubscriberList> subs;
+    SubscriberIndex::List subs;
     {
       absl::MutexLock lock(&subs_mu_);
-      subs.swap(subscribers_);
-      subscribers_ = std::make_shared<const SubscriberList>();
+      subs = subscribers_.TakeAll();
     }
-    for (const auto& sub : *subs) sub->mailbox().Close();
+    for (const auto& sub : subs) sub->mailbox().Close();
   }
 
   bool synced() const override { return synced_.load(std::memory_order_acquire); }
@@ -145,31 +143,28 @@ class AppInformerImpl final : public AppInformer,
   std::shared_ptr<Subscription> Subscribe(std::vector<std::string> names,
                                           std::shared_ptr<Mailbox<AppEvent>> mailbox) override {
     auto sub = std::make_shared<Subscription>(std::move(names), std::move(mailbox));
-    if (stopped_.load()) {
-      sub->mailbox().Close();
-      return sub;
+    {
+      // Asked under the lock: Stop sets stopped_ before it takes every subscription out, so a
+      // subscription is either refused here or closed there.
+      absl::MutexLock lock(&subs_mu_);
+      if (!stopped_.load()) {
+        subscribers_.Add(sub, sub->names());
+        return sub;
+      }
     }
-    absl::MutexLock lock(&subs_mu_);
-    auto next = std::make_shared<SubscriberList>(*subscribers_);
-    next->push_back(sub);
-    subscribers_ = std::move(next);
+    sub->mailbox().Close();
     return sub;
   }
 
   void Unsubscribe(const std::shared_ptr<Subscription>& subscription) override {
     subscription->mailbox().Close();
     absl::MutexLock lock(&subs_mu_);
-    auto next = std::make_shared<SubscriberList>();
-    next->reserve(subscribers_->size());
-    for (const auto& s : *subscribers_) {
-      if (s != subscription) next->push_back(s);
-    }
-    subscribers_ = std::move(next);
+    subscribers_.Remove(subscription, subscription->names());
   }
 
   size_t subscribers() const override {
     absl::MutexLock lock(&subs_mu_);
-    return subscribers_->size();
+    return subscribers_.size();
   }
 
   std::vector<AppPtr> ListAfter(
@@ -220,16 +215,17 @@ class AppInformerImpl final : public AppInformer,
     return true;
   }
 
-  // Hands `event` to every subscriber that wants it. No lock is held: the list is an immutable
-  // snapshot, and a mailbox push never blocks.
+  // Hands `event` to every subscriber that wants it. No lock is held: the lists are immutable
+  // snapshots, and a mailbox push never blocks.
   void Publish(const AppEvent& event) {
-    std::shared_ptr<const SubscriberList> subs;
+    SubscriberIndex::Wanting wanting;
     {
       absl::MutexLock lock(&subs_mu_);
-      subs = subscribers_;
+      wanting = subscribers_.For(event.app->name());
     }
-    for (const auto& sub : *subs) {
-      if (sub->Wants(event.app->name())) sub->mailbox().Push(event);
+    for (const auto* list : {wanting.all.get(), wanting.named.get()}) {
+      if (list == nullptr) continue;
+      for (const auto& sub : *list) sub->mailbox().Push(event);
     }
   }
 
@@ -559,9 +555,9 @@ class AppInformerImpl final : public AppInformer,
   mutable absl::Mutex stats_mu_;
   InformerStats stats_ ABSL_GUARDED_BY(stats_mu_);
 
-  // Replaced, never changed in place: Publish() iterates a snapshot without holding the lock.
+  // Its lists are replaced, never changed in place: Publish() hands a change over outside the lock.
   mutable absl::Mutex subs_mu_;
-  std::shared_ptr<const SubscriberList> subscribers_ ABSL_GUARDED_BY(subs_mu_);
+  SubscriberIndex subscribers_ ABSL_GUARDED_BY(subs_mu_);
 };
 
 }  // namespace

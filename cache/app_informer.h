@@ -86,6 +86,7 @@ class Subscription {
   Subscription(std::vector<std::string> names, std::shared_ptr<Mailbox<AppEvent>> mailbox);
   Mailbox<AppEvent>& mailbox() { return *mailbox_; }
   bool Wants(std::string_view name) const;
+  const std::vector<std::string>& names() const { return names_; }
 
  private:
   const std::vector<std::string> names_;  // sorted
