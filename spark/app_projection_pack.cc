@@ -9,6 +9,7 @@
 // take one or two bytes).
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "base/interner.h"
@@ -83,7 +84,9 @@ std::string PackLabels(const std::vector<std::pair<std::string, std::string>>& l
   for (const auto& [key, value] : labels) {
     if (const std::string* interned = Interner::Global().Intern(key)) {
       out.push_back(static_cast<char>(kInternedKey));
-      out.append(reinterpret_cast<const char*>(&interned), sizeof(interned));
+      // The pointer itself is packed: the pool keeps the text for the life of the process.
+      out.append(reinterpret_cast<const char*>(&interned),
+                 sizeof(interned));  // NOLINT(bugprone-sizeof-expression)
     } else {
       out.push_back(static_cast<char>(kInlineKey));
       PutVarint(out, key.size());
@@ -143,8 +146,8 @@ StateEntry HistoryView::operator[](size_t i) const {
 void LabelDecoder::operator()(const char*& at, Label& label) const {
   if (static_cast<uint8_t>(*at++) == kInternedKey) {
     const std::string* key = nullptr;
-    std::memcpy(&key, at, sizeof(key));
-    at += sizeof(key);
+    std::memcpy(&key, at, sizeof(key));  // NOLINT(bugprone-sizeof-expression)
+    at += sizeof(key);                   // NOLINT(bugprone-sizeof-expression)
     label.first = *key;
   } else {
     label.first = GetBytes(at);
