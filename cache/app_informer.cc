@@ -564,15 +564,7 @@ class AppInformerImpl final : public AppInformer,
 
 Subscription::Subscription(std::vector<std::string> names,
                            std::shared_ptr<Mailbox<AppEvent>> mailbox)
-    : names_([&] {
-        std::sort(names.begin(), names.end());
-        return std::move(names);
-      }()),
-      mailbox_(std::move(mailbox)) {}
-
-bool Subscription::Wants(std::string_view name) const {
-  return names_.empty() || std::binary_search(names_.begin(), names_.end(), name);
-}
+    : names_(std::move(names)), mailbox_(std::move(mailbox)) {}
 
 std::optional<int> CompareResourceVersions(std::string_view a, std::string_view b) {
   uint64_t x;

@@ -85,11 +85,11 @@ class Subscription {
   // Several subscriptions (one per namespace of a multi-namespace watch) may share a mailbox.
   Subscription(std::vector<std::string> names, std::shared_ptr<Mailbox<AppEvent>> mailbox);
   Mailbox<AppEvent>& mailbox() { return *mailbox_; }
-  bool Wants(std::string_view name) const;
+  // The applications followed; empty: all of them (the informer's SubscriberIndex routes by it).
   const std::vector<std::string>& names() const { return names_; }
 
  private:
-  const std::vector<std::string> names_;  // sorted
+  const std::vector<std::string> names_;
   const std::shared_ptr<Mailbox<AppEvent>> mailbox_;
 };
 
