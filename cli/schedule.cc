@@ -397,7 +397,8 @@ const std::vector<Command>& ScheduleCommands() {
       {"schedule update", "SCHEDULE_ID [--cron CRON] [--time-zone ZONE] ... [-n NS] [flags]",
        "change a schedule's spec",
        "Changes exactly the fields whose flags are given (the update mask names each), e.g.\n"
-       "`--time-zone ''` sets Local. A new cron or zone moves the next run at once. The\n"
+       "`--time-zone ''` sets Local. A new cron or zone takes effect at once (the next run\n"
+       "is computed again from it; on a suspended schedule, when resumed). The\n"
        "template can't be changed: delete the schedule and create it again. Prints the\n"
        "schedule as `get` does.\n",
        UpdateFlags(), "SCHEDULE_ID", 1, 1, UpdateVerb},
@@ -413,7 +414,8 @@ const std::vector<Command>& ScheduleCommands() {
       {"schedule resume",
        "SCHEDULE_ID [-n NS] [flags]",
        "let a suspended schedule start runs again",
-       "The next run is the cron's next tick.\n",
+       "If a run fell due while it was suspended, one starts at once (the missed ones\n"
+       "are not made up for); then the cron's ticks.\n",
        {NamespaceFlag()},
        "SCHEDULE_ID",
        1,

@@ -64,7 +64,8 @@ struct JobEvents {
 struct ScheduleResult {
   std::string schedule_id;  // its job-id label
   spark::kubeflow::ScheduleProjection schedule;
-  std::vector<JobResult> runs;  // GetSchedule: the runs that exist, newest first
+  std::vector<JobResult> runs;  // GetSchedule: the runs that exist, newest first, at most 100
+  bool more_runs = false;       // GetSchedule: more runs exist than `runs` holds
   bool adopted = false;         // CreateSchedule: it existed already, made by the same request
 };
 

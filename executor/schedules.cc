@@ -150,35 +150,56 @@ ScheduleResult ResultOf(kf::ScheduleProjection schedule, bool adopted) {
   return out;
 }
 
+// The newest runs GetSchedule shows; the others are counted in more_runs.
+constexpr size_t kMaxRunsShown = 100;
+
+struct RunList {
+  std::vector<JobResult> newest;  // newest first, at most kMaxRunsShown
+  bool more = false;
+};
+
 // The schedule's runs that exist, newest first, each as Status would first see it (from the
-// application alone: the driver refines times only for a stopped job, on its own Status).
-asio::awaitable<absl::StatusOr<std::vector<JobResult>>> Runs(ExecutorContext& ex, std::string ns,
-                                                             std::string name,
-                                                             absl::Time rpc_deadline) {
+// application alone: the driver refines times only for a stopped job, on its own Status). Every
+// page is read: the API server orders by name, and the newest runs (the controller's by their
+// timestamp, ours after them) come last.
+asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string ns,
+                                              std::string name, absl::Time rpc_deadline) {
   k8s::ListOptions list;
   list.label_selector = absl::StrCat(ToAbsl(kf::kLabelScheduledAppName), "=", ToAbsl(name));
   list.limit = 500;
-  auto listing = ex.client->List(ex.backend->Applications(ns), list, ex.Deadline(rpc_deadline));
-  auto page = co_await std::move(listing);
-  if (!page.ok()) {
-    co_return FromKubernetes(
-        page.status(), Rpc::kAny,
-        absl::StrCat("listing the runs of ScheduledSparkApplication ", Where(ns, name)),
-        rpc_deadline, absl::Now());
-  }
   std::vector<std::pair<spark::EpochMillis, JobResult>> runs;
-  for (const k8s::ParsedJson& item : page->items) {
-    auto app = ex.backend->Project(item.value());
-    if (!app.ok()) continue;
-    spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp), ns,
-                          std::string(app->name())};
-    runs.emplace_back(app->creation_time(), ex.ResultOf(id, *app, nullptr));
-  }
-  std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+  auto newer = [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second.name > b.second.name;
-  });
-  std::vector<JobResult> out;
-  for (auto& [created, run] : runs) out.push_back(std::move(run));
+  };
+  bool more = false;
+  do {
+    auto listing = ex.client->List(ex.backend->Applications(ns), list, ex.Deadline(rpc_deadline));
+    auto page = co_await std::move(listing);
+    if (!page.ok()) {
+      co_return FromKubernetes(
+          page.status(), Rpc::kAny,
+          absl::StrCat("listing the runs of ScheduledSparkApplication ", Where(ns, name)),
+          rpc_deadline, absl::Now());
+    }
+    for (const k8s::ParsedJson& item : page->items) {
+      auto app = ex.backend->Project(item.value());
+      if (!app.ok()) continue;
+      spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp), ns,
+                            std::string(app->name())};
+      runs.emplace_back(app->creation_time(), ex.ResultOf(id, *app, nullptr));
+    }
+    // Only the newest are kept between pages.
+    if (runs.size() > kMaxRunsShown) {
+      std::partial_sort(runs.begin(), runs.begin() + kMaxRunsShown, runs.end(), newer);
+      runs.resize(kMaxRunsShown);
+      more = true;
+    }
+    list.continue_token = page->continue_token;
+  } while (!list.continue_token.empty());
+  std::stable_sort(runs.begin(), runs.end(), newer);
+  RunList out;
+  out.more = more;
+  for (auto& [created, run] : runs) out.newest.push_back(std::move(run));
   co_return out;
 }
 
@@ -227,7 +248,8 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> GetSchedule(ExecutorContext& ex,
   auto runs = co_await std::move(list_runs);
   if (!runs.ok()) co_return runs.status();
   ScheduleResult out = ResultOf(*std::move(schedule), false);
-  out.runs = *std::move(runs);
+  out.runs = std::move(runs->newest);
+  out.more_runs = runs->more;
   co_return out;
 }
 
@@ -245,47 +267,6 @@ kf::ScheduleSpec Merged(kf::ScheduleSpec spec, const kf::ScheduleUpdate& u) {
   return spec;
 }
 
-// The schedule as it would be created again: its name, labels, annotations and template, the
-// spec changed by `patch` (a merge patch of spec fields), no status.
-absl::StatusOr<std::string> Recreated(const std::string& stored, const std::string& patch) {
-  rapidjson::Document doc;
-  doc.Parse(stored.data(), stored.size());
-  rapidjson::Document change;
-  change.Parse(patch.data(), patch.size());
-  if (doc.HasParseError() || !doc.IsObject() || change.HasParseError() || !change.IsObject()) {
-    return absl::InternalError("the schedule or its update isn't a JSON object");
-  }
-  auto& a = doc.GetAllocator();
-  doc.RemoveMember("status");
-  auto metadata = doc.FindMember("metadata");
-  auto spec = doc.FindMember("spec");
-  if (metadata == doc.MemberEnd() || !metadata->value.IsObject() || spec == doc.MemberEnd() ||
-      !spec->value.IsObject()) {
-    return absl::InternalError("the schedule has no metadata or spec object");
-  }
-  rapidjson::Value kept(rapidjson::kObjectType);
-  for (const char* key : {"name", "namespace", "labels", "annotations"}) {
-    auto m = metadata->value.FindMember(key);
-    if (m != metadata->value.MemberEnd()) {
-      kept.AddMember(rapidjson::Value(key, a), rapidjson::Value(m->value, a), a);
-    }
-  }
-  metadata->value = std::move(kept);
-  auto changed = change.FindMember("spec");
-  if (changed != change.MemberEnd() && changed->value.IsObject()) {
-    for (auto& m : changed->value.GetObject()) {
-      spec->value.RemoveMember(m.name.GetString());
-      if (!m.value.IsNull()) {
-        spec->value.AddMember(rapidjson::Value(m.name, a), rapidjson::Value(m.value, a), a);
-      }
-    }
-  }
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  doc.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
-
 }  // namespace
 
 asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& ex, ScheduleRef ref,
@@ -300,34 +281,6 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
   const kf::ScheduleSpec spec = Merged(stored->spec, update);
   if (absl::Status valid = kf::CheckScheduleSpec(spec); !valid.ok()) co_return valid;
 
-  if (stored->state == kf::ScheduleState::kFailedValidation) {
-    // The controller never leaves FailedValidation, even for a fixed spec: the same schedule
-    // again, its runs orphaned meanwhile and found again by their label.
-    auto body = Recreated(*got, patch);
-    if (!body.ok()) co_return body.status();
-    k8s::DeleteOptions del;
-    del.propagation_policy = "Orphan";
-    del.precondition_uid = stored->uid;
-    auto remove = ex.client->Delete(ref.Object(), del, ex.Deadline(rpc_deadline));
-    auto removed = co_await std::move(remove);
-    if (!removed.ok() && !k8s::IsK8sNotFound(removed.status())) {
-      co_return FromKubernetes(removed.status(), Rpc::kAny,
-                               absl::StrCat("deleting ", ScheduleWhere(ref), " to recreate it"),
-                               rpc_deadline, absl::Now());
-    }
-    auto create = ex.client->Create(ref.collection, *std::move(body), ex.Deadline(rpc_deadline));
-    auto created = co_await std::move(create);
-    if (!created.ok()) {
-      co_return FromKubernetes(created.status(), Rpc::kAny,
-                               absl::StrCat("recreating ", ScheduleWhere(ref)), rpc_deadline,
-                               absl::Now());
-    }
-    auto projected = kf::ProjectScheduleJson(*created);
-    if (!projected.ok()) co_return absl::InternalError(projected.status().message());
-    log::Info("schedule recreated after FailedValidation").Kv("name", ref.name);
-    co_return ResultOf(*std::move(projected), false);
-  }
-
   auto change = ex.client->Patch(ref.Object(), k8s::PatchType::kMerge, std::move(patch),
                                  ex.Deadline(rpc_deadline));
   auto changed = co_await std::move(change);
@@ -337,24 +290,25 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
                              absl::Now());
   }
   std::string answer = *std::move(changed);
-  if (kf::MovesNextRun(update) && !spec.suspended) {
-    // The controller keeps a nextRun it has set until it fires: move it to the new cron's.
-    auto next = kf::NextRunAfter(spec.cron, spec.time_zone, ex.clock.Now());
-    if (!next.ok()) co_return next.status();
-    auto status_patch = kf::BuildNextRunPatch(*next);
-    if (status_patch.ok()) {
-      k8s::ResourceRef status = ref.Object();
-      status.subresource = "status";
-      auto move = ex.client->Patch(status, k8s::PatchType::kMerge, *std::move(status_patch),
-                                   ex.Deadline(rpc_deadline));
-      auto moved = co_await std::move(move);
-      if (!moved.ok()) {
-        co_return FromKubernetes(moved.status(), Rpc::kAny,
-                                 absl::StrCat("moving status.nextRun of ", ScheduleWhere(ref)),
-                                 rpc_deadline, absl::Now());
-      }
-      answer = *std::move(moved);
+  // The controller keeps a nextRun it has set until it fires, and never leaves FailedValidation
+  // by itself, even for a fixed spec. Clearing them makes its next pass (which this write wakes)
+  // schedule from the new spec on its own clock; a suspended schedule is scheduled anew when
+  // resumed.
+  const bool revalidate = stored->state == kf::ScheduleState::kFailedValidation;
+  if (kf::MovesNextRun(update) || revalidate) {
+    k8s::ResourceRef status = ref.Object();
+    status.subresource = "status";
+    auto reset =
+        ex.client->Patch(status, k8s::PatchType::kMerge, kf::BuildRescheduleStatusPatch(revalidate),
+                         ex.Deadline(rpc_deadline));
+    auto rescheduled = co_await std::move(reset);
+    if (!rescheduled.ok()) {
+      co_return FromKubernetes(rescheduled.status(), Rpc::kAny,
+                               absl::StrCat("rescheduling ", ScheduleWhere(ref)), rpc_deadline,
+                               absl::Now());
     }
+    if (revalidate) log::Info("schedule validated again").Kv("name", ref.name);
+    answer = *std::move(rescheduled);
   }
   auto projected = kf::ProjectScheduleJson(answer);
   if (!projected.ok()) co_return absl::InternalError(projected.status().message());
@@ -441,6 +395,9 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
                                                   " existed a moment ago and is gone now"));
   }
   if (!existing.ok()) co_return existing.status();
+  if (absl::Status adoption = kf::CheckManualRunAdoption(**existing, ref.name); !adoption.ok()) {
+    co_return adoption;
+  }
   co_return RunNowResult{id.ToString(), true};
 }
 

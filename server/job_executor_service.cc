@@ -557,6 +557,7 @@ void ToScheduleInfo(executor::ScheduleResult result, pb::ScheduleInfo* info) {
   info->set_last_run_name(std::move(s.last_run_name));
   if (auto t = spark::ToOptionalTime(s.next_run)) *info->mutable_next_run() = ToTimestamp(*t);
   for (JobResult& run : result.runs) ToJobInfo(std::move(run), info->add_runs());
+  info->set_more_runs(result.more_runs);
   info->set_adopted(result.adopted);
 }
 

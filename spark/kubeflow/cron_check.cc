@@ -225,40 +225,6 @@ std::optional<int64_t> GoDurationNanos(std::string_view text) {
   return static_cast<int64_t>(total);
 }
 
-int GoWeekday(const absl::CivilSecond& civil) {
-  switch (absl::GetWeekday(absl::CivilDay(civil))) {
-    case absl::Weekday::sunday:
-      return 0;
-    case absl::Weekday::monday:
-      return 1;
-    case absl::Weekday::tuesday:
-      return 2;
-    case absl::Weekday::wednesday:
-      return 3;
-    case absl::Weekday::thursday:
-      return 4;
-    case absl::Weekday::friday:
-      return 5;
-    case absl::Weekday::saturday:
-      return 6;
-  }
-  return 0;
-}
-
-// The instant of a wall-clock time as Go's time.Date picks it: the offset in force at the wall
-// time read as UTC, corrected once. That settles skipped and repeated times the operator's way
-// (which of the two a repeated time gets depends on the side of UTC the zone lies).
-absl::Time GoDate(const absl::CivilSecond& civil, absl::TimeZone zone) {
-  const int64_t as_utc = civil - absl::CivilSecond(1970, 1, 1, 0, 0, 0);
-  const int first = zone.At(absl::FromUnixSeconds(as_utc)).offset;
-  const int second = zone.At(absl::FromUnixSeconds(as_utc - first)).offset;
-  return absl::FromUnixSeconds(as_utc - second);
-}
-
-absl::Time FloorTo(absl::Time t, absl::Duration unit) {
-  return absl::UnixEpoch() + absl::Floor(t - absl::UnixEpoch(), unit);
-}
-
 bool Has(uint64_t bits, int n) { return (bits >> n) & 1; }
 
 // Any valid time zone name Go's time.LoadLocation reads from the zoneinfo files, which Abseil
@@ -327,29 +293,9 @@ absl::StatusOr<CronSchedule> ParseCron(std::string_view spec) {
   rest = ToStd(absl::StripAsciiWhitespace(ToAbsl(rest)));
 
   if (absl::StartsWith(ToAbsl(rest), "@")) {
-    const uint64_t all_days = Bits(1, 31, 1);
-    const uint64_t all_months = Bits(1, 12, 1);
-    const uint64_t all_weekdays = Bits(0, 6, 1);
-    schedule.minutes_ = 1;
-    schedule.hours_ = 1;
-    schedule.days_ = all_days;
-    schedule.months_ = all_months;
-    schedule.weekdays_ = all_weekdays;
-    schedule.any_day_ = true;
-    schedule.any_weekday_ = true;
-    if (rest == "@yearly" || rest == "@annually") {
-      schedule.days_ = Bits(1, 1, 1);
-      schedule.months_ = Bits(1, 1, 1);
-      schedule.any_day_ = false;
-    } else if (rest == "@monthly") {
-      schedule.days_ = Bits(1, 1, 1);
-      schedule.any_day_ = false;
-    } else if (rest == "@weekly") {
-      schedule.weekdays_ = Bits(0, 0, 1);
-      schedule.any_weekday_ = false;
-    } else if (rest == "@daily" || rest == "@midnight") {
-    } else if (rest == "@hourly") {
-      schedule.hours_ = Bits(0, 23, 1);
+    if (rest == "@yearly" || rest == "@annually" || rest == "@monthly" || rest == "@weekly" ||
+        rest == "@daily" || rest == "@midnight" || rest == "@hourly") {
+      // Fixed times: nothing more to check.
     } else if (absl::StartsWith(ToAbsl(rest), ToAbsl(kEveryPrefix))) {
       std::string_view duration = rest.substr(kEveryPrefix.size());
       std::optional<int64_t> nanos = GoDurationNanos(duration);
@@ -378,134 +324,17 @@ absl::StatusOr<CronSchedule> ParseCron(std::string_view spec) {
                                             "month day-of-week) or a descriptor, not ",
                                             fields.size()));
   }
-  ASSIGN_OR_RETURN(FieldBits minutes, ParseField(spec, ToStd(fields[0]), kMinute));
-  ASSIGN_OR_RETURN(FieldBits hours, ParseField(spec, ToStd(fields[1]), kHour));
+  RETURN_IF_ERROR(ParseField(spec, ToStd(fields[0]), kMinute).status());
+  RETURN_IF_ERROR(ParseField(spec, ToStd(fields[1]), kHour).status());
   ASSIGN_OR_RETURN(FieldBits days, ParseField(spec, ToStd(fields[2]), kDay));
   ASSIGN_OR_RETURN(FieldBits months, ParseField(spec, ToStd(fields[3]), kMonth));
   ASSIGN_OR_RETURN(FieldBits weekdays, ParseField(spec, ToStd(fields[4]), kWeekday));
-  schedule.minutes_ = minutes.bits;
-  schedule.hours_ = hours.bits;
-  schedule.days_ = days.bits;
-  schedule.months_ = months.bits;
-  schedule.weekdays_ = weekdays.bits;
-  schedule.any_day_ = days.any;
-  schedule.any_weekday_ = weekdays.any;
   if (!days.any && weekdays.any && !SomeDayExists(days.bits, months.bits)) {
     return ScheduleError(spec, "never runs: none of its months has that day of the month");
   }
   return schedule;
 }
 
-bool CronSchedule::DayMatches(const absl::CivilSecond& civil) const {
-  const bool day = Has(days_, civil.day());
-  const bool weekday = Has(weekdays_, GoWeekday(civil));
-  if (any_day_ || any_weekday_) return day && weekday;
-  return day || weekday;
-}
-
-absl::Time CronSchedule::Next(absl::Time after, absl::TimeZone zone) const {
-  if (after == absl::InfiniteFuture() || after == absl::InfinitePast()) return after;
-  if (every_ > absl::ZeroDuration()) return FloorTo(after, absl::Seconds(1)) + every_;
-  const absl::TimeZone tz = own_zone_.value_or(zone);
-  auto civil = [&tz](absl::Time t) { return tz.At(t).cs; };
-  auto add_date = [&](absl::Time t, int months, int days) {
-    absl::CivilSecond c = civil(t);
-    return GoDate(absl::CivilSecond(c.year(), c.month() + months, c.day() + days, c.hour(),
-                                    c.minute(), c.second()),
-                  tz);
-  };
-
-  // The walk below narrows month, day, hour, minute and second in turn, restarting whenever a
-  // unit wraps, exactly as the operator's parser does, so that DST days come out the same.
-  absl::Time t = FloorTo(after, absl::Seconds(1)) + absl::Seconds(1);
-  bool moved = false;
-  const int64_t year_limit = civil(t).year() + 5;
-  for (;;) {
-    if (civil(t).year() > year_limit) return absl::InfiniteFuture();
-    bool wrapped = false;
-    while (!Has(months_, civil(t).month())) {
-      if (!moved) {
-        moved = true;
-        absl::CivilSecond c = civil(t);
-        t = GoDate(absl::CivilSecond(c.year(), c.month(), 1, 0, 0, 0), tz);
-      }
-      t = add_date(t, 1, 0);
-      if (civil(t).month() == 1) {
-        wrapped = true;
-        break;
-      }
-    }
-    if (wrapped) continue;
-    while (!DayMatches(civil(t))) {
-      if (!moved) {
-        moved = true;
-        absl::CivilSecond c = civil(t);
-        t = GoDate(absl::CivilSecond(c.year(), c.month(), c.day(), 0, 0, 0), tz);
-      }
-      t = add_date(t, 0, 1);
-      // Midnight may not exist where DST switches at midnight: back to the day's first hour.
-      const int hour = civil(t).hour();
-      if (hour != 0) t += hour > 12 ? absl::Hours(24 - hour) : absl::Hours(-hour);
-      if (civil(t).day() == 1) {
-        wrapped = true;
-        break;
-      }
-    }
-    if (wrapped) continue;
-    while (!Has(hours_, civil(t).hour())) {
-      if (!moved) {
-        moved = true;
-        absl::CivilSecond c = civil(t);
-        t = GoDate(absl::CivilSecond(c.year(), c.month(), c.day(), c.hour(), 0, 0), tz);
-      }
-      t += absl::Hours(1);
-      if (civil(t).hour() == 0) {
-        wrapped = true;
-        break;
-      }
-    }
-    if (wrapped) continue;
-    while (!Has(minutes_, civil(t).minute())) {
-      if (!moved) {
-        moved = true;
-        t = FloorTo(t, absl::Minutes(1));
-      }
-      t += absl::Minutes(1);
-      if (civil(t).minute() == 0) {
-        wrapped = true;
-        break;
-      }
-    }
-    if (wrapped) continue;
-    // Only second 0 is allowed: five-field schedules run on the minute.
-    while (civil(t).second() != 0) {
-      if (!moved) {
-        moved = true;
-        t = FloorTo(t, absl::Seconds(1));
-      }
-      t += absl::Seconds(1);
-      if (civil(t).second() == 0) {
-        wrapped = true;
-        break;
-      }
-    }
-    if (wrapped) continue;
-    return t;
-  }
-}
-
 absl::Status CheckTimeZone(std::string_view zone) { return CheckZoneName(zone, "time_zone", ""); }
-
-absl::StatusOr<absl::TimeZone> ResolveTimeZone(std::string_view zone) {
-  RETURN_IF_ERROR(CheckTimeZone(zone));
-  return LoadCheckedZone(zone);
-}
-
-absl::StatusOr<absl::Time> NextRunAfter(std::string_view spec, std::string_view time_zone,
-                                        absl::Time now) {
-  ASSIGN_OR_RETURN(absl::TimeZone zone, ResolveTimeZone(time_zone));
-  ASSIGN_OR_RETURN(CronSchedule schedule, ParseCron(spec));
-  return schedule.Next(now, zone);
-}
 
 }  // namespace kje::spark::kubeflow

@@ -3,8 +3,7 @@
 // The schedule of a ScheduledSparkApplication as kubeflow/spark-operator v2.5.2 reads it, checked
 // by the executor before anything is written: neither the CRD nor the operator's webhook checks
 // it, and a schedule the operator can't parse is parked in FailedValidation for good, even after
-// a fix. Next() answers what the operator's controller would compute for status.nextRun, so the
-// executor can move it when it changes the schedule (the controller keeps a nextRun it has set).
+// a fix.
 
 #include <cstdint>
 #include <optional>
@@ -19,15 +18,6 @@ namespace kje::spark::kubeflow {
 // A parsed schedule: five cron fields or a descriptor (@daily, @every 90m, ...).
 class CronSchedule {
  public:
-  // The first activation strictly after `after`, in whole seconds. `zone` is the schedule's
-  // spec.timeZone resolved by ResolveTimeZone; a CRON_TZ=/TZ= prefix in the schedule wins over
-  // it, as in the operator. "@every" ignores zones: it is `after` floored to the second plus the
-  // delay. The wall-clock rules are the operator's, DST included: a time that a spring-forward
-  // day skips doesn't fire that day, and one repeated by a fall-back day fires in both hours.
-  // InfiniteFuture when no activation lies within five years (say 0 0 29 2 * in 2097), where the
-  // operator's parser gives up too.
-  absl::Time Next(absl::Time after, absl::TimeZone zone) const;
-
   // The zone of the schedule's CRON_TZ=/TZ= prefix, nullopt without one.
   const std::optional<absl::TimeZone>& own_zone() const { return own_zone_; }
   // The delay of "@every <duration>" (whole seconds, at least one); zero for any other schedule.
@@ -36,19 +26,6 @@ class CronSchedule {
  private:
   friend absl::StatusOr<CronSchedule> ParseCron(std::string_view spec);
 
-  bool DayMatches(const absl::CivilSecond& civil) const;
-
-  // Bit n is set when the value n is allowed (minute 0-59, hour 0-23, day 1-31, month 1-12,
-  // weekday 0-6 from Sunday).
-  uint64_t minutes_ = 0;
-  uint64_t hours_ = 0;
-  uint64_t days_ = 0;
-  uint64_t months_ = 0;
-  uint64_t weekdays_ = 0;
-  // A day field written as * or ? (without a step above 1): the two day fields then must both
-  // match; otherwise either one is enough, as in every cron since Vixie's.
-  bool any_day_ = false;
-  bool any_weekday_ = false;
   absl::Duration every_ = absl::ZeroDuration();
   std::optional<absl::TimeZone> own_zone_;
 };
@@ -74,15 +51,5 @@ absl::StatusOr<CronSchedule> ParseCron(std::string_view spec);
 // path (leading '/' or '\', or ".."), and Abseil's own spellings ("Fixed/...", "libc:...",
 // "localtime"). INVALID_ARGUMENT naming `time_zone` otherwise.
 absl::Status CheckTimeZone(std::string_view zone);
-
-// The zone Next() computes in for a spec.timeZone. "" and "Local" are the operator process's
-// zone, which the executor can't see: the operator's image sets none, so that is UTC.
-// INVALID_ARGUMENT as CheckTimeZone's.
-absl::StatusOr<absl::TimeZone> ResolveTimeZone(std::string_view zone);
-
-// The status.nextRun the operator computes for a new or just-run schedule: the first activation
-// of `spec` in `time_zone` after `now`. Errors as ParseCron's and CheckTimeZone's.
-absl::StatusOr<absl::Time> NextRunAfter(std::string_view spec, std::string_view time_zone,
-                                        absl::Time now);
 
 }  // namespace kje::spark::kubeflow

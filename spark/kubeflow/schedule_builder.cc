@@ -227,19 +227,38 @@ bool MovesNextRun(const ScheduleUpdate& update) {
   return update.cron.has_value() || update.time_zone.has_value();
 }
 
-absl::StatusOr<std::string> BuildNextRunPatch(absl::Time next_run) {
-  if (next_run == absl::InfiniteFuture() || next_run == absl::InfinitePast()) {
-    return absl::InvalidArgumentError("status.nextRun must be a finite time");
-  }
+std::string BuildRescheduleStatusPatch(bool revalidate) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
   Key(w, "status");
   w.StartObject();
-  KeyStr(w, "nextRun", absl::FormatTime("%Y-%m-%d%ET%H:%M:%SZ", next_run, absl::UTCTimeZone()));
+  Key(w, "nextRun");
+  w.Null();
+  if (revalidate) {
+    Key(w, "scheduleState");
+    w.Null();
+    Key(w, "reason");
+    w.Null();
+  }
   w.EndObject();
   w.EndObject();
   return Finish(buffer);
+}
+
+absl::Status CheckManualRunAdoption(const AppProjection& existing, std::string_view schedule_name) {
+  const std::string where =
+      absl::StrCat(QuoteBounded(existing.namespace_()), "/", QuoteBounded(existing.name()));
+  if (existing.labels().Find(kLabelScheduledAppName) != schedule_name) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("SparkApplication ", where, " already exists and isn't a run of schedule ",
+                     QuoteBounded(schedule_name), "; choose another run_id"));
+  }
+  if (existing.deleting()) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("the run ", where, " is being deleted; choose another run_id"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ManualRunName(std::string_view schedule_name, std::string_view run_id) {

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "rapidjson/document.h"
+#include "spark/app_projection.h"
 #include "spark/kubeflow/names.h"
 
 namespace kje::spark::kubeflow {
@@ -113,12 +114,21 @@ struct ScheduleUpdate {
 absl::StatusOr<std::string> BuildScheduleUpdatePatch(const ScheduleUpdate& update);
 
 // Whether the update changes when runs fall: the controller keeps a status.nextRun it has set
-// until it fires, so the caller follows with BuildNextRunPatch.
+// until it fires, so the caller follows with BuildRescheduleStatusPatch.
 bool MovesNextRun(const ScheduleUpdate& update);
 
-// The status merge patch (for the status subresource) setting status.nextRun as the operator
-// writes times: RFC 3339 in UTC, whole seconds. INVALID_ARGUMENT for an infinite time.
-absl::StatusOr<std::string> BuildNextRunPatch(absl::Time next_run);
+// The status merge patch (for the status subresource) that makes the controller schedule anew on
+// its next pass, which the write itself wakes: status.nextRun removed, so the controller
+// computes it from the current cron and zone on its own clock and in its own local zone; with
+// `revalidate`, scheduleState and reason removed too, so a FailedValidation schedule (a state
+// the controller never leaves by itself) is validated again, keeping its uid and its runs.
+std::string BuildRescheduleStatusPatch(bool revalidate);
+
+// Whether `existing`, found under a manual run's name, is that run of the schedule `schedule_name`
+// (so a retried RunScheduleNow adopts it): ALREADY_EXISTS when the name is held by anything else
+// (a job submitted with a job id that spells the same name, a run of another schedule) or by a
+// run being deleted (Replace), which would never run again.
+absl::Status CheckManualRunAdoption(const AppProjection& existing, std::string_view schedule_name);
 
 // The name of the run `run_id` of a schedule: `<schedule>-r<run_id>`. The controller's runs end
 // in a dash and digits only, so no name here is ever one of its names, for any schedule; and

@@ -21,7 +21,7 @@ enum class ScheduleState : uint8_t {
   kNew,               // "" or absent: the controller hasn't reconciled it yet
   kValidating,        // declared by the operator, never written by it
   kScheduled,         // runs on its schedule
-  kFailedValidation,  // for good, even once the spec is fixed: delete and recreate
+  kFailedValidation,  // for good, even once the spec is fixed, unless the status is cleared
   kUnrecognized,      // any other text (unrecognized_state)
 };
 

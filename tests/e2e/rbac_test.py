@@ -299,7 +299,7 @@ def run_scenario(cluster, variant):
             namespace="spark-jobs", label_selector="gravitino.apache.org/job-id=%s" % sid),
             timeout=kje.RPC_TIMEOUT)
         assert [s.schedule_id for s in listed.schedules] == [sid], listed
-        # A new cron: the spec patched, and status.nextRun moved.
+        # A new cron: the spec patched, and status.nextRun cleared.
         stub.UpdateSchedule(pb.UpdateScheduleRequest(
             namespace="spark-jobs", schedule_id=sid,
             spec=pb.ScheduleSpec(schedule="0 0 1 1 *", suspend=False),

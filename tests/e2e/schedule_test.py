@@ -180,7 +180,9 @@ server:
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
     def test_run_now_runs_exactly_once_per_run_id_on_any_replica(self):
         # Suspended: the controller starts nothing, so every run is ours.
-        self.create("manual2", pb.ScheduleSpec(schedule="@daily", suspend=True))
+        # Its runs would last 10 simulated minutes: one is cancelled while it runs.
+        self.create("manual2", pb.ScheduleSpec(schedule="@daily", suspend=True),
+                    duration_ms=600000)
         self.create("manual", pb.ScheduleSpec(schedule="@hourly", suspend=True,
                                               concurrency_policy=pb.ScheduleSpec.FORBID))
         first = self.stub.RunScheduleNow(
@@ -206,6 +208,32 @@ server:
         info = self.stub.Status(pb.StatusRequest(execution_id=first.execution_id),
                                 timeout=kje.RPC_TIMEOUT)
         self.assertEqual(info.job_id, "manual")
+        # A run is a job to every RPC: its driver's output followed to the end, a cancel.
+        lines = [l for chunk in self.stub.FollowOutput(
+            pb.FollowOutputRequest(execution_id=first.execution_id), timeout=WAIT)
+            for l in chunk.lines]
+        self.assertTrue(any(l.startswith("Pi is roughly") for l in lines), lines)
+        long_run = self.stub.RunScheduleNow(
+            pb.RunScheduleNowRequest(schedule_id="manual2", run_id="long"),
+            timeout=kje.RPC_TIMEOUT)
+        self.stub.Cancel(pb.CancelRequest(execution_id=long_run.execution_id),
+                         timeout=kje.RPC_TIMEOUT)
+
+        def cancelled():
+            try:
+                s = self.stub.Status(pb.StatusRequest(execution_id=long_run.execution_id),
+                                     timeout=kje.RPC_TIMEOUT)
+            except grpc.RpcError as e:
+                return e.code() == grpc.StatusCode.NOT_FOUND
+            return s.status == S.CANCELLED
+        kje.wait_until(cancelled, WAIT, "the cancelled run to be over")
+        # A name held by something else is never adopted as the run: a job submitted with the
+        # id "manual-rc3" spells the run c3's name.
+        self.stub.Submit(pb.SubmitRequest(job_id="manual-rc3", metalake="lake",
+                                          template=spark_template()), timeout=kje.RPC_TIMEOUT)
+        details = self.assert_code(grpc.StatusCode.ALREADY_EXISTS, self.stub.RunScheduleNow,
+                                   pb.RunScheduleNowRequest(schedule_id="manual", run_id="c3"))
+        self.assertIn("isn't a run of schedule", details)
 
         self.assert_code(grpc.StatusCode.INVALID_ARGUMENT, self.stub.RunScheduleNow,
                          pb.RunScheduleNowRequest(schedule_id="manual", run_id="Not_OK"))
@@ -238,23 +266,30 @@ server:
                        "the kept runs to lose their owner")
         self.assertEqual(len(self.runs("gravitino-job-manual")), 2)
 
+    def next_run(self, name):
+        return (self.schedule_object(name).get("status") or {}).get("nextRun")
+
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
-    def test_an_updated_cron_moves_the_next_run_at_once(self):
-        self.create("moved", pb.ScheduleSpec(schedule="@every 1000h"))
-        first = kje.wait_until(
-            lambda: (lambda o: o if (o.get("status") or {}).get("nextRun") else None)(
-                self.schedule_object("gravitino-job-moved")), WAIT, "a first nextRun")
-        # Once a year, on 1 January: the next one is 2027's (this is December 2026 or later).
+    def test_an_updated_cron_takes_effect_at_once(self):
+        # Once a year, on 1 January: weeks away on kubesim's clock, even 20 times faster.
+        self.create("moved", pb.ScheduleSpec(schedule="0 0 1 1 *",
+                                             concurrency_policy=pb.ScheduleSpec.ALLOW))
+        first = kje.wait_until(lambda: self.next_run("gravitino-job-moved"), WAIT,
+                               "a first nextRun")
+        self.assertRegex(first, r"^20[0-9][0-9]-01-01T00:00:00Z$")
         info = self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
-            schedule_id="moved", spec=pb.ScheduleSpec(schedule="0 0 1 1 *", time_zone="x"),
+            schedule_id="moved", spec=pb.ScheduleSpec(schedule="* * * * *", time_zone="x"),
             update_mask={"paths": ["schedule"]}), timeout=kje.RPC_TIMEOUT)
-        self.assertEqual(info.spec.schedule, "0 0 1 1 *")
+        self.assertEqual(info.spec.schedule, "* * * * *")
         self.assertEqual(info.spec.time_zone, "")  # not in the mask
-        obj = self.schedule_object("gravitino-job-moved")
-        self.assertEqual(obj["spec"]["schedule"], "0 0 1 1 *")
-        self.assertNotEqual(obj["status"]["nextRun"], first["status"]["nextRun"])
-        self.assertRegex(obj["status"]["nextRun"], r"^20[0-9][0-9]-01-01T00:00:00Z$")
-        self.assertEqual(info.next_run.ToJsonString(), obj["status"]["nextRun"])
+        self.assertEqual(self.runs("gravitino-job-moved"), [])
+        # The controller alone would keep January's nextRun until it fires; cleared, it is
+        # computed again from the new cron, and the runs start within a simulated minute.
+        kje.wait_until(lambda: self.runs("gravitino-job-moved"), WAIT, "a run of the new cron")
+        moved = self.next_run("gravitino-job-moved")
+        self.assertIsNotNone(moved)
+        self.assertNotEqual(moved, first)
+        self.assertRegex(moved, r"T[0-9][0-9]:[0-9][0-9]:00Z$")
         for mask, field in ((["nope"], "update_mask"), ([], "update_mask")):
             details = self.assert_code(
                 grpc.StatusCode.INVALID_ARGUMENT, self.stub.UpdateSchedule,
@@ -266,28 +301,78 @@ server:
                                      update_mask={"paths": ["schedule"]}))
         self.assertIn("schedule", details)
         self.assertEqual(self.schedule_object("gravitino-job-moved")["spec"]["schedule"],
-                         "0 0 1 1 *")  # nothing changed
+                         "* * * * *")  # nothing changed
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="moved"),
+                                 timeout=kje.RPC_TIMEOUT)
 
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
-    def test_a_failed_validation_schedule_is_recreated_when_updated(self):
+    def test_suspend_stops_the_runs_and_resume_runs_one_overdue_run(self):
+        every_minute = pb.ScheduleSpec(schedule="* * * * *",
+                                       concurrency_policy=pb.ScheduleSpec.ALLOW,
+                                       successful_run_history_limit=10)
+        self.create("paused", every_minute)
+        # A second schedule on the same cron is the witness of the minutes going by.
+        self.create("witness", every_minute)
+        kje.wait_until(lambda: self.runs("gravitino-job-paused"), WAIT, "a first run")
+        self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+            schedule_id="paused", spec=pb.ScheduleSpec(suspend=True),
+            update_mask={"paths": ["suspend"]}), timeout=kje.RPC_TIMEOUT)
+        names = lambda n: {r["metadata"]["name"] for r in self.runs(n)}  # noqa: E731
+        paused = names("gravitino-job-paused")
+        witnessed = names("gravitino-job-witness")
+        # Three more minutes on the witness: the suspended schedule missed at least two.
+        kje.wait_until(lambda: len(names("gravitino-job-witness") - witnessed) >= 3, WAIT,
+                       "three more runs of the witness")
+        # One pass of the controller may have been under way when the suspension landed.
+        late = names("gravitino-job-paused") - paused
+        self.assertLessEqual(len(late), 1, late)
+        paused |= late
+        self.assertEqual(self.get("paused").spec.suspend, True)
+
+        self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+            schedule_id="paused", spec=pb.ScheduleSpec(suspend=False),
+            update_mask={"paths": ["suspend"]}), timeout=kje.RPC_TIMEOUT)
+        # The missed minutes are not made up for: one run at once, then one a minute. The run
+        # names end in the controller's clock (nanoseconds), so the minute each started in
+        # shows.
+        resumed = kje.wait_until(
+            lambda: (lambda new: new if len(new) >= 2 else None)(
+                sorted(names("gravitino-job-paused") - paused)), WAIT, "two runs after resume")
+        minutes = [int(n.rsplit("-", 1)[1]) // (60 * 10**9) for n in resumed[:2]]
+        self.assertEqual(minutes[1], minutes[0] + 1, resumed)
+        for schedule_id in ("paused", "witness"):
+            self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id=schedule_id),
+                                     timeout=kje.RPC_TIMEOUT)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_a_failed_validation_schedule_is_validated_again_when_updated(self):
         # Made by hand with a cron the controller refuses: FailedValidation, for good.
-        self.create("fixme", pb.ScheduleSpec(schedule="@hourly", suspend=True))
+        self.create("fixme", pb.ScheduleSpec(schedule="@hourly", suspend=True,
+                                             successful_run_history_limit=5))
+        run = self.stub.RunScheduleNow(pb.RunScheduleNowRequest(schedule_id="fixme", run_id="k1"),
+                                       timeout=kje.RPC_TIMEOUT)
         self.cluster.custom.patch_namespaced_custom_object(
             "sparkoperator.k8s.io", "v1beta2", "default", "scheduledsparkapplications",
             "gravitino-job-fixme", {"spec": {"schedule": "not a cron", "suspend": False}})
         kje.wait_until(lambda: (self.schedule_object("gravitino-job-fixme").get("status") or {})
                        .get("scheduleState") == "FailedValidation", WAIT, "FailedValidation")
-        old_uid = self.schedule_object("gravitino-job-fixme")["metadata"]["uid"]
+        uid = self.schedule_object("gravitino-job-fixme")["metadata"]["uid"]
         info = self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
             schedule_id="fixme", spec=pb.ScheduleSpec(schedule="* * * * *"),
             update_mask={"paths": ["schedule"]}), timeout=kje.RPC_TIMEOUT)
         self.assertEqual(info.spec.schedule, "* * * * *")
+        self.assertNotEqual(info.schedule_state, "FailedValidation")
         obj = self.schedule_object("gravitino-job-fixme")
-        self.assertNotEqual(obj["metadata"]["uid"], old_uid)
-        self.assertEqual(obj["metadata"]["labels"]["gravitino.apache.org/job-id"], "fixme")
+        self.assertEqual(obj["metadata"]["uid"], uid)  # the same schedule, not a new one
         kje.wait_until(lambda: (self.schedule_object("gravitino-job-fixme").get("status") or {})
                        .get("scheduleState") == "Scheduled", WAIT, "Scheduled again")
-        kje.wait_until(lambda: self.runs("gravitino-job-fixme"), WAIT, "a run of the fixed cron")
+        self.assertNotIn("reason", self.schedule_object("gravitino-job-fixme")["status"])
+        runs = kje.wait_until(lambda: (lambda r: r if len(r) >= 2 else None)(
+            self.runs("gravitino-job-fixme")), WAIT, "a run of the fixed cron")
+        # The earlier run still belongs to it.
+        kept = [r for r in runs if r["metadata"]["name"] == "gravitino-job-fixme-rk1"]
+        self.assertEqual([o["uid"] for o in kept[0]["metadata"]["ownerReferences"]], [uid])
+        self.assertEqual(run.execution_id.rsplit("/", 1)[1], "gravitino-job-fixme-rk1")
         self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="fixme"),
                                  timeout=kje.RPC_TIMEOUT)
 

@@ -12,6 +12,7 @@
 #include "k8s/errors.h"
 #include "spark/execution_id.h"
 #include "spark/names.h"
+#include "tests/executor/executor_fixture.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace kje::executor {
@@ -24,8 +25,6 @@ std::optional<absl::StatusOr<JobResult>> Answered(StatusLookup lookup) {
   if (auto* answer = std::get_if<absl::StatusOr<JobResult>>(&lookup)) return *std::move(answer);
   return std::nullopt;
 }
-
-constexpr char kNs[] = "jobs";
 
 std::string AppJson(const std::string& name, const std::string& rv, const std::string& state,
                     const std::string& job_id = "7",
@@ -50,70 +49,6 @@ std::string AppJson(const std::string& name, const std::string& rv, const std::s
 std::string IdOf(const std::string& name) {
   return spark::ExecutionId{"default", std::string(spark::kKindSparkApp), kNs, name}.ToString();
 }
-
-// The executor over a scripted client on a one-thread io_context. The cache is off unless asked:
-// every read is then a request the test answers.
-struct Fixture {
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
-  std::shared_ptr<FakeKubeClient> client = std::make_shared<FakeKubeClient>(io);
-  FakeClock clock;
-  std::unique_ptr<cache::AppCache> cache;
-  std::unique_ptr<Executor> executor;
-
-  explicit Fixture(bool cache_on = false, std::vector<std::string> allowed = {},
-                   size_t known_drivers_first_sweep = 1024) {
-    client->set_complete_on_cancel(true);
-    cache::InformerOptions informer;
-    informer.collection = {"spark.apache.org", "v1", "sparkapplications", "", "", ""};
-    cache::CacheOptions cache_options;
-    cache_options.enabled = cache_on;
-    cache = std::make_unique<cache::AppCache>(io, client, informer, cache_options, clock);
-    ExecutorOptions options;
-    options.builder.namespace_ = kNs;
-    options.builder.image = "spark:4";
-    options.builder.spark_version = "4.0.0";
-    options.request_timeout = absl::Seconds(30);
-    options.max_queued_changes = 4;
-    options.max_follow_buffer_bytes = 64;
-    options.known_drivers_first_sweep = known_drivers_first_sweep;
-    executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(kNs, allowed),
-                                          options, clock);
-  }
-  ~Fixture() {
-    cache->Stop();
-    work.reset();
-    io.stop();
-    thread.join();
-    client->DropPending();
-  }
-
-  std::shared_ptr<FakeKubeClient::Call> Next(const std::string& verb) {
-    auto call = client->NextCall();
-    REQUIRE(call != nullptr);
-    REQUIRE(call->verb == verb);
-    return call;
-  }
-};
-
-// The result of one call, waited for.
-template <class T>
-struct Result {
-  absl::Notification done;
-  absl::StatusOr<T> value = absl::UnknownError("not done");
-
-  std::function<void(absl::StatusOr<T>)> Callback() {
-    return [this](absl::StatusOr<T> r) {
-      value = std::move(r);
-      done.Notify();
-    };
-  }
-  const absl::StatusOr<T>& Get() {
-    REQUIRE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
-    return value;
-  }
-};
 
 spark::SparkTemplate Template() {
   spark::SparkTemplate t;

@@ -11,12 +11,9 @@
 #include "spark/app_builder.h"
 #include "spark/kubeflow/app_builder.h"
 #include "spark/names.h"
-#include "test_json.h"
 
 namespace kje::spark::kubeflow {
 namespace {
-
-using testing::T;
 
 rapidjson::Document Parse(const std::string& json) {
   rapidjson::Document document;
@@ -283,15 +280,36 @@ TEST_CASE("an update is checked field by field", "[kubeflow][schedule]") {
                          "failed_run_history_limit"));
 }
 
-TEST_CASE("the nextRun patch writes RFC 3339 in UTC to the second", "[kubeflow][schedule]") {
-  absl::StatusOr<std::string> patch = BuildNextRunPatch(T("2026-05-13T11:00:00+02:00"));
-  REQUIRE(patch.ok());
-  CHECK(*patch == R"({"status":{"nextRun":"2026-05-13T09:00:00Z"}})");
-  CHECK(*BuildNextRunPatch(T("2026-05-13T09:00:00.999Z")) ==
-        R"({"status":{"nextRun":"2026-05-13T09:00:00Z"}})");
-  CHECK(Message(BuildNextRunPatch(absl::InfiniteFuture()).status()) ==
-        "status.nextRun must be a finite time");
-  CHECK_FALSE(BuildNextRunPatch(absl::InfinitePast()).ok());
+TEST_CASE("the reschedule patch clears nextRun, and the validation state when asked",
+          "[kubeflow][schedule]") {
+  CHECK(BuildRescheduleStatusPatch(false) == R"({"status":{"nextRun":null}})");
+  CHECK(BuildRescheduleStatusPatch(true) ==
+        R"({"status":{"nextRun":null,"scheduleState":null,"reason":null}})");
+}
+
+TEST_CASE("a retried manual run adopts only that schedule's live run", "[kubeflow][schedule]") {
+  AppFields fields;
+  fields.kind = OperatorKind::kKubeflow;
+  fields.namespace_ = "default";
+  fields.name = "gravitino-job-nightly-ra1";
+  fields.labels = {{std::string(kLabelScheduledAppName), "gravitino-job-nightly"},
+                   {"gravitino.apache.org/job-id", "nightly"}};
+  CHECK(CheckManualRunAdoption(AppProjection(fields), "gravitino-job-nightly").ok());
+
+  absl::Status other = CheckManualRunAdoption(AppProjection(fields), "gravitino-job-other");
+  CHECK(other.code() == absl::StatusCode::kAlreadyExists);
+  CHECK(absl::StrContains(other.message(), "isn't a run of schedule \"gravitino-job-other\""));
+
+  AppFields submitted = fields;  // a job whose id spells the same name
+  submitted.labels = {{"gravitino.apache.org/job-id", "nightly-ra1"}};
+  CHECK(CheckManualRunAdoption(AppProjection(submitted), "gravitino-job-nightly").code() ==
+        absl::StatusCode::kAlreadyExists);
+
+  AppFields replaced = fields;  // deleted by the controller's Replace
+  replaced.deleting = true;
+  absl::Status deleting = CheckManualRunAdoption(AppProjection(replaced), "gravitino-job-nightly");
+  CHECK(deleting.code() == absl::StatusCode::kAlreadyExists);
+  CHECK(absl::StrContains(deleting.message(), "is being deleted"));
 }
 
 TEST_CASE("manual run names are stable and never the controller's", "[kubeflow][schedule]") {
