@@ -15,6 +15,10 @@ using absl::StatusCode;
 constexpr std::string_view kCredentialsHint =
     "the API server refused the service's credentials; check its token";
 constexpr std::string_view kRbacHint = "the service's RBAC permissions don't allow it";
+constexpr std::string_view kMissingNamespaceHint =
+    "the namespace doesn't exist, or the operator's CRD isn't installed";
+constexpr std::string_view kExpiredTokenHint =
+    "the page token expired; list again from the first page";
 
 constexpr std::array kRows = {
     ErrorRow{"cancelled", Rpc::kAny, StatusCode::kCancelled, ""},
@@ -23,20 +27,22 @@ constexpr std::array kRows = {
     ErrorRow{"unreachable", Rpc::kAny, StatusCode::kUnavailable, ""},
     ErrorRow{"refused locally", Rpc::kAny, StatusCode::kInvalidArgument, ""},
     ErrorRow{"throttled", Rpc::kAny, StatusCode::kResourceExhausted, ""},
+    // A retry gets the same answer: nothing for the caller to wait out.
+    ErrorRow{"too large", Rpc::kAny, StatusCode::kInternal, ""},
     ErrorRow{"400", Rpc::kAny, StatusCode::kInvalidArgument, ""},
     ErrorRow{"401", Rpc::kAny, StatusCode::kFailedPrecondition, kCredentialsHint},
     ErrorRow{"403", Rpc::kAny, StatusCode::kPermissionDenied, kRbacHint},
     ErrorRow{"404", Rpc::kAny, StatusCode::kNotFound, ""},
     // Creating in a namespace that doesn't exist, or of a kind whose CRD isn't installed: the
     // request names what is missing, not the job.
-    ErrorRow{"404", Rpc::kSubmit, StatusCode::kInvalidArgument,
-             "the namespace doesn't exist, or the operator's CRD isn't installed"},
+    ErrorRow{"404", Rpc::kSubmit, StatusCode::kInvalidArgument, kMissingNamespaceHint},
+    ErrorRow{"404", Rpc::kCreateSchedule, StatusCode::kInvalidArgument, kMissingNamespaceHint},
     ErrorRow{"409 AlreadyExists", Rpc::kAny, StatusCode::kAlreadyExists, ""},
     ErrorRow{"409", Rpc::kAny, StatusCode::kAborted, "a concurrent change; retry"},
     ErrorRow{"410", Rpc::kAny, StatusCode::kAborted, "the list position expired; start again"},
     // A page token outlived the API server's continue window: only a new first page helps.
-    ErrorRow{"410", Rpc::kListJobs, StatusCode::kInvalidArgument,
-             "the page token expired; list again from the first page"},
+    ErrorRow{"410", Rpc::kListJobs, StatusCode::kInvalidArgument, kExpiredTokenHint},
+    ErrorRow{"410", Rpc::kListSchedules, StatusCode::kInvalidArgument, kExpiredTokenHint},
     ErrorRow{"422", Rpc::kAny, StatusCode::kInvalidArgument, ""},
     ErrorRow{"429", Rpc::kAny, StatusCode::kUnavailable, ""},
     ErrorRow{"500", Rpc::kAny, StatusCode::kUnavailable, ""},
@@ -81,6 +87,18 @@ std::string_view RpcName(Rpc rpc) {
       return "WatchStatus";
     case Rpc::kFollowOutput:
       return "FollowOutput";
+    case Rpc::kCreateSchedule:
+      return "CreateSchedule";
+    case Rpc::kGetSchedule:
+      return "GetSchedule";
+    case Rpc::kListSchedules:
+      return "ListSchedules";
+    case Rpc::kUpdateSchedule:
+      return "UpdateSchedule";
+    case Rpc::kDeleteSchedule:
+      return "DeleteSchedule";
+    case Rpc::kRunScheduleNow:
+      return "RunScheduleNow";
   }
   return "any";
 }
@@ -95,7 +113,9 @@ std::string_view OutcomeOf(const absl::Status& status, absl::Time rpc_deadline, 
     if (absl::IsDeadlineExceeded(status)) return now >= rpc_deadline ? "deadline" : "timeout";
     if (absl::IsUnavailable(status)) return "unreachable";
     if (absl::IsInvalidArgument(status)) return "refused locally";
-    if (absl::IsResourceExhausted(status)) return "throttled";
+    if (absl::IsResourceExhausted(status)) {
+      return k8s::IsThrottled(status) ? "throttled" : "too large";
+    }
     return "other";
   }
   if (code == 409) {

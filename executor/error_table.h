@@ -26,7 +26,13 @@ enum class Rpc {
   kListJobs,
   kWatchStatus,
   kFollowOutput,
-  kEvents
+  kEvents,
+  kCreateSchedule,
+  kGetSchedule,
+  kListSchedules,
+  kUpdateSchedule,
+  kDeleteSchedule,
+  kRunScheduleNow
 };
 
 // The RPC's name as the proto's table writes it ("any" for kAny).
@@ -36,7 +42,8 @@ struct ErrorRow {
   // An HTTP status ("404"), "409 AlreadyExists", "other 5xx", or what happened without an answer:
   // "cancelled", "deadline" (the caller's), "timeout" (the service's own per-request timeout),
   // "unreachable" (no connection, or it was lost), "refused locally" (the request was malformed
-  // before it was sent), "other" (any other status, an unreadable answer).
+  // before it was sent), "throttled" (the service's own in-flight cap had no room), "too large"
+  // (an answer over the service's size limit), "other" (any other status, an unreadable answer).
   std::string_view outcome;
   Rpc rpc;
   absl::StatusCode code;

@@ -162,8 +162,8 @@ struct RunList {
 // application alone: the driver refines times only for a stopped job, on its own Status). Every
 // page is read: the API server orders by name, and the newest runs (the controller's by their
 // timestamp, ours after them) come last.
-asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string ns,
-                                              std::string name, absl::Time rpc_deadline) {
+asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string ns, std::string name,
+                                              absl::Time rpc_deadline) {
   k8s::ListOptions list;
   list.label_selector = absl::StrCat(ToAbsl(kf::kLabelScheduledAppName), "=", ToAbsl(name));
   list.limit = 500;
@@ -219,7 +219,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& 
     co_return ResultOf(*std::move(projected), false);
   }
   if (!k8s::IsK8sConflict(created.status())) {
-    co_return FromKubernetes(created.status(), Rpc::kAny,
+    co_return FromKubernetes(created.status(), Rpc::kCreateSchedule,
                              absl::StrCat("creating ", ScheduleWhere(ref)), rpc_deadline,
                              absl::Now());
   }
@@ -285,7 +285,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
                                  ex.Deadline(rpc_deadline));
   auto changed = co_await std::move(change);
   if (!changed.ok()) {
-    co_return FromKubernetes(changed.status(), Rpc::kAny,
+    co_return FromKubernetes(changed.status(), Rpc::kUpdateSchedule,
                              absl::StrCat("updating ", ScheduleWhere(ref)), rpc_deadline,
                              absl::Now());
   }
@@ -303,7 +303,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
                          ex.Deadline(rpc_deadline));
     auto rescheduled = co_await std::move(reset);
     if (!rescheduled.ok()) {
-      co_return FromKubernetes(rescheduled.status(), Rpc::kAny,
+      co_return FromKubernetes(rescheduled.status(), Rpc::kUpdateSchedule,
                                absl::StrCat("rescheduling ", ScheduleWhere(ref)), rpc_deadline,
                                absl::Now());
     }
@@ -324,7 +324,7 @@ asio::awaitable<absl::StatusOr<SchedulePage>> ListSchedules(ExecutorContext& ex,
   if (!page.ok()) {
     // An expired continue token is the caller's to restart from page one, as for ListJobs.
     co_return FromKubernetes(
-        page.status(), Rpc::kListJobs,
+        page.status(), Rpc::kListSchedules,
         absl::StrCat("listing the ScheduledSparkApplications of ", ToAbsl(collection.namespace_)),
         rpc_deadline, absl::Now());
   }
@@ -350,7 +350,7 @@ asio::awaitable<absl::StatusOr<bool>> DeleteSchedule(ExecutorContext& ex, Schedu
   auto deleted = co_await std::move(remove);
   if (deleted.ok()) co_return true;
   if (k8s::IsK8sNotFound(deleted.status())) co_return false;
-  co_return FromKubernetes(deleted.status(), Rpc::kAny,
+  co_return FromKubernetes(deleted.status(), Rpc::kDeleteSchedule,
                            absl::StrCat("deleting ", ScheduleWhere(ref)), rpc_deadline,
                            absl::Now());
 }
@@ -382,7 +382,7 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
     co_return RunNowResult{id.ToString(), false};
   }
   if (!k8s::IsK8sConflict(created.status())) {
-    co_return FromKubernetes(created.status(), Rpc::kAny,
+    co_return FromKubernetes(created.status(), Rpc::kRunScheduleNow,
                              absl::StrCat("creating the run ", Where(run->namespace_, run->name),
                                           " of ", ScheduleWhere(ref)),
                              rpc_deadline, absl::Now());

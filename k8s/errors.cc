@@ -20,6 +20,18 @@ constexpr size_t kMaxApiMessage = 512;
 
 }  // namespace
 
+constexpr char kThrottledUrl[] = "type.kje.dev/k8s.Throttled";
+
+absl::Status MakeThrottledStatus(std::string_view message) {
+  absl::Status status = absl::ResourceExhaustedError(ToAbsl(message));
+  status.SetPayload(kThrottledUrl, absl::Cord());
+  return status;
+}
+
+bool IsThrottled(const absl::Status& status) {
+  return absl::IsResourceExhausted(status) && status.GetPayload(kThrottledUrl).has_value();
+}
+
 absl::Status MakeApiStatus(const ApiError& error) {
   std::string text = absl::StrCat("kubernetes: ", error.http_code, error.reason.empty() ? "" : " ",
                                   error.reason, error.message.empty() ? "" : ": ", error.message);

@@ -36,6 +36,12 @@ std::optional<ApiError> GetApiError(const absl::Status& status);
 // The HTTP code of the API error on `status`, or 0 when there is none.
 int HttpCode(const absl::Status& status);
 
+// The client's own refusal to send a request now (kubernetes.maxInFlight's waiters full):
+// RESOURCE_EXHAUSTED marked as such, where a response over a size limit is RESOURCE_EXHAUSTED
+// without the mark. A retry with backoff can get past the first, never past the second.
+absl::Status MakeThrottledStatus(std::string_view message);
+bool IsThrottled(const absl::Status& status);
+
 inline bool IsK8sNotFound(const absl::Status& s) { return HttpCode(s) == 404; }
 inline bool IsK8sConflict(const absl::Status& s) { return HttpCode(s) == 409; }
 inline bool IsK8sGone(const absl::Status& s) { return HttpCode(s) == 410; }

@@ -5,6 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "k8s/errors.h"
 
 namespace kje::k8s {
 
@@ -44,7 +45,7 @@ absl::StatusOr<RequestLimiter::Decision> RequestLimiter::Ask(const std::shared_p
       ticket->has_slot_ = true;
     } else if (queue_.size() >= options_.max_in_flight) {
       ++stats_.refused;
-      return absl::ResourceExhaustedError(absl::StrCat(
+      return MakeThrottledStatus(absl::StrCat(
           "kubernetes: ", options_.max_in_flight,
           " requests in flight to the API server and as many waiting (kubernetes.maxInFlight)"));
     } else {

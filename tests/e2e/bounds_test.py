@@ -5,6 +5,10 @@ server.maxConcurrentRpcs and server.maxStreams are set small. Three Cancels wait
 of every kind. Each flooded call is refused RESOURCE_EXHAUSTED at once, naming its key, and makes
 no Kubernetes request; the admitted calls are unharmed: the Cancels answer OK, the streams see
 their jobs cancelled and end OK. Afterwards the places are free again.
+
+kubernetes.maxInFlight the same way, on a second server: two Cancels hold its places in the API
+server and two more wait for them (as many may wait as there are places); a flood of Cancels is
+refused at once, naming the key, without a request; the four admitted ones answer OK.
 """
 
 import concurrent.futures
@@ -28,6 +32,7 @@ MAX_STREAMS = 2
 # under a full parallel ctest).
 GET_LATENCY_MS = 8000
 FLOOD = 60
+MAX_IN_FLIGHT = 2
 
 
 def request_count(cluster, verb, resource):
@@ -53,18 +58,32 @@ server:
 """ % (cls.cluster.kubeconfig, MAX_RPCS, MAX_STREAMS))
         cls.server = kje.Server(["--config", cls.config])
         cls.metrics_url = cls.server.metrics_url()
+        cls.k8s_config = kje.write_temp("""
+kubeconfig: %s
+spark:
+  image: apache/spark:4.0.0
+  sparkVersion: 4.0.0
+  resourceRetainDurationMs: 600000
+server:
+  metricsListen: 127.0.0.1:0
+kubernetes:
+  maxInFlight: %d
+""" % (cls.cluster.kubeconfig, MAX_IN_FLIGHT))
+        cls.k8s_server = kje.Server(["--config", cls.k8s_config])
 
     @classmethod
     def tearDownClass(cls):
-        code = cls.server.terminate()
+        codes = [cls.server.terminate(), cls.k8s_server.terminate()]
         cls.cluster.stop()
         os.unlink(cls.config)
-        assert code == 0, code
+        os.unlink(cls.k8s_config)
+        assert codes == [0, 0], codes
 
-    def gauge(self, name, kind):
-        with urllib.request.urlopen(self.metrics_url, timeout=10) as r:
+    def gauge(self, name, kind, url=None):
+        with urllib.request.urlopen(url or self.metrics_url, timeout=10) as r:
             body = r.read().decode()
-        m = re.search(r'^%s\{kind="%s"\} (\S+)$' % (name, kind), body, re.M)
+        labels = r'\{kind="%s"\}' % kind if kind else ""
+        m = re.search(r'^%s%s (\S+)$' % (name, labels), body, re.M)
         return float(m.group(1)) if m else None
 
     def assert_refused(self, call, key):
@@ -154,6 +173,59 @@ server:
                                 FLOOD * 3 // 5)
         self.assertGreaterEqual(self.gauge("k8s_job_executor_rpcs_refused_total", "stream"),
                                 FLOOD * 2 // 5)
+        channel.close()
+
+    def test_a_flood_past_kubernetes_max_in_flight_is_refused_at_once(self):
+        url = self.k8s_server.metrics_url()
+        channel = self.k8s_server.channel()
+        stub = pb_grpc.JobExecutorStub(channel)
+        job = stub.Submit(pb.SubmitRequest(job_id="inflight", metalake="lake",
+                                           template=spark_template(outcome="hang")),
+                          timeout=kje.RPC_TIMEOUT).execution_id
+        kje.wait_until(lambda: stub.Status(pb.StatusRequest(execution_id=job),
+                                           timeout=kje.RPC_TIMEOUT).status == S.STARTED,
+                       60, "the job to run")
+        admitted = 2 * MAX_IN_FLIGHT  # the places, and as many waiting for them
+        kje.add_fault(self.cluster, {"verb": "get", "resource": "sparkapplications",
+                                     "latencyMs": GET_LATENCY_MS, "count": MAX_IN_FLIGHT})
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=admitted)
+        cancels = [pool.submit(stub.Cancel, pb.CancelRequest(execution_id=job), timeout=30)
+                   for _ in range(admitted)]
+
+        def holding():
+            return (self.gauge("k8s_job_executor_kubernetes_requests_in_flight", None, url),
+                    self.gauge("k8s_job_executor_kubernetes_requests_waiting", None, url)) == (
+                        MAX_IN_FLIGHT, MAX_IN_FLIGHT)
+        kje.wait_until(holding, 20, "two requests in flight and two waiting")
+        gets_before = request_count(self.cluster, "get", "sparkapplications")
+
+        flood_start = time.monotonic()
+        for _ in range(FLOOD // 3):
+            with self.assertRaises(grpc.RpcError) as err:
+                stub.Cancel(pb.CancelRequest(execution_id=job), timeout=5)
+            self.assertEqual(err.exception.code(), grpc.StatusCode.RESOURCE_EXHAUSTED,
+                             err.exception.details())
+            self.assertIn("(kubernetes.maxInFlight)", err.exception.details())
+        flood_seconds = time.monotonic() - flood_start
+        self.assertLess(flood_seconds * 1000, GET_LATENCY_MS, flood_seconds)
+        self.assertEqual(request_count(self.cluster, "get", "sparkapplications"), gets_before)
+        # The admitted ones are unharmed: each is answered once the slow GETs are over, OK, or
+        # NOT_FOUND where the operator removes a cancelled app at once and another got there
+        # first.
+        answered = []
+        for f in cancels:
+            try:
+                f.result(timeout=30)
+                answered.append(grpc.StatusCode.OK)
+            except grpc.RpcError as e:
+                answered.append(e.code())
+        self.assertIn(grpc.StatusCode.OK, answered)
+        self.assertLessEqual(set(answered), {grpc.StatusCode.OK, grpc.StatusCode.NOT_FOUND},
+                             answered)
+        pool.shutdown()
+        self.assertGreaterEqual(
+            self.gauge("k8s_job_executor_kubernetes_requests_refused_total", None, url),
+            FLOOD // 3)
         channel.close()
 
 

@@ -72,7 +72,11 @@ Made StatusWithOutcome(std::string_view outcome) {
   if (outcome == "unreachable") return {absl::UnavailableError("connection reset"), later, now};
   if (outcome == "refused locally") return {absl::InvalidArgumentError("bad segment"), later, now};
   if (outcome == "throttled") {
-    return {absl::ResourceExhaustedError("kubernetes: queue full (kubernetes.maxInFlight)"), later,
+    return {k8s::MakeThrottledStatus("kubernetes: queue full (kubernetes.maxInFlight)"), later,
+            now};
+  }
+  if (outcome == "too large") {
+    return {absl::ResourceExhaustedError("kubernetes: the response is larger than 64 bytes"), later,
             now};
   }
   if (outcome == "other") return {k8s::MakeApiStatus({418, "Teapot", "m"}), later, now};
@@ -129,6 +133,15 @@ TEST_CASE("Each outcome has an any row, and an RPC's row differs from it") {
             .code() == absl::StatusCode::kNotFound);
   CHECK(FromKubernetes(not_found.status, Rpc::kSubmit, "x", not_found.deadline, not_found.now)
             .code() == absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Only the service's own queue is throttled; an answer too large is no reason to wait") {
+  const absl::Time t = absl::FromUnixSeconds(1000);
+  CHECK(OutcomeOf(k8s::MakeThrottledStatus("queue full"), t, t) == "throttled");
+  CHECK(k8s::IsThrottled(k8s::MakeThrottledStatus("queue full")));
+  CHECK_FALSE(k8s::IsThrottled(absl::ResourceExhaustedError("response too large")));
+  CHECK(OutcomeOf(absl::ResourceExhaustedError("response too large"), t + absl::Seconds(1), t) ==
+        "too large");
 }
 
 TEST_CASE("A success passes through untouched") {

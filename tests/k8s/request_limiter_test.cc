@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <memory>
 
+#include "k8s/errors.h"
+
 namespace kje::k8s {
 namespace {
 
@@ -75,6 +77,7 @@ TEST_CASE("limiter: slots go to waiters in arrival order; past the queue a reque
   absl::StatusOr<RequestLimiter::Decision> refused = limiter.Ask(e.ticket, false);
   REQUIRE_FALSE(refused.ok());
   CHECK(absl::IsResourceExhausted(refused.status()));
+  CHECK(IsThrottled(refused.status()));
   CHECK(refused.status().message() ==
         "kubernetes: 2 requests in flight to the API server and as many waiting "
         "(kubernetes.maxInFlight)");
