@@ -109,12 +109,12 @@ std::string FormatJobInfo(const JobInfo& info) {
 std::string FormatJobList(const std::vector<JobInfo>& jobs) {
   std::vector<std::vector<std::string>> rows = {{"EXECUTION ID", "JOB ID", "STATUS",
                                                  "OPERATOR STATE", "SPARK APP ID", "ATTEMPTS",
-                                                 "STARTED", "FINISHED"}};
+                                                 "DRIVER UI", "STARTED", "FINISHED"}};
   for (const JobInfo& j : jobs) {
     rows.push_back({OrDash(j.execution_id()), OrDash(j.job_id()), StatusName(j.status()),
                     OrDash(j.operator_state()), OrDash(j.spark_application_id()),
-                    absl::StrCat(j.attempts()), FormatTimestamp(j, false),
-                    FormatTimestamp(j, true)});
+                    absl::StrCat(j.attempts()), OrDash(j.driver_ui_address()),
+                    FormatTimestamp(j, false), FormatTimestamp(j, true)});
   }
   return FormatTable(rows);
 }

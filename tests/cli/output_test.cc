@@ -33,14 +33,15 @@ TEST_CASE("tables align their columns") {
   JobInfo listed = Info();
   listed.set_spark_application_id("gravitino-job-1-0");
   listed.set_attempts(1);
+  listed.set_driver_ui_address("10.96.0.12:4040");
   std::string list = FormatJobList({Info(), listed});
   CHECK(list ==
         "EXECUTION ID                              JOB ID  STATUS   OPERATOR STATE  SPARK APP ID  "
-        "     ATTEMPTS  STARTED               FINISHED\n"
+        "     ATTEMPTS  DRIVER UI        STARTED               FINISHED\n"
         "default/sparkapp/default/gravitino-job-1  1       STARTED  RunningHealthy  -             "
-        "     0         2026-01-01T00:00:00Z  -\n"
+        "     0         -                2026-01-01T00:00:00Z  -\n"
         "default/sparkapp/default/gravitino-job-1  1       STARTED  RunningHealthy  "
-        "gravitino-job-1-0  1         2026-01-01T00:00:00Z  -\n");
+        "gravitino-job-1-0  1         10.96.0.12:4040  2026-01-01T00:00:00Z  -\n");
   std::string one = FormatJobInfo(Info());
   CHECK(one.find("STATUS          STARTED\n") != std::string::npos);
   CHECK(one.find("DRIVER POD      -\n") != std::string::npos);

@@ -159,10 +159,14 @@ server:
         firsts = [e.first_seen.ToNanoseconds() for e in got.events]
         self.assertEqual(firsts, sorted(firsts), "oldest first")
         if kje.OPERATOR == "kubeflow":
-            # The operator said why: its failure event is a Warning on the application.
-            self.assertTrue(any(e.object_kind == "SparkApplication" and e.type == "Warning" and
-                                "Failed" in e.reason for e in got.events),
-                            [(e.reason, e.type) for e in got.events])
+            # The operator said why: its failure event is a Warning on the application, whose
+            # message carries the error the job's status has.
+            failed = [e for e in got.events if e.object_kind == "SparkApplication" and
+                      e.type == "Warning" and "Failed" in e.reason]
+            self.assertTrue(failed, [(e.reason, e.type) for e in got.events])
+            self.assertTrue(info.message)
+            self.assertTrue(any(info.message in e.message for e in failed),
+                            (info.message, [e.message for e in failed]))
 
         self.assert_code(grpc.StatusCode.NOT_FOUND, self.stub.Events,
                          pb.EventsRequest(execution_id="default/sparkapp/default/no-such-app"),
