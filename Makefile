@@ -74,7 +74,7 @@ demo: build
 
 bench: deps
 	cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	cmake --build build-release -j $(JOBS) --target k8s-job-executor kubesim kje_grpc_load kje_python_stubs
+	cmake --build build-release -j $(JOBS) --target k8s-job-executor kubesim kje_grpc_load kje_grpc_floor kje_python_stubs
 	SOAK_SECONDS=$(SOAK_SECONDS) scripts/bench.sh build-release $(BENCH_ARGS)
 
 # The last run's plots (build/bench/*.svg, index.html) into docs/bench, which the README shows.
