@@ -71,11 +71,9 @@ std::string AppProjection::OperatorState() const {
     }
     return std::string(kubeflow::StateName(kubeflow_state_));
   }
-  HistoryView states = history();
-  if (states.empty()) return "";
-  AppState current = states.back().state;
-  if (current == AppState::kUnknown) return std::string(unknown_current_state());
-  return std::string(AppStateName(current));
+  if (history().empty()) return "";
+  if (current_state_ == AppState::kUnknown) return std::string(unknown_current_state());
+  return std::string(AppStateName(current_state_));
 }
 
 absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
@@ -203,10 +201,8 @@ bool IsStopped(const AppProjection& app) {
   if (app.kind() == OperatorKind::kKubeflow) {
     return app.has_status() && kubeflow::IsTerminated(app.kubeflow().state);
   }
-  HistoryView history = app.history();
-  if (history.empty()) return false;
-  AppState current = history.back().state;
-  return IsOutcomeState(current) || IsStoppedState(current);
+  if (app.history().empty()) return false;
+  return IsOutcomeState(app.current_state()) || IsStoppedState(app.current_state());
 }
 
 }  // namespace kje::spark

@@ -170,7 +170,8 @@ AppProjection::AppProjection(const AppFields& fields)
       kubeflow_termination_time_(fields.kubeflow.termination_time),
       kubeflow_execution_attempts_(fields.kubeflow.execution_attempts),
       kind_(fields.kind),
-      kubeflow_state_(fields.kubeflow.state) {
+      kubeflow_state_(fields.kubeflow.state),
+      current_state_(fields.history.empty() ? AppState::kUnknown : fields.history.back().state) {
   flags_ = (fields.deleting ? kDeleting : 0) | (fields.managed_by_us ? kManagedByUs : 0) |
            (fields.cancel_requested ? kCancelRequested : 0) | (fields.has_status ? kHasStatus : 0) |
            (fields.suspend_requested ? kSuspendRequested : 0) |
@@ -243,6 +244,7 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   kubeflow_execution_attempts_ = other.kubeflow_execution_attempts_;
   kind_ = other.kind_;
   kubeflow_state_ = other.kubeflow_state_;
+  current_state_ = other.current_state_;
   flags_ = other.flags_;
   wide_offsets_ = other.wide_offsets_;
   return *this;

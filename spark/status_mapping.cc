@@ -12,17 +12,22 @@ std::optional<absl::Time> StartedAt(const AppProjection& app, const ContainerTim
   if (driver != nullptr && driver->started != kNoTime) {
     return ToOptionalTime(driver->started);
   }
+  // The earliest driver start any entry saw, else the first started state's time: one pass.
   EpochMillis earliest = kNoTime;
+  EpochMillis first_started = kNoTime;
+  bool started = false;
   for (const StateEntry& entry : app.history()) {
     if (entry.driver_started != kNoTime &&
         (earliest == kNoTime || entry.driver_started < earliest)) {
       earliest = entry.driver_started;
     }
+    if (!started && IsStartedState(entry.state)) {
+      started = true;
+      first_started = entry.transition_time;
+    }
   }
   if (earliest != kNoTime) return ToOptionalTime(earliest);
-  for (const StateEntry& entry : app.history()) {
-    if (IsStartedState(entry.state)) return ToOptionalTime(entry.transition_time);
-  }
+  if (started) return ToOptionalTime(first_started);
   return std::nullopt;
 }
 
@@ -99,7 +104,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   const ContainerTimes* driver = driver_times ? &*driver_times : nullptr;
   // As in the Java executor, whatever the status; JobManager drops it from a QUEUED report.
   info.started_at = StartedAt(app, driver);
-  const bool stopped_state = HasState(app) && IsStoppedState(app.history().back().state);
+  const bool stopped_state = HasState(app) && IsStoppedState(app.current_state());
 
   // 1 and 2: the app is over; its outcome, if any, is somewhere in the history.
   if ((app.cancel_requested() && (app.deleting() || info.is_stopped)) || app.deleting() ||
@@ -125,17 +130,17 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     }
     info.status = JobStatus::kQueued;
   } else {
-    const StateEntry& current = app.history().back();
-    if (IsQueuedState(current.state)) {  // 4
+    const AppState current = app.current_state();
+    if (IsQueuedState(current)) {  // 4
       info.status = JobStatus::kQueued;
-    } else if (IsOutcomeState(current.state)) {  // 5
-      info.status = OutcomeStatus(current.state);
-      info.finished_at = FinishedAt(current, driver);
+    } else if (IsOutcomeState(current)) {  // 5
+      info.status = OutcomeStatus(current);
+      info.finished_at = FinishedAt(app.history().back(), driver);
       return info;
-    } else if (IsStartedState(current.state)) {  // 6
+    } else if (IsStartedState(current)) {  // 6
       info.status = JobStatus::kStarted;
     } else {  // 7. Suspended, or a newer operator's state: it can't be told whether it is final.
-      if (IsSuspendedState(current.state)) {
+      if (IsSuspendedState(current)) {
         info.suspended = true;
         info.suspend_reason =
             app.suspend_reason().empty() ? std::string(kSuspendReasonSpec) : app.suspend_reason();
