@@ -218,7 +218,14 @@ asio::awaitable<absl::StatusOr<JobResult>> Status(ExecutorContext& ex, spark::Ex
   co_return co_await Resolve(ex, std::move(id), *std::move(app), rpc_deadline);
 }
 
-asio::awaitable<absl::StatusOr<SubmitResult>> Submit(ExecutorContext& ex,
+// What Submit's coroutine gives back: the answer, and the application the API server returned
+// when it created one, for the cache to remember once the answer is on its way.
+struct Submitted {
+  SubmitResult result;
+  std::string created;
+};
+
+asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex,
                                                      spark::BuiltApplication app,
                                                      std::string job_id, std::string template_name,
                                                      absl::Time rpc_deadline) {
@@ -231,9 +238,8 @@ asio::awaitable<absl::StatusOr<SubmitResult>> Submit(ExecutorContext& ex,
     log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
   }
   if (created.ok()) {
-    ex.ObserveReturned(*created);
     log::Info("submitted").Kv("job_id", job_id).Kv("execution_id", execution_id);
-    co_return SubmitResult{execution_id, false};
+    co_return Submitted{SubmitResult{execution_id, false}, *std::move(created)};
   }
   if (!k8s::IsK8sConflict(created.status())) {
     // The create may or may not have happened: a retried Submit finds out through 409 and the
@@ -256,7 +262,7 @@ asio::awaitable<absl::StatusOr<SubmitResult>> Submit(ExecutorContext& ex,
   log::Info("adopted an existing application")
       .Kv("job_id", job_id)
       .Kv("execution_id", execution_id);
-  co_return SubmitResult{execution_id, true};
+  co_return Submitted{SubmitResult{execution_id, true}, ""};
 }
 
 asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::ExecutionId id,
@@ -503,14 +509,21 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
   if (absl::Status allowed = ctx_.policy.Check(built->namespace_); !allowed.ok()) {
     return Answer<SubmitResult>(done, allowed);
   }
-  return Spawn<SubmitResult>(
+  return Spawn<coroutines::Submitted>(
       ctx_.io,
       [this, app = *std::move(built), job_id = std::move(job_id), name = job.name,
        deadline]() mutable {
         return coroutines::Submit(ctx_, std::move(app), std::move(job_id), std::move(name),
                                   deadline);
       },
-      std::move(done));
+      [this, done = std::move(done)](absl::StatusOr<coroutines::Submitted> submitted) {
+        if (!submitted.ok()) return done(submitted.status());
+        std::string created = std::move(submitted->created);
+        done(std::move(submitted->result));
+        // Parsed once the caller has its answer: a Status in between that the cache can't
+        // answer reads the application from the API server instead.
+        if (!created.empty()) ctx_.ObserveReturned(created);
+      });
 }
 
 StatusLookup Executor::StatusNow(std::string_view execution_id) const {
