@@ -236,6 +236,13 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& 
     co_return absl::AlreadyExistsError(
         absl::StrCat(ScheduleWhere(ref), " exists and is not schedule ", schedule_id, "'s"));
   }
+  if (existing->deleting) {
+    // Deleted a moment ago (with keep_runs it lingers until the garbage collector has freed its
+    // runs): adopting it would answer with a schedule about to vanish.
+    co_return absl::AlreadyExistsError(
+        absl::StrCat(ScheduleWhere(ref), " is being deleted and can't be used for schedule ",
+                     schedule_id, " until it is gone"));
+  }
   co_return ResultOf(*std::move(existing), true);
 }
 

@@ -34,6 +34,7 @@ struct ScheduleProjection {
   std::string uid;
   std::string resource_version;
   EpochMillis creation_time = kNoTime;
+  bool deleting = false;  // metadata.deletionTimestamp is set
   // metadata.labels in the object's order.
   std::vector<std::pair<std::string, std::string>> labels;
 

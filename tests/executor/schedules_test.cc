@@ -13,10 +13,12 @@ namespace {
 
 constexpr char kSchedule[] = "gravitino-job-nightly";
 
-std::string ScheduleJson(const std::string& state, const std::string& reason = "") {
+std::string ScheduleJson(const std::string& state, const std::string& reason = "",
+                         bool deleting = false) {
   return absl::StrCat(
       R"({"apiVersion":"sparkoperator.k8s.io/v1beta2","kind":"ScheduledSparkApplication",)",
       R"("metadata":{"name":"gravitino-job-nightly","namespace":"jobs","uid":"u-1",)",
+      deleting ? R"("deletionTimestamp":"2026-12-05T13:00:00Z","finalizers":["orphan"],)" : "",
       R"("resourceVersion":"3","labels":{"app.kubernetes.io/managed-by":"gravitino",)",
       R"("gravitino.apache.org/job-id":"nightly"}},)",
       R"("spec":{"schedule":"@hourly","concurrencyPolicy":"Allow","template":{}},)",
@@ -133,6 +135,42 @@ TEST_CASE("UpdateSchedule of the limits alone leaves the status alone", "[schedu
   f.client->Complete(f.Next("patch"), ScheduleJson("Scheduled"));
   REQUIRE(updated.Get().ok());
   CHECK_FALSE(f.client->HasPendingCall());
+}
+
+spark::SparkTemplate Template() {
+  spark::SparkTemplate t;
+  t.name = "pi";
+  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
+  t.class_name = "org.apache.spark.examples.SparkPi";
+  return t;
+}
+
+spark::kubeflow::ScheduleSpec Hourly() {
+  spark::kubeflow::ScheduleSpec spec;
+  spec.cron = "@hourly";
+  return spec;
+}
+
+TEST_CASE("CreateSchedule adopts its own schedule on a retry, never one being deleted",
+          "[schedules]") {
+  for (bool deleting : {false, true}) {
+    INFO("deleting " << deleting);
+    Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+    Result<ScheduleResult> created;
+    f.executor->CreateSchedule("nightly", "lake", Template(), Hourly(), Later(),
+                               created.Callback());
+    f.client->Complete(f.Next("create"), k8s::MakeApiStatus({409, "AlreadyExists", "exists"}));
+    f.client->Complete(f.Next("get"), ScheduleJson("Scheduled", "", deleting));
+    const absl::StatusOr<ScheduleResult>& result = created.Get();
+    if (deleting) {
+      // Deleted with keep_runs a moment ago, it lingers until its runs are freed.
+      REQUIRE(result.status().code() == absl::StatusCode::kAlreadyExists);
+      CHECK(absl::StrContains(result.status().message(), "is being deleted"));
+    } else {
+      REQUIRE(result.ok());
+      CHECK(result->adopted);
+    }
+  }
 }
 
 }  // namespace
