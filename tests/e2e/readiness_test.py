@@ -5,7 +5,8 @@ server stops answering (kubesim is SIGSTOPped: connections stay open, nothing ar
 hung API server): once the informer has heard nothing for server.staleAfterMs, the
 `jobexecutor.v1.JobExecutor` health service (and its alias `readiness`) is NOT_SERVING while `""`
 and `liveness` stay SERVING, and the server logs why. When the API server answers again
-(SIGCONT), the replica is SERVING again, with no restart.
+(SIGCONT), the replica is SERVING again, with no restart. The same when the API server answers,
+but only with errors (500 for every request for applications, the open watch cut).
 
 Without the cache (statusCacheTtlMs 0) there is no informer: a replica nobody calls asks the API
 server itself (GET /version) once it has heard nothing for half the bound, and is NOT_SERVING once
@@ -85,6 +86,28 @@ server:
                        "readiness to turn SERVING again once the API server answers")
         self.assertEqual({s: "SERVING" for s in LIVENESS}, self.statuses(LIVENESS))
         self.assertGreater(len(self.log_lines("ready")), ready_lines)
+        self.assertIsNone(self.server.proc.poll())
+
+    def test_an_api_server_answering_only_errors_takes_the_replica_out(self):
+        kje.wait_until(lambda: set(self.statuses(READINESS).values()) == {"SERVING"}, 30,
+                       "the server to be ready")
+        # Every request for applications is a 500, and the open watch is cut: the informer
+        # can list or watch again only once the errors stop.
+        fault = kje.add_fault(self.cluster, {"verb": "*", "resource": "sparkapplications",
+                                             "status": 500})
+        try:
+            kje._kubesim_request(self.cluster, "POST", "/kubesim/watches/expire")
+            kje.wait_until(
+                lambda: set(self.statuses(READINESS).values()) == {"NOT_SERVING"}, 30,
+                "readiness to turn NOT_SERVING while the API server answers only errors")
+            self.assertEqual({s: "SERVING" for s in LIVENESS}, self.statuses(LIVENESS))
+            failing = [r for r in kje.kubesim_stats(self.cluster)["requests"]
+                       if r["resource"] == "sparkapplications" and r["code"] == 500]
+            self.assertTrue(failing, "the informer kept asking")
+        finally:
+            kje.remove_fault(self.cluster, fault)
+        kje.wait_until(lambda: set(self.statuses(READINESS).values()) == {"SERVING"}, 30,
+                       "readiness to turn SERVING again once the API server answers")
         self.assertIsNone(self.server.proc.poll())
 
     def test_without_the_cache_failing_requests_take_the_replica_out(self):
