@@ -149,8 +149,9 @@ class JobExecutor {
                                                    int64_t page_size, const std::string& page_token,
                                                    absl::Time deadline,
                                                    Done<SchedulePage> done) = 0;
-  // The fields `update` sets; a changed cron or time zone also moves status.nextRun, and a
-  // schedule in FailedValidation is recreated with the new spec (its runs kept).
+  // The fields `update` sets; a changed cron or time zone also clears status.nextRun for the
+  // controller to compute again, and a schedule in FailedValidation has its state cleared to be
+  // validated again (the same schedule, its runs kept).
   virtual std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns,
                                                     const std::string& schedule_id,
                                                     const spark::kubeflow::ScheduleUpdate& update,
