@@ -45,7 +45,8 @@ class GlobalBoundsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.cluster = kje.Kubesim(time_scale=50)
-        cls.config = kje.write_temp("""
+        def config(bounds):
+            return kje.write_temp("""
 kubeconfig: %s
 spark:
   image: apache/spark:4.0.0
@@ -53,22 +54,12 @@ spark:
   resourceRetainDurationMs: 600000
 server:
   metricsListen: 127.0.0.1:0
-  maxConcurrentRpcs: %d
-  maxStreams: %d
-""" % (cls.cluster.kubeconfig, MAX_RPCS, MAX_STREAMS))
+%s""" % (cls.cluster.kubeconfig, bounds))
+        cls.config = config("  maxConcurrentRpcs: %d\n  maxStreams: %d\n"
+                            % (MAX_RPCS, MAX_STREAMS))
         cls.server = kje.Server(["--config", cls.config])
         cls.metrics_url = cls.server.metrics_url()
-        cls.k8s_config = kje.write_temp("""
-kubeconfig: %s
-spark:
-  image: apache/spark:4.0.0
-  sparkVersion: 4.0.0
-  resourceRetainDurationMs: 600000
-server:
-  metricsListen: 127.0.0.1:0
-kubernetes:
-  maxInFlight: %d
-""" % (cls.cluster.kubeconfig, MAX_IN_FLIGHT))
+        cls.k8s_config = config("kubernetes:\n  maxInFlight: %d\n" % MAX_IN_FLIGHT)
         cls.k8s_server = kje.Server(["--config", cls.k8s_config])
 
     @classmethod

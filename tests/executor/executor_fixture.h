@@ -88,4 +88,13 @@ struct Result {
   }
 };
 
+// SparkPi, as a caller's template.
+inline spark::SparkTemplate Template() {
+  spark::SparkTemplate t;
+  t.name = "pi";
+  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
+  t.class_name = "org.apache.spark.examples.SparkPi";
+  return t;
+}
+
 }  // namespace kje::executor

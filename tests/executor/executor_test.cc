@@ -50,14 +50,6 @@ std::string IdOf(const std::string& name) {
   return spark::ExecutionId{"default", std::string(spark::kKindSparkApp), kNs, name}.ToString();
 }
 
-spark::SparkTemplate Template() {
-  spark::SparkTemplate t;
-  t.name = "pi";
-  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
-  t.class_name = "org.apache.spark.examples.SparkPi";
-  return t;
-}
-
 absl::Status Api(int code, const std::string& reason, const std::string& message) {
   return k8s::MakeApiStatus({code, reason, message});
 }

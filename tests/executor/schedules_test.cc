@@ -137,14 +137,6 @@ TEST_CASE("UpdateSchedule of the limits alone leaves the status alone", "[schedu
   CHECK_FALSE(f.client->HasPendingCall());
 }
 
-spark::SparkTemplate Template() {
-  spark::SparkTemplate t;
-  t.name = "pi";
-  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
-  t.class_name = "org.apache.spark.examples.SparkPi";
-  return t;
-}
-
 spark::kubeflow::ScheduleSpec Hourly() {
   spark::kubeflow::ScheduleSpec spec;
   spec.cron = "@hourly";
