@@ -107,12 +107,15 @@ server:
         # Three Cancels hold the unary places, each waiting in the API server's GET.
         kje.add_fault(self.cluster, {"verb": "get", "resource": "sparkapplications",
                                      "latencyMs": GET_LATENCY_MS, "count": MAX_RPCS})
+        gets_before = request_count(self.cluster, "get", "sparkapplications") + MAX_RPCS
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=MAX_RPCS)
         cancels = [pool.submit(stub.Cancel, pb.CancelRequest(execution_id=e), timeout=30)
                    for e in ids]
-        kje.wait_until(lambda: self.gauge("k8s_job_executor_rpcs_in_flight", "unary") == MAX_RPCS,
+        # Admitted, and their GETs arrived (kubesim counts a request as it arrives), so that
+        # none of theirs is counted during the flood.
+        kje.wait_until(lambda: self.gauge("k8s_job_executor_rpcs_in_flight", "unary") == MAX_RPCS
+                       and request_count(self.cluster, "get", "sparkapplications") == gets_before,
                        20, "the cancels to be in flight")
-        gets_before = request_count(self.cluster, "get", "sparkapplications")
         lists_before = request_count(self.cluster, "list", "pods")
 
         # The flood: every kind of call that would wait, and every kind of stream.
@@ -179,6 +182,7 @@ server:
         admitted = 2 * MAX_IN_FLIGHT  # the places, and as many waiting for them
         kje.add_fault(self.cluster, {"verb": "get", "resource": "sparkapplications",
                                      "latencyMs": GET_LATENCY_MS, "count": MAX_IN_FLIGHT})
+        gets_before = request_count(self.cluster, "get", "sparkapplications") + MAX_IN_FLIGHT
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=admitted)
         cancels = [pool.submit(stub.Cancel, pb.CancelRequest(execution_id=job), timeout=30)
                    for _ in range(admitted)]
@@ -187,8 +191,10 @@ server:
             return (self.gauge("k8s_job_executor_kubernetes_requests_in_flight", None, url),
                     self.gauge("k8s_job_executor_kubernetes_requests_waiting", None, url)) == (
                         MAX_IN_FLIGHT, MAX_IN_FLIGHT)
-        kje.wait_until(holding, 20, "two requests in flight and two waiting")
-        gets_before = request_count(self.cluster, "get", "sparkapplications")
+        # The two in flight arrived at the API server (counted as they arrive), the others wait.
+        kje.wait_until(lambda: holding() and request_count(
+            self.cluster, "get", "sparkapplications") == gets_before, 20,
+            "two requests in flight and two waiting")
 
         flood_start = time.monotonic()
         for _ in range(FLOOD // 3):
