@@ -49,40 +49,40 @@ SIZED = {"P1": ("apps", 1000), "P3": ("apps", 100), "P4": ("apps", 100000),
 SIZES = {"apps": (10000, 100000, 300000), "streams": (100, 1000, 10000)}
 QUICK_SIZES = {"apps": (1000, 10000, 30000), "streams": (100, 300, 1000)}
 
+# Each plot's title; a plot may draw more than one curve.
+PLOT_TITLES = {
+    "p1-status-health-ratio": "P1 Status (cache hit) / Health/Check throughput",
+    "p3-freshness-p99": "P3 freshness p99: a status change until it is visible",
+    "p4-bytes-per-app": "P4 server RSS per cached app",
+    "p8-sync-and-relist": "P8 process start to informer synced, and a relist after 410 Gone",
+    "p9-rss-per-stream": "P9 server RSS per open WatchStatus stream",
+    "p9-delivery-p99": "P9 WatchStatus delivery p99 (change to message), by streams open",
+}
+
 # Each curve's plot, the growth bench/README.md states for it, which way is better, and the
 # noise floor of its unit (growth.check: values under it count as it).
 CURVES = {
     "P1 Status/Health throughput ratio": dict(
-        plot="p1-status-health-ratio", growth="constant", better="higher",
-        plot_title="P1 Status (cache hit) / Health/Check throughput"),
+        plot="p1-status-health-ratio", growth="constant", better="higher"),
     "P3 freshness via Status, p99": dict(
-        plot="p3-freshness-p99", growth="constant", noise_floor=10.0,
-        plot_title="P3 freshness p99: a status change until it is visible"),
+        plot="p3-freshness-p99", growth="constant", noise_floor=10.0),
     "P3 freshness via WatchStatus, p99": dict(
-        plot="p3-freshness-p99", growth="constant", noise_floor=10.0,
-        plot_title="P3 freshness p99: a status change until it is visible"),
-    "P4 bytes per cached app": dict(
-        plot="p4-bytes-per-app", growth="constant",
-        plot_title="P4 server RSS per cached app"),
-    "P8 start to informer synced": dict(
-        plot="p8-sync-and-relist", growth="linear",
-        plot_title="P8 process start to informer synced, and a relist after 410 Gone"),
-    "P8 relist after 410 Gone": dict(
-        plot="p8-sync-and-relist", growth="linear",
-        plot_title="P8 process start to informer synced, and a relist after 410 Gone"),
+        plot="p3-freshness-p99", growth="constant", noise_floor=10.0),
+    "P4 bytes per cached app": dict(plot="p4-bytes-per-app", growth="constant"),
+    "P8 start to informer synced": dict(plot="p8-sync-and-relist", growth="linear"),
+    "P8 relist after 410 Gone": dict(plot="p8-sync-and-relist", growth="linear"),
     "P9 server RSS per WatchStatus stream": dict(
-        plot="p9-rss-per-stream", growth="constant", noise_floor=4.0,
-        plot_title="P9 server RSS per open WatchStatus stream"),
+        plot="p9-rss-per-stream", growth="constant", noise_floor=4.0),
     "P9 WatchStatus delivery latency, p99": dict(
-        plot="p9-delivery-p99", growth="constant", noise_floor=5.0,
-        plot_title="P9 WatchStatus delivery p99 (change to message), by streams open"),
+        plot="p9-delivery-p99", growth="constant", noise_floor=5.0),
 }
 
 
 def curve(name):
     """The fields that make a row a point of the curve `name` (its size comes from main)."""
     return dict(CURVES[name], curve=name, better=CURVES[name].get("better", "lower"),
-                noise_floor=CURVES[name].get("noise_floor", 0.0))
+                noise_floor=CURVES[name].get("noise_floor", 0.0),
+                plot_title=PLOT_TITLES[CURVES[name]["plot"]])
 
 
 def at_size(n, base, unit="apps"):
@@ -1155,14 +1155,6 @@ BENCHES = {
 }
 
 
-def fmt(v):
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return "%.3g" % v if abs(v) < 100 else "%.0f" % v
-    return str(v)
-
-
 def print_markdown(header, lines):
     """A Markdown table of `lines` (tuples as long as `header`), its columns padded."""
     lines = [header] + list(lines)
@@ -1177,7 +1169,7 @@ def print_markdown(header, lines):
 
 def print_table(rows):
     print_markdown(("metric", "value", "unit", "goal", "pass"),
-                   [(r["metric"], fmt(r["value"]), r["unit"], r["goal"],
+                   [(r["metric"], plots.cell(r["value"]), r["unit"], r["goal"],
                      {True: "PASS", False: "FAIL", None: "-"}[r["pass"]]) for r in rows])
 
 
