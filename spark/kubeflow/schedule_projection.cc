@@ -123,8 +123,7 @@ absl::StatusOr<ScheduleProjection> ProjectSchedule(const rapidjson::Value& sched
                    StringAt(metadata, "resourceVersion", "metadata.resourceVersion"));
   ASSIGN_OR_RETURN(out.creation_time,
                    TimeAt(metadata, "creationTimestamp", "metadata.creationTimestamp"));
-  out.deleting =
-      metadata->HasMember("deletionTimestamp") && !(*metadata)["deletionTimestamp"].IsNull();
+  out.deleting = json::String(metadata, "deletionTimestamp").has_value();
   ASSIGN_OR_RETURN(const rapidjson::Value* labels, ObjectAt(metadata, "labels", "metadata.labels"));
   if (labels != nullptr) {
     for (const auto& label : labels->GetObject()) {
