@@ -225,10 +225,9 @@ struct Submitted {
   std::string created;
 };
 
-asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex,
-                                                     spark::BuiltApplication app,
-                                                     std::string job_id, std::string template_name,
-                                                     absl::Time rpc_deadline) {
+asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::BuiltApplication app,
+                                                  std::string job_id, std::string template_name,
+                                                  absl::Time rpc_deadline) {
   std::string where = Where(app.namespace_, app.name);
   std::string execution_id = app.execution_id.ToString();
   auto create = ex.client->Create(AppRef(ex, app.namespace_, ""), std::move(app.json),
