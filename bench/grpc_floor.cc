@@ -1,13 +1,20 @@
-// kje_grpc_floor: what this stack's gRPC costs a server per open WatchStatus stream, with nothing
-// of ours in it. It serves jobexecutor.v1.JobExecutor/WatchStatus as the service's first message
-// does (one JobInfo per id, STARTED) and then holds the stream until the caller ends it, with the
-// same callback API and server options as the service. bench/run.py opens as many streams on it
-// as P9 opens on the service and reads the RSS the same way: the difference is the service's own
-// share. Prints "listening on 127.0.0.1:PORT" and serves until stdin closes.
+// kje_grpc_floor: what this stack's gRPC costs a server, with nothing of ours in it, with the same
+// callback API and server options as the service.
+// - Per open WatchStatus stream: it serves jobexecutor.v1.JobExecutor/WatchStatus as the
+//   service's first message does (one JobInfo per id, STARTED) and then holds the stream until the
+//   caller ends it. bench/run.py opens as many streams on it as P9 opens on the service and reads
+//   the RSS the same way: the difference is the service's own share.
+// - Per Status call beside a Health check (P1I): with `--status-reply FILE` it answers every
+//   Status with FILE's bytes (a JobInfo the service gave, serialized), with no work at all, and
+//   Health with gRPC's own health service, as the service does.
+// Prints "listening on 127.0.0.1:PORT" and serves until stdin closes.
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,17 +88,45 @@ class HeldStream : public grpc::ServerWriteReactor<pb::JobInfo> {
   bool finished_ = false;
 };
 
-class Floor final : public pb::JobExecutor::CallbackService {
+class Floor final
+    : public pb::JobExecutor::WithRawCallbackMethod_Status<pb::JobExecutor::CallbackService> {
+ public:
+  explicit Floor(const std::string& status_reply) : status_reply_(status_reply) {}
+
   grpc::ServerWriteReactor<pb::JobInfo>* WatchStatus(
       grpc::CallbackServerContext*, const pb::WatchStatusRequest* request) override {
     return new HeldStream(*request);
   }
+
+  grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer*,
+                                   grpc::ByteBuffer* response) override {
+    *response = grpc::ByteBuffer(&status_reply_, 1);  // a reference to the one slice
+    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+ private:
+  const grpc::Slice status_reply_;
 };
 
 }  // namespace
 
-int main() {
-  Floor service;
+int main(int argc, char** argv) {
+  std::string status_reply;
+  if (argc == 3 && std::string(argv[1]) == "--status-reply") {
+    std::ifstream in(argv[2], std::ios::binary);
+    status_reply.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in) {
+      std::cerr << "kje_grpc_floor: can't read " << argv[2] << std::endl;
+      return 2;
+    }
+  } else if (argc != 1) {
+    std::cerr << "usage: kje_grpc_floor [--status-reply FILE]" << std::endl;
+    return 2;
+  }
+  Floor service(status_reply);
+  grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -23,7 +23,7 @@ std::shared_ptr<AppInformer> AppCache::NewInformer(const std::string& ns) {
   return NewAppInformer(io_, client_, std::move(options), clock_);
 }
 
-std::shared_ptr<AppInformer> AppCache::Existing(const std::string& ns) const {
+std::shared_ptr<AppInformer> AppCache::Existing(std::string_view ns) const {
   if (!options_.enabled) return nullptr;
   absl::ReaderMutexLock lock(&mu_);
   if (stopped_) return nullptr;
@@ -56,13 +56,13 @@ void AppCache::Stop() {
   for (auto& [ns, entry] : informers) entry.informer->Stop();
 }
 
-AppPtr AppCache::Find(const std::string& ns, std::string_view name) const {
+AppPtr AppCache::Find(std::string_view ns, std::string_view name) const {
   auto informer = Existing(ns);
   return informer == nullptr ? nullptr : informer->Find(name);
 }
 
 void AppCache::ObserveWrite(const spark::AppProjection& app) {
-  if (auto informer = Existing(std::string(app.namespace_()))) informer->ObserveWrite(app);
+  if (auto informer = Existing(app.namespace_())) informer->ObserveWrite(app);
 }
 
 void AppCache::ObserveGone(const std::string& ns, std::string_view name) {

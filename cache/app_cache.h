@@ -45,7 +45,7 @@ class AppCache {
   void Stop();
 
   // A miss means "ask the API server", never "doesn't exist".
-  AppPtr Find(const std::string& ns, std::string_view name) const;
+  AppPtr Find(std::string_view ns, std::string_view name) const;
   void ObserveWrite(const spark::AppProjection& app);
   void ObserveGone(const std::string& ns, std::string_view name);
 
@@ -82,7 +82,7 @@ class AppCache {
     bool pinned = false;
   };
   std::vector<std::pair<std::string, InformerStats>> StatsOf(bool pinned_only) const;
-  std::shared_ptr<AppInformer> Existing(const std::string& ns) const;
+  std::shared_ptr<AppInformer> Existing(std::string_view ns) const;
   std::shared_ptr<AppInformer> NewInformer(const std::string& ns);
 
   boost::asio::io_context& io_;

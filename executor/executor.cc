@@ -391,11 +391,18 @@ absl::Time ExecutorContext::Deadline(absl::Time rpc_deadline) const {
   return std::min(rpc_deadline, absl::Now() + options.request_timeout);
 }
 
-absl::StatusOr<spark::ExecutionId> ExecutorContext::ParseId(std::string_view execution_id) const {
-  auto id = spark::ParseForCluster(execution_id, options.builder.cluster);
+absl::StatusOr<spark::ExecutionIdView> ExecutorContext::ParseIdView(
+    std::string_view execution_id) const {
+  auto id = spark::ParseViewForCluster(execution_id, options.builder.cluster);
   if (!id.ok()) return id.status();
   if (absl::Status allowed = policy.Check(id->namespace_); !allowed.ok()) return allowed;
   return id;
+}
+
+absl::StatusOr<spark::ExecutionId> ExecutorContext::ParseId(std::string_view execution_id) const {
+  auto id = ParseIdView(execution_id);
+  if (!id.ok()) return id.status();
+  return id->ToOwned();
 }
 
 void ExecutorContext::ObserveReturned(const std::string& json) {
@@ -424,24 +431,39 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   return result;
 }
 
-std::optional<JobResult> ExecutorContext::StatusFromSnapshot(const spark::ExecutionId& id) const {
+bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::string_view text,
+                                         absl::FunctionRef<void(const JobView&)> answer) const {
   cache::AppPtr app = cache.Find(id.namespace_, id.name);
-  if (app == nullptr) return std::nullopt;
+  if (app == nullptr) return false;
   const spark::DriverPod* driver = nullptr;
   std::optional<std::optional<spark::DriverPod>> known;
   if (spark::HasState(*app) && spark::IsStopped(*app)) {
     known = KnownDriverOf(*app);
-    if (!known) return std::nullopt;  // the driver's times need a pod LIST
+    if (!known) return false;  // the driver's times need a pod LIST
     if (*known) driver = &**known;
   }
-  JobResult result = ResultOf(id, *app, driver);
-  if (result.info.no_status_timed_out || result.info.start_timed_out || result.info.unknown_state) {
-    return std::nullopt;
-  }
-  if (driver != nullptr && spark::ShouldDeleteOrphanDriver(result.info, *driver)) {
-    return std::nullopt;
-  }
-  return result;
+  const spark::JobStatusInfo info =
+      backend->MapStatus(*app, driver, clock.Now(), options.no_status_timeout);
+  if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
+  if (driver != nullptr && spark::ShouldDeleteOrphanDriver(info, *driver)) return false;
+  const spark::RunDetails details = spark::RunDetailsOf(*app);
+  // ResultOf's answer, with the app's own strings (an id's text is its parts joined by '/').
+  JobView view;
+  view.execution_id = text;
+  view.status = info.status;
+  view.started_at = info.started_at;
+  view.finished_at = info.finished_at;
+  view.operator_state = info.operator_state;
+  view.message = info.message;
+  view.namespace_ = app->namespace_();
+  view.name = app->name();
+  if (driver != nullptr) view.driver_pod = driver->name;
+  view.job_id = app->job_id();
+  view.spark_app_id = details.spark_app_id;
+  view.attempts = details.attempts;
+  view.driver_ui_address = details.driver_ui_address;
+  answer(view);
+  return true;
 }
 
 std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
@@ -525,12 +547,13 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
       });
 }
 
-StatusLookup Executor::StatusNow(std::string_view execution_id) const {
-  auto id = ctx_.ParseId(execution_id);
+StatusLookup Executor::StatusNow(std::string_view execution_id,
+                                 absl::FunctionRef<void(const JobView&)> answer) const {
+  auto id = ctx_.ParseIdView(execution_id);
   if (!id.ok()) return id.status();
   // A cache hit that needs no request answers at once, from the immutable snapshot.
-  if (auto result = ctx_.StatusFromSnapshot(*id)) return *std::move(result);
-  return *std::move(id);
+  if (ctx_.AnswerFromSnapshot(*id, execution_id, answer)) return StatusAnswered{};
+  return id->ToOwned();
 }
 
 std::shared_ptr<RpcHandle> Executor::Status(spark::ExecutionId id, absl::Time deadline,
@@ -545,9 +568,12 @@ std::shared_ptr<RpcHandle> Executor::Status(spark::ExecutionId id, absl::Time de
 
 std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl::Time deadline,
                                             Done<JobResult> done) {
-  StatusLookup lookup = StatusNow(execution_id);
-  if (auto* answer = std::get_if<absl::StatusOr<JobResult>>(&lookup)) {
-    return Answer<JobResult>(done, std::move(*answer));
+  std::optional<JobResult> now;
+  StatusLookup lookup =
+      StatusNow(execution_id, [&now](const JobView& job) { now = ToResult(job); });
+  if (now) return Answer<JobResult>(done, *std::move(now));
+  if (auto* refused = std::get_if<absl::Status>(&lookup)) {
+    return Answer<JobResult>(done, *std::move(refused));
   }
   return Status(std::get<spark::ExecutionId>(std::move(lookup)), deadline, std::move(done));
 }

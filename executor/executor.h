@@ -87,6 +87,7 @@ class ExecutorContext {
   absl::Time Deadline(absl::Time rpc_deadline) const;
   // The execution id parsed for this cluster, within the namespace policy.
   absl::StatusOr<spark::ExecutionId> ParseId(std::string_view execution_id) const;
+  absl::StatusOr<spark::ExecutionIdView> ParseIdView(std::string_view execution_id) const;
   // An application the API server returned, for the cache.
   void ObserveReturned(const std::string& json);
   JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
@@ -94,8 +95,11 @@ class ExecutorContext {
   // The same with the status already mapped.
   JobResult ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
                      const spark::DriverPod* driver, spark::JobStatusInfo info) const;
-  // The answer to Status straight from the cache, when it needs no request.
-  std::optional<JobResult> StatusFromSnapshot(const spark::ExecutionId& id) const;
+  // Status straight from the cache, when it needs no request: true after `answer` had it (its
+  // strings read from the cached app in place). `text` is the id's text, which `id` was parsed
+  // from.
+  bool AnswerFromSnapshot(const spark::ExecutionIdView& id, std::string_view text,
+                          absl::FunctionRef<void(const JobView&)> answer) const;
 
   // The driver a stopped app had at this resourceVersion, if recorded (nullopt), or that it had
   // none.
@@ -137,7 +141,8 @@ class Executor final : public JobExecutor {
   std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                     const spark::SparkTemplate& job, absl::Time deadline,
                                     Done<SubmitResult> done) override;
-  StatusLookup StatusNow(std::string_view execution_id) const override;
+  StatusLookup StatusNow(std::string_view execution_id,
+                         absl::FunctionRef<void(const JobView&)> answer) const override;
   std::shared_ptr<RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
                                     Done<JobResult> done) override;
   // StatusNow, then Status when it needs a lookup.

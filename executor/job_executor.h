@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "k8s/event.h"
@@ -41,6 +43,29 @@ struct JobResult {
   spark::JobStatusInfo info;
   spark::RunDetails details;
 };
+
+// A job's answer with every string borrowed: from a JobResult (ViewOf), or, for a Status the cache
+// answers, from the cached application itself, so that a poller's Status copies none of them.
+// Valid only while what it borrows from is.
+struct JobView {
+  std::string_view execution_id;
+  spark::JobStatus status = spark::JobStatus::kQueued;
+  std::optional<absl::Time> started_at;
+  std::optional<absl::Time> finished_at;
+  std::string_view operator_state;
+  std::string_view message;
+  std::string_view namespace_;
+  std::string_view name;
+  std::string_view driver_pod;
+  std::string_view job_id;
+  std::string_view spark_app_id;
+  int64_t attempts = 0;
+  std::string_view driver_ui_address;
+};
+
+JobView ViewOf(const JobResult& result);
+// A copy that owns its strings.
+JobResult ToResult(const JobView& view);
 
 struct JobPage {
   std::vector<JobResult> jobs;
@@ -97,9 +122,11 @@ class StreamWriter {
   virtual void Write(T message, std::function<void(bool ok)> written) = 0;
 };
 
-// A Status answered at once (a malformed or refused id, or a cache hit that needs no request), or
-// the id parsed and allowed, for Status to look up: the id is parsed once either way.
-using StatusLookup = std::variant<absl::StatusOr<JobResult>, spark::ExecutionId>;
+// What StatusNow did with an id: answered at once (a cache hit that needs no request: the answer
+// went to its callback), refused it (malformed or not allowed), or parsed and allowed it, for
+// Status to look up: the id is parsed once either way.
+struct StatusAnswered {};
+using StatusLookup = std::variant<StatusAnswered, absl::Status, spark::ExecutionId>;
 
 class JobExecutor {
  public:
@@ -111,8 +138,10 @@ class JobExecutor {
   virtual std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                             const spark::SparkTemplate& job, absl::Time deadline,
                                             Done<SubmitResult> done) = 0;
-  // Never blocks (the answer comes from the cache's immutable snapshot, if at all).
-  virtual StatusLookup StatusNow(std::string_view execution_id) const = 0;
+  // Never blocks (the answer comes from the cache's immutable snapshot, if at all). `answer` is
+  // called before StatusNow returns, only for StatusAnswered; its view is valid during the call.
+  virtual StatusLookup StatusNow(std::string_view execution_id,
+                                 absl::FunctionRef<void(const JobView&)> answer) const = 0;
   // The status of an id StatusNow returned.
   virtual std::shared_ptr<RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
                                             Done<JobResult> done) = 0;

@@ -13,9 +13,11 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "base/tsan.h"
+#include "server/job_info.h"
 #include "server/metrics.h"
 #include "server/rpc_context.h"
 #include "server/status_mapping.h"
+#include "server/status_wire.h"
 #include "spark/log_tail.h"
 
 namespace kje::server {
@@ -188,32 +190,6 @@ grpc::ServerUnaryReactor* NotConfigured(grpc::CallbackServerContext* ctx, const 
   return FinishNow(ctx, method, NotConfiguredStatus(method));
 }
 
-google::protobuf::Timestamp ToTimestamp(absl::Time t) {
-  google::protobuf::Timestamp ts;
-  timespec spec = absl::ToTimespec(t);
-  ts.set_seconds(spec.tv_sec);
-  ts.set_nanos(static_cast<int32_t>(spec.tv_nsec));
-  return ts;
-}
-
-pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
-  switch (status) {
-    case spark::JobStatus::kQueued:
-      return pb::JobInfo::QUEUED;
-    case spark::JobStatus::kStarted:
-      return pb::JobInfo::STARTED;
-    case spark::JobStatus::kSucceeded:
-      return pb::JobInfo::SUCCEEDED;
-    case spark::JobStatus::kFailed:
-      return pb::JobInfo::FAILED;
-    case spark::JobStatus::kCancelling:
-      return pb::JobInfo::CANCELLING;
-    case spark::JobStatus::kCancelled:
-      return pb::JobInfo::CANCELLED;
-  }
-  return pb::JobInfo::STATUS_UNSPECIFIED;
-}
-
 std::string ResultLabel(const absl::Status& status) {
   return GrpcCodeResult(ToGrpcStatus(status).error_code());
 }
@@ -271,25 +247,6 @@ spark::SparkTemplate ToSparkTemplate(const pb::JobTemplate& t) {
   return out;
 }
 
-void ToJobInfo(JobResult result, pb::JobInfo* info) {
-  info->set_execution_id(std::move(result.execution_id));
-  info->set_status(ToProtoStatus(result.info.status));
-  if (result.info.started_at) *info->mutable_started_at() = ToTimestamp(*result.info.started_at);
-  if (result.info.finished_at) {
-    *info->mutable_finished_at() = ToTimestamp(*result.info.finished_at);
-  }
-  info->set_operator_state(std::move(result.info.operator_state));
-  info->set_message(std::move(result.info.message));
-  info->set_namespace_(std::move(result.namespace_));
-  info->set_name(std::move(result.name));
-  info->set_driver_pod(std::move(result.driver_pod));
-  info->set_job_id(std::move(result.job_id));
-  info->set_spark_application_id(std::move(result.details.spark_app_id));
-  info->set_attempts(static_cast<int32_t>(
-      std::min<int64_t>(result.details.attempts, std::numeric_limits<int32_t>::max())));
-  info->set_driver_ui_address(std::move(result.details.driver_ui_address));
-}
-
 grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext* ctx,
                                                      const pb::SubmitRequest* request,
                                                      pb::SubmitResponse* response) {
@@ -325,16 +282,20 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
 }
 
 grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext* ctx,
-                                                     const pb::StatusRequest* request,
-                                                     pb::JobInfo* response) {
+                                                     const grpc::ByteBuffer* request,
+                                                     grpc::ByteBuffer* response) {
   if (auto* denied = Unauthenticated(ctx, "Status")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Status");
-  executor::StatusLookup lookup = executor_->StatusNow(request->execution_id());
-  if (auto* now = std::get_if<absl::StatusOr<JobResult>>(&lookup)) {
-    if (!now->ok()) return FinishNow(ctx, "Status", now->status());
-    ToJobInfo(*std::move(*now), response);  // moved out, not copied: `now` is a pointer
+  grpc::Slice slice;
+  std::string parsed;
+  absl::StatusOr<std::string_view> id = StatusRequestId(*request, &slice, &parsed);
+  if (!id.ok()) return FinishNow(ctx, "Status", id.status());
+  executor::StatusLookup lookup = executor_->StatusNow(
+      *id, [response](const executor::JobView& job) { *response = JobInfoWire(job); });
+  if (std::holds_alternative<executor::StatusAnswered>(lookup)) {
     return FinishNow(ctx, "Status", absl::OkStatus());
   }
+  if (auto* refused = std::get_if<absl::Status>(&lookup)) return FinishNow(ctx, "Status", *refused);
   auto ticket = Admit(Admission::Kind::kUnary);
   if (!ticket.ok()) return FinishNow(ctx, "Status", ticket.status());
   auto* reactor = new CallReactor(ctx, "Status");
@@ -343,7 +304,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
                                     reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
                                       if (!r.ok()) return reactor->Complete(r.status());
-                                      ToJobInfo(*std::move(r), response);
+                                      *response = JobInfoWire(executor::ViewOf(*r));
                                       reactor->Complete(absl::OkStatus());
                                     }));
   return reactor;

@@ -20,7 +20,11 @@ class RpcLifetime;
 // its work to the executor (one coroutine per RPC) and finishes from its completion; a cancelled
 // RPC cancels its Kubernetes calls. Internal absl::Status values become grpc::Status here and
 // nowhere else.
-class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackService {
+//
+// Status is a raw method (status_wire.h): a cached Status is polled thousands of times a second,
+// and protobuf's messages around it cost several times its own work.
+class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCallbackMethod_Status<
+                                     jobexecutor::v1::JobExecutor::CallbackService> {
  public:
   // `executor` may be null: every RPC then answers UNIMPLEMENTED (a server built for health and
   // reflection only, e.g. in tests of the process lifecycle).
@@ -31,7 +35,6 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
                               Admission* admission = nullptr)
       : executor_(executor), auth_(auth), metrics_(metrics), admission_(admission) {
     SetMessageAllocatorFor_Submit(&submit_messages_);
-    SetMessageAllocatorFor_Status(&status_messages_);
     SetMessageAllocatorFor_Cancel(&cancel_messages_);
     SetMessageAllocatorFor_Output(&output_messages_);
     SetMessageAllocatorFor_ListJobs(&list_messages_);
@@ -40,9 +43,10 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::SubmitRequest* request,
                                    jobexecutor::v1::SubmitResponse* response) override;
+  // A StatusRequest in, a JobInfo out, in wire form.
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* ctx,
-                                   const jobexecutor::v1::StatusRequest* request,
-                                   jobexecutor::v1::JobInfo* response) override;
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::CancelRequest* request,
                                    jobexecutor::v1::CancelResponse* response) override;
@@ -99,7 +103,6 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
   Admission* admission_;
   ArenaMessageAllocator<jobexecutor::v1::SubmitRequest, jobexecutor::v1::SubmitResponse>
       submit_messages_;
-  ArenaMessageAllocator<jobexecutor::v1::StatusRequest, jobexecutor::v1::JobInfo> status_messages_;
   ArenaMessageAllocator<jobexecutor::v1::CancelRequest, jobexecutor::v1::CancelResponse>
       cancel_messages_;
   ArenaMessageAllocator<jobexecutor::v1::OutputRequest, jobexecutor::v1::OutputResponse>
@@ -110,7 +113,5 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::CallbackSe
 
 // The template of a SubmitRequest as the SparkApplication builder takes it.
 spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
-// A Status result as the caller sees it.
-void ToJobInfo(JobResult result, jobexecutor::v1::JobInfo* info);
 
 }  // namespace kje::server

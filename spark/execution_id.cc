@@ -33,7 +33,7 @@ absl::StatusOr<ExecutionId> ExecutionId::Of(std::string_view cluster, std::strin
                      std::string(name)};
 }
 
-absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
+absl::StatusOr<ExecutionIdView> ExecutionIdView::Parse(std::string_view text) {
   // Every Status parses one: the parts are found in place, without a container.
   std::array<std::string_view, 4> parts;
   size_t count = 0;
@@ -79,27 +79,45 @@ absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
         QuoteBounded(parts[3], kPartQuote),
         " is not a Kubernetes object name (a DNS-1123 subdomain of at most 253 characters)"));
   }
-  return ExecutionId{std::string(parts[0]), std::string(parts[1]), std::string(parts[2]),
-                     std::string(parts[3])};
+  return ExecutionIdView{parts[0], parts[1], parts[2], parts[3]};
+}
+
+ExecutionId ExecutionIdView::ToOwned() const {
+  return ExecutionId{std::string(cluster), std::string(kind), std::string(namespace_),
+                     std::string(name)};
+}
+
+absl::StatusOr<ExecutionId> ExecutionId::Parse(std::string_view text) {
+  absl::StatusOr<ExecutionIdView> id = ExecutionIdView::Parse(text);
+  if (!id.ok()) return id.status();
+  return id->ToOwned();
 }
 
 std::string ExecutionId::ToString() const {
   return absl::StrCat(cluster, "/", kind, "/", namespace_, "/", name);
 }
 
-absl::Status CheckCluster(const ExecutionId& id, std::string_view cluster) {
+absl::Status CheckCluster(const ExecutionIdView& id, std::string_view cluster) {
   if (id.cluster == cluster) return absl::OkStatus();
-  return absl::NotFoundError(absl::StrCat(
-      "Job ", QuoteBounded(id.ToString()), " runs in cluster ", QuoteBounded(id.cluster, 64),
-      ", but the k8s job executor is connected to cluster ", QuoteBounded(cluster, 64)));
+  return absl::NotFoundError(absl::StrCat("Job ", QuoteBounded(id.ToOwned().ToString()),
+                                          " runs in cluster ", QuoteBounded(id.cluster, 64),
+                                          ", but the k8s job executor is connected to cluster ",
+                                          QuoteBounded(cluster, 64)));
 }
 
-absl::StatusOr<ExecutionId> ParseForCluster(std::string_view text, std::string_view cluster) {
-  absl::StatusOr<ExecutionId> id = ExecutionId::Parse(text);
+absl::StatusOr<ExecutionIdView> ParseViewForCluster(std::string_view text,
+                                                    std::string_view cluster) {
+  absl::StatusOr<ExecutionIdView> id = ExecutionIdView::Parse(text);
   if (!id.ok()) return id;
   absl::Status status = CheckCluster(*id, cluster);
   if (!status.ok()) return status;
   return id;
+}
+
+absl::StatusOr<ExecutionId> ParseForCluster(std::string_view text, std::string_view cluster) {
+  absl::StatusOr<ExecutionIdView> id = ParseViewForCluster(text, cluster);
+  if (!id.ok()) return id.status();
+  return id->ToOwned();
 }
 
 }  // namespace kje::spark

@@ -14,6 +14,22 @@ namespace kje::spark {
 // The only kind: a SparkApplication.
 inline constexpr std::string_view kKindSparkApp = "sparkapp";
 
+struct ExecutionId;
+
+// An id's parts borrowed from its text: a cache lookup needs no copy of them. Its text is the
+// parts joined by '/', exactly: the parse neither trims nor folds anything.
+struct ExecutionIdView {
+  std::string_view cluster;
+  std::string_view kind;
+  std::string_view namespace_;
+  std::string_view name;
+
+  // As ExecutionId::Parse.
+  static absl::StatusOr<ExecutionIdView> Parse(std::string_view text);
+
+  ExecutionId ToOwned() const;
+};
+
 struct ExecutionId {
   std::string cluster;
   std::string kind;
@@ -35,9 +51,11 @@ struct ExecutionId {
 };
 
 // NOT_FOUND unless the id belongs to `cluster`, the cluster this service is connected to.
-absl::Status CheckCluster(const ExecutionId& id, std::string_view cluster);
+absl::Status CheckCluster(const ExecutionIdView& id, std::string_view cluster);
 
 // Parse followed by CheckCluster.
 absl::StatusOr<ExecutionId> ParseForCluster(std::string_view text, std::string_view cluster);
+absl::StatusOr<ExecutionIdView> ParseViewForCluster(std::string_view text,
+                                                    std::string_view cluster);
 
 }  // namespace kje::spark

@@ -20,9 +20,17 @@ namespace {
 
 using testing::FakeKubeClient;
 
-// The answer StatusNow gave at once, or nullopt when it handed back the id to look up.
-std::optional<absl::StatusOr<JobResult>> Answered(StatusLookup lookup) {
-  if (auto* answer = std::get_if<absl::StatusOr<JobResult>>(&lookup)) return *std::move(answer);
+// The answer StatusNow gave at once (a copy of its view), or nullopt when it handed back the id
+// to look up.
+std::optional<absl::StatusOr<JobResult>> Answered(const Executor& executor, std::string_view id) {
+  std::optional<JobResult> answer;
+  StatusLookup lookup = executor.StatusNow(id, [&](const JobView& job) { answer = ToResult(job); });
+  if (std::holds_alternative<StatusAnswered>(lookup)) {
+    REQUIRE(answer.has_value());
+    return *std::move(answer);
+  }
+  CHECK_FALSE(answer.has_value());
+  if (auto* refused = std::get_if<absl::Status>(&lookup)) return *refused;
   return std::nullopt;
 }
 
@@ -286,15 +294,15 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
 
   // StatusNow, the gRPC edge's way in: the same answer, a malformed id refused, and the parsed
   // id for an app the snapshot doesn't hold (that takes a request, which StatusNow never makes).
-  auto now = Answered(f.executor->StatusNow(IdOf("a")));
+  auto now = Answered(*f.executor, IdOf("a"));
   REQUIRE(now.has_value());
   REQUIRE(now->ok());
   CHECK((*now)->execution_id == result->execution_id);
   CHECK((*now)->info.operator_state == "RunningHealthy");
-  auto malformed = Answered(f.executor->StatusNow("not-an-id"));
+  auto malformed = Answered(*f.executor, "not-an-id");
   REQUIRE(malformed.has_value());
   CHECK(absl::IsNotFound(malformed->status()));
-  StatusLookup unknown = f.executor->StatusNow(IdOf("unknown"));
+  StatusLookup unknown = f.executor->StatusNow(IdOf("unknown"), [](const JobView&) { FAIL(); });
   REQUIRE(std::holds_alternative<spark::ExecutionId>(unknown));
   CHECK(std::get<spark::ExecutionId>(unknown).name == "unknown");
   CHECK_FALSE(f.client->HasPendingCall());
@@ -323,7 +331,7 @@ TEST_CASE("executor: a stopped app's remembered driver goes once the cache no lo
   pods.items = no_driver();
   f.client->CompleteList(f.Next("list"), pods);
   wait_a();
-  CHECK(Answered(f.executor->StatusNow(IdOf("a"))).has_value());
+  CHECK(Answered(*f.executor, IdOf("a")).has_value());
 
   // a is deleted; b's lookup makes two remembered drivers, the sweep's size: a's goes.
   f.client->SendEvent(watch, k8s::WatchEvent{k8s::WatchEvent::Type::kDeleted, "6",
@@ -332,14 +340,14 @@ TEST_CASE("executor: a stopped app's remembered driver goes once the cache no lo
   auto wait_b = status("b");
   f.client->CompleteList(f.Next("list"), pods);
   wait_b();
-  CHECK(Answered(f.executor->StatusNow(IdOf("b"))).has_value());
+  CHECK(Answered(*f.executor, IdOf("b")).has_value());
 
   // a comes back as the same object: its driver has to be looked up again.
   f.client->SendEvent(watch, k8s::WatchEvent{k8s::WatchEvent::Type::kAdded, "3",
                                              testing::Json(AppJson("a", "3", "Succeeded"))});
   for (int i = 0; i < 3; ++i) f.client->Barrier();
-  CHECK_FALSE(Answered(f.executor->StatusNow(IdOf("a"))).has_value());
-  CHECK(Answered(f.executor->StatusNow(IdOf("b"))).has_value());
+  CHECK_FALSE(Answered(*f.executor, IdOf("a")).has_value());
+  CHECK(Answered(*f.executor, IdOf("b")).has_value());
 }
 
 // A caller that never finishes reading: writes stay out.

@@ -94,9 +94,13 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
-  executor::StatusLookup StatusNow(std::string_view execution_id) const override {
-    if (status_now) return *status_now;
-    return spark::ExecutionId{"c", "sparkapp", "ns", std::string(execution_id)};
+  executor::StatusLookup StatusNow(
+      std::string_view execution_id,
+      absl::FunctionRef<void(const executor::JobView&)> answer) const override {
+    if (!status_now) return spark::ExecutionId{"c", "sparkapp", "ns", std::string(execution_id)};
+    if (!status_now->ok()) return status_now->status();
+    answer(executor::ViewOf(**status_now));
+    return executor::StatusAnswered{};
   }
 
   std::shared_ptr<executor::RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,

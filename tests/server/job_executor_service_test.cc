@@ -1,5 +1,6 @@
 #include "server/job_executor_service.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <catch2/catch.hpp>
@@ -12,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "server/job_info.h"
 #include "tests/fakes/fake_job_executor.h"
 
 namespace kje::server {
@@ -69,13 +71,13 @@ struct Edge {
   JobExecutorService service{&fake, nullptr, nullptr, &admission};
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<pb::JobExecutor::Stub> stub;
+  int port = 0;
 
   explicit Edge(int64_t max_unary = 1000, int64_t max_streams = 1000)
       : admission(max_unary, max_streams) {
     fake.canned_job.execution_id = "c/sparkapp/ns/app";
     fake.canned_job.name = "app";
     grpc::ServerBuilder builder;
-    int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service);
     server = builder.BuildAndStart();
@@ -359,6 +361,84 @@ TEST_CASE("reactors: a Status the snapshot answers makes no call of the executor
   CHECK(u.status.ok());
   CHECK(u.answer == "c/sparkapp/ns/app");
   CHECK(edge.fake.calls_made() == 0);
+}
+
+// Status is a raw method (status_wire.h): what a caller reads is still the JobInfo protobuf
+// writes, whether the snapshot answered or the executor did; bytes that are no StatusRequest are
+// refused before the executor sees them.
+TEST_CASE("reactors: Status in wire form answers the JobInfo and refuses what isn't a request",
+          "[server]") {
+  Edge edge;
+  JobResult& job = edge.fake.canned_job;
+  job.namespace_ = "ns";
+  job.job_id = "7";
+  job.info.status = spark::JobStatus::kSucceeded;
+  job.info.started_at = absl::FromUnixSeconds(1767225600);
+  job.info.finished_at = absl::FromUnixMillis(1767225700250);
+  job.info.operator_state = "Succeeded";
+  job.info.message = "done";
+  job.details.attempts = 1;
+  pb::JobInfo expected;
+  ToJobInfo(job, &expected);
+  pb::StatusRequest request;
+  request.set_execution_id("c/sparkapp/ns/app");
+
+  auto status = [&](pb::JobInfo* got) {
+    grpc::ClientContext ctx;
+    return edge.stub->Status(&ctx, request, got);
+  };
+
+  SECTION("from the snapshot") {
+    edge.fake.status_now = job;
+    pb::JobInfo got;
+    REQUIRE(status(&got).ok());
+    CHECK(got.SerializeAsString() == expected.SerializeAsString());
+  }
+
+  SECTION("from the executor") {
+    std::thread finisher([&] {
+      if (auto call = edge.fake.Next()) call->finish(absl::OkStatus());
+    });
+    pb::JobInfo got;
+    grpc::Status answered = status(&got);
+    finisher.join();
+    REQUIRE(answered.ok());
+    CHECK(got.SerializeAsString() == expected.SerializeAsString());
+  }
+
+  SECTION("an id the executor refuses at once") {
+    edge.fake.status_now = absl::NotFoundError("no such job");
+    pb::JobInfo got;
+    grpc::Status refused = status(&got);
+    CHECK(refused.error_code() == grpc::StatusCode::NOT_FOUND);
+    CHECK(refused.error_message() == "no such job");
+  }
+
+  SECTION("bytes that are no StatusRequest") {
+    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", edge.port),
+                                       grpc::InsecureChannelCredentials());
+    grpc::GenericStub generic(channel);
+    const std::string bytes(
+        "\x0a\x05"
+        "ab",
+        4);  // a length longer than what follows
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer raw(&slice, 1);
+    grpc::ByteBuffer answer;
+    grpc::ClientContext ctx;
+    absl::Notification ended;
+    grpc::Status refused;
+    generic.UnaryCall(&ctx, "/jobexecutor.v1.JobExecutor/Status", grpc::StubOptions(), &raw,
+                      &answer, [&](grpc::Status s) {
+                        refused = std::move(s);
+                        ended.Notify();
+                      });
+    REQUIRE(ended.WaitForNotificationWithTimeout(absl::Seconds(20)));
+    CHECK(refused.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+    CHECK(refused.error_message().find("isn't a jobexecutor.v1.StatusRequest") !=
+          std::string::npos);
+    CHECK(edge.fake.calls_made() == 0);
+  }
 }
 
 // A stream read by the caller on a thread of its own: the messages, then the status.

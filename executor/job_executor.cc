@@ -1,0 +1,41 @@
+#include "executor/job_executor.h"
+
+namespace kje::executor {
+
+JobView ViewOf(const JobResult& result) {
+  JobView view;
+  view.execution_id = result.execution_id;
+  view.status = result.info.status;
+  view.started_at = result.info.started_at;
+  view.finished_at = result.info.finished_at;
+  view.operator_state = result.info.operator_state;
+  view.message = result.info.message;
+  view.namespace_ = result.namespace_;
+  view.name = result.name;
+  view.driver_pod = result.driver_pod;
+  view.job_id = result.job_id;
+  view.spark_app_id = result.details.spark_app_id;
+  view.attempts = result.details.attempts;
+  view.driver_ui_address = result.details.driver_ui_address;
+  return view;
+}
+
+JobResult ToResult(const JobView& view) {
+  JobResult result;
+  result.execution_id = view.execution_id;
+  result.info.status = view.status;
+  result.info.started_at = view.started_at;
+  result.info.finished_at = view.finished_at;
+  result.info.operator_state = view.operator_state;
+  result.info.message = view.message;
+  result.namespace_ = view.namespace_;
+  result.name = view.name;
+  result.driver_pod = view.driver_pod;
+  result.job_id = view.job_id;
+  result.details.spark_app_id = view.spark_app_id;
+  result.details.attempts = view.attempts;
+  result.details.driver_ui_address = view.driver_ui_address;
+  return result;
+}
+
+}  // namespace kje::executor

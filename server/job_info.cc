@@ -1,0 +1,58 @@
+#include "server/job_info.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace kje::server {
+namespace pb = jobexecutor::v1;
+
+int32_t AttemptsField(int64_t attempts) {
+  return static_cast<int32_t>(std::min<int64_t>(attempts, std::numeric_limits<int32_t>::max()));
+}
+
+google::protobuf::Timestamp ToTimestamp(absl::Time t) {
+  google::protobuf::Timestamp ts;
+  timespec spec = absl::ToTimespec(t);
+  ts.set_seconds(spec.tv_sec);
+  ts.set_nanos(static_cast<int32_t>(spec.tv_nsec));
+  return ts;
+}
+
+pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
+  switch (status) {
+    case spark::JobStatus::kQueued:
+      return pb::JobInfo::QUEUED;
+    case spark::JobStatus::kStarted:
+      return pb::JobInfo::STARTED;
+    case spark::JobStatus::kSucceeded:
+      return pb::JobInfo::SUCCEEDED;
+    case spark::JobStatus::kFailed:
+      return pb::JobInfo::FAILED;
+    case spark::JobStatus::kCancelling:
+      return pb::JobInfo::CANCELLING;
+    case spark::JobStatus::kCancelled:
+      return pb::JobInfo::CANCELLED;
+  }
+  return pb::JobInfo::STATUS_UNSPECIFIED;
+}
+
+void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
+  info->set_execution_id(std::move(result.execution_id));
+  info->set_status(ToProtoStatus(result.info.status));
+  if (result.info.started_at) *info->mutable_started_at() = ToTimestamp(*result.info.started_at);
+  if (result.info.finished_at) {
+    *info->mutable_finished_at() = ToTimestamp(*result.info.finished_at);
+  }
+  info->set_operator_state(std::move(result.info.operator_state));
+  info->set_message(std::move(result.info.message));
+  info->set_namespace_(std::move(result.namespace_));
+  info->set_name(std::move(result.name));
+  info->set_driver_pod(std::move(result.driver_pod));
+  info->set_job_id(std::move(result.job_id));
+  info->set_spark_application_id(std::move(result.details.spark_app_id));
+  info->set_attempts(AttemptsField(result.details.attempts));
+  info->set_driver_ui_address(std::move(result.details.driver_ui_address));
+}
+
+}  // namespace kje::server

@@ -1,0 +1,159 @@
+#include "server/status_wire.h"
+
+#include <grpc/slice.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+
+#include "jobexecutor/v1/job_executor.pb.h"
+#include "server/job_info.h"
+
+namespace kje::server {
+namespace pb = jobexecutor::v1;
+namespace {
+
+// Every field number of StatusRequest, JobInfo and Timestamp is below 16: a tag is one byte.
+enum WireType : uint8_t { kVarint = 0, kLengthDelimited = 2 };
+
+constexpr uint8_t Tag(int field, WireType type) {
+  return static_cast<uint8_t>((field << 3) | type);
+}
+
+constexpr uint8_t kExecutionIdTag =
+    Tag(pb::StatusRequest::kExecutionIdFieldNumber, kLengthDelimited);
+
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++size;
+  }
+  return size;
+}
+
+// The id of a request that is exactly the one field with an ASCII id (its length a varint of at
+// most two bytes), or nullopt for anything else.
+std::optional<std::string_view> UsualEncodingId(std::string_view bytes) {
+  if (bytes.empty()) return std::string_view();  // every field at its default: ""
+  if (bytes.size() < 2 || static_cast<uint8_t>(bytes[0]) != kExecutionIdTag) return std::nullopt;
+  size_t length = static_cast<uint8_t>(bytes[1]);
+  size_t header = 2;
+  if (length >= 0x80) {
+    if (bytes.size() < 3 || static_cast<uint8_t>(bytes[2]) >= 0x80) return std::nullopt;
+    length = (length & 0x7f) | (static_cast<size_t>(static_cast<uint8_t>(bytes[2])) << 7);
+    header = 3;
+  }
+  if (bytes.size() - header != length) return std::nullopt;
+  std::string_view id = bytes.substr(header);
+  if (std::any_of(id.begin(), id.end(), [](char c) { return static_cast<uint8_t>(c) >= 0x80; })) {
+    return std::nullopt;  // protobuf's UTF-8 check decides
+  }
+  return id;
+}
+
+// Sizes, then writes, the same fields: the slice is allocated once, at its size.
+class Writer {
+ public:
+  explicit Writer(char* out) : out_(out) {}
+
+  void String(int field, std::string_view value) {
+    if (value.empty()) return;
+    Put(Tag(field, kLengthDelimited));
+    Varint(value.size());
+    if (out_ != nullptr) out_ = std::copy(value.begin(), value.end(), out_);
+    size_ += value.size();
+  }
+
+  // An int32, int64 or enum: a negative one as its 64-bit two's complement, as protobuf does.
+  void Int(int field, int64_t value) {
+    if (value == 0) return;
+    Put(Tag(field, kVarint));
+    Varint(static_cast<uint64_t>(value));
+  }
+
+  // A google.protobuf.Timestamp, present (empty for the epoch itself) whenever `t` is.
+  void Timestamp(int field, const std::optional<absl::Time>& t) {
+    if (!t) return;
+    const timespec spec = absl::ToTimespec(*t);
+    const int64_t seconds = spec.tv_sec;
+    const int64_t nanos = static_cast<int32_t>(spec.tv_nsec);
+    size_t body = 0;
+    if (seconds != 0) body += 1 + VarintSize(static_cast<uint64_t>(seconds));
+    if (nanos != 0) body += 1 + VarintSize(static_cast<uint64_t>(nanos));
+    Put(Tag(field, kLengthDelimited));
+    Varint(body);
+    Int(google::protobuf::Timestamp::kSecondsFieldNumber, seconds);
+    Int(google::protobuf::Timestamp::kNanosFieldNumber, nanos);
+  }
+
+  size_t size() const { return size_; }
+
+ private:
+  void Put(uint8_t byte) {
+    if (out_ != nullptr) *out_++ = static_cast<char>(byte);
+    ++size_;
+  }
+  void Varint(uint64_t value) {
+    size_ += VarintSize(value);
+    if (out_ == nullptr) return;
+    while (value >= 0x80) {
+      *out_++ = static_cast<char>(value | 0x80);
+      value >>= 7;
+    }
+    *out_++ = static_cast<char>(value);
+  }
+
+  char* out_;  // null while sizing
+  size_t size_ = 0;
+};
+
+void WriteJobInfo(const executor::JobView& job, Writer& w) {
+  w.String(pb::JobInfo::kExecutionIdFieldNumber, job.execution_id);
+  w.Int(pb::JobInfo::kStatusFieldNumber, ToProtoStatus(job.status));
+  w.Timestamp(pb::JobInfo::kStartedAtFieldNumber, job.started_at);
+  w.Timestamp(pb::JobInfo::kFinishedAtFieldNumber, job.finished_at);
+  w.String(pb::JobInfo::kOperatorStateFieldNumber, job.operator_state);
+  w.String(pb::JobInfo::kMessageFieldNumber, job.message);
+  w.String(pb::JobInfo::kNamespaceFieldNumber, job.namespace_);
+  w.String(pb::JobInfo::kNameFieldNumber, job.name);
+  w.String(pb::JobInfo::kDriverPodFieldNumber, job.driver_pod);
+  w.String(pb::JobInfo::kJobIdFieldNumber, job.job_id);
+  w.String(pb::JobInfo::kSparkApplicationIdFieldNumber, job.spark_app_id);
+  w.Int(pb::JobInfo::kAttemptsFieldNumber, AttemptsField(job.attempts));
+  w.String(pb::JobInfo::kDriverUiAddressFieldNumber, job.driver_ui_address);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string_view> StatusRequestId(const grpc::ByteBuffer& request,
+                                                 grpc::Slice* slice, std::string* parsed) {
+  std::string_view bytes;  // a request with no bytes is one with every field at its default
+  if (request.Valid()) {
+    if (!request.TrySingleSlice(slice).ok() && !request.DumpToSingleSlice(slice).ok()) {
+      return absl::InvalidArgumentError("the request's bytes couldn't be read");
+    }
+    bytes = std::string_view(reinterpret_cast<const char*>(slice->begin()), slice->size());
+  }
+  if (std::optional<std::string_view> id = UsualEncodingId(bytes)) return *id;
+  pb::StatusRequest message;
+  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        "the request isn't a jobexecutor.v1.StatusRequest (malformed, or execution_id isn't "
+        "UTF-8)");
+  }
+  *parsed = std::move(*message.mutable_execution_id());
+  return std::string_view(*parsed);
+}
+
+grpc::ByteBuffer JobInfoWire(const executor::JobView& job) {
+  Writer sizer(nullptr);
+  WriteJobInfo(job, sizer);
+  grpc::Slice slice(grpc_slice_malloc(sizer.size()), grpc::Slice::STEAL_REF);
+  // A fresh slice is this function's alone until it is handed over.
+  Writer writer(reinterpret_cast<char*>(const_cast<uint8_t*>(slice.begin())));
+  WriteJobInfo(job, writer);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+}  // namespace kje::server
