@@ -291,7 +291,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
   absl::StatusOr<std::string_view> id = StatusRequestId(*request, &slice, &parsed);
   if (!id.ok()) return FinishNow(ctx, "Status", id.status());
   executor::StatusLookup lookup = executor_->StatusNow(
-      *id, [response](const executor::JobView& job) { *response = JobInfoWire(job); });
+      *id, [response](const executor::JobView& job) { WriteJobInfoWire(job, response); });
   if (std::holds_alternative<executor::StatusAnswered>(lookup)) {
     return FinishNow(ctx, "Status", absl::OkStatus());
   }
@@ -304,7 +304,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
                                     reactor->Deadline(),
                                     [reactor, response](absl::StatusOr<JobResult> r) {
                                       if (!r.ok()) return reactor->Complete(r.status());
-                                      *response = JobInfoWire(executor::ViewOf(*r));
+                                      WriteJobInfoWire(executor::ViewOf(*r), response);
                                       reactor->Complete(absl::OkStatus());
                                     }));
   return reactor;

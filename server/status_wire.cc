@@ -52,17 +52,28 @@ std::optional<std::string_view> UsualEncodingId(std::string_view bytes) {
   return id;
 }
 
-// Sizes, then writes, the same fields: the slice is allocated once, at its size.
+// The most bytes WriteJobInfo writes for `job`: its strings, and for each field its tag, length
+// and number at their longest (a varint of 64 bits takes ten bytes).
+size_t MaxJobInfoSize(const executor::JobView& job) {
+  constexpr size_t kMaxVarint = 10;
+  constexpr size_t kStringFields = 9;
+  constexpr size_t kTimestamp = 1 + 1 + 2 * (1 + kMaxVarint);
+  return job.execution_id.size() + job.operator_state.size() + job.message.size() +
+         job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
+         job.spark_app_id.size() + job.driver_ui_address.size() + kStringFields * (1 + kMaxVarint) +
+         2 * (1 + kMaxVarint) + 2 * kTimestamp;
+}
+
+// Writes fields in place, the buffer sized by MaxJobInfoSize: one pass, one allocation.
 class Writer {
  public:
-  explicit Writer(char* out) : out_(out) {}
+  explicit Writer(char* out) : start_(out), out_(out) {}
 
   void String(int field, std::string_view value) {
     if (value.empty()) return;
     Put(Tag(field, kLengthDelimited));
     Varint(value.size());
-    if (out_ != nullptr) out_ = std::copy(value.begin(), value.end(), out_);
-    size_ += value.size();
+    out_ = std::copy(value.begin(), value.end(), out_);
   }
 
   // An int32, int64 or enum: a negative one as its 64-bit two's complement, as protobuf does.
@@ -87,16 +98,11 @@ class Writer {
     Int(google::protobuf::Timestamp::kNanosFieldNumber, nanos);
   }
 
-  size_t size() const { return size_; }
+  size_t size() const { return static_cast<size_t>(out_ - start_); }
 
  private:
-  void Put(uint8_t byte) {
-    if (out_ != nullptr) *out_++ = static_cast<char>(byte);
-    ++size_;
-  }
+  void Put(uint8_t byte) { *out_++ = static_cast<char>(byte); }
   void Varint(uint64_t value) {
-    size_ += VarintSize(value);
-    if (out_ == nullptr) return;
     while (value >= 0x80) {
       *out_++ = static_cast<char>(value | 0x80);
       value >>= 7;
@@ -104,8 +110,8 @@ class Writer {
     *out_++ = static_cast<char>(value);
   }
 
-  char* out_;  // null while sizing
-  size_t size_ = 0;
+  char* const start_;
+  char* out_;
 };
 
 void WriteJobInfo(const executor::JobView& job, Writer& w) {
@@ -146,14 +152,14 @@ absl::StatusOr<std::string_view> StatusRequestId(const grpc::ByteBuffer& request
   return std::string_view(*parsed);
 }
 
-grpc::ByteBuffer JobInfoWire(const executor::JobView& job) {
-  Writer sizer(nullptr);
-  WriteJobInfo(job, sizer);
-  grpc::Slice slice(grpc_slice_malloc(sizer.size()), grpc::Slice::STEAL_REF);
+void WriteJobInfoWire(const executor::JobView& job, grpc::ByteBuffer* out) {
+  grpc::Slice buffer(grpc_slice_malloc(MaxJobInfoSize(job)), grpc::Slice::STEAL_REF);
   // A fresh slice is this function's alone until it is handed over.
-  Writer writer(reinterpret_cast<char*>(const_cast<uint8_t*>(slice.begin())));
+  Writer writer(reinterpret_cast<char*>(const_cast<uint8_t*>(buffer.begin())));
   WriteJobInfo(job, writer);
-  return grpc::ByteBuffer(&slice, 1);
+  grpc::Slice written = buffer.sub(0, writer.size());  // the same bytes, not a copy
+  grpc::ByteBuffer wire(&written, 1);
+  out->Swap(&wire);  // an assignment would copy the buffer
 }
 
 }  // namespace kje::server

@@ -24,8 +24,8 @@ namespace kje::server {
 absl::StatusOr<std::string_view> StatusRequestId(const grpc::ByteBuffer& request,
                                                  grpc::Slice* slice, std::string* parsed);
 
-// The JobInfo of `job` in wire form, in one slice: fields in field-number order, empty ones left
-// out, as protobuf's serializer writes them.
-grpc::ByteBuffer JobInfoWire(const executor::JobView& job);
+// The JobInfo of `job` in wire form, in one slice, into `*out`: fields in field-number order,
+// empty ones left out, as protobuf's serializer writes them.
+void WriteJobInfoWire(const executor::JobView& job, grpc::ByteBuffer* out);
 
 }  // namespace kje::server
