@@ -446,7 +446,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
       backend->MapStatus(*app, driver, clock.Now(), options.no_status_timeout);
   if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
   if (driver != nullptr && spark::ShouldDeleteOrphanDriver(info, *driver)) return false;
-  const spark::RunDetails details = spark::RunDetailsOf(*app);
+  const spark::RunDetailsRef details(*app);
   // ResultOf's answer, with the app's own strings (an id's text is its parts joined by '/').
   JobView view;
   view.execution_id = text;
@@ -459,9 +459,9 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.name = app->name();
   if (driver != nullptr) view.driver_pod = driver->name;
   view.job_id = app->job_id();
-  view.spark_app_id = details.spark_app_id;
-  view.attempts = details.attempts;
-  view.driver_ui_address = details.driver_ui_address;
+  view.spark_app_id = details.spark_app_id();
+  view.attempts = details.attempts();
+  view.driver_ui_address = details.driver_ui_address();
   answer(view);
   return true;
 }

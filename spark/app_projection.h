@@ -223,6 +223,9 @@ class AppProjection {
   HistoryView history() const { return HistoryView(Get(kHistory)); }
   // history().back().state without decoding the history; kUnknown when it is empty.
   AppState current_state() const { return current_state_; }
+  // When the history says the driver started, without decoding it: the earliest driver start any
+  // entry saw, else the first started state's transition time; kNoTime when neither is there.
+  EpochMillis history_started() const { return history_started_; }
   std::string_view unknown_current_state() const { return Get(kUnknownState); }
   std::string_view current_message() const { return Get(kMessage); }
   LabelsView labels() const { return LabelsView(Get(kLabels)); }
@@ -286,7 +289,8 @@ class AppProjection {
   int64_t kubeflow_execution_attempts_ = 0;
   OperatorKind kind_ = OperatorKind::kApache;
   kubeflow::State kubeflow_state_ = kubeflow::State::kNew;
-  // Kept beside the packed history, which only decodes front to back: every Status asks for it.
+  // Kept beside the packed history, which only decodes front to back: every Status asks for them.
+  EpochMillis history_started_ = kNoTime;
   AppState current_state_ = AppState::kUnknown;
   uint8_t flags_ = 0;
   bool wide_offsets_ = false;  // the slots' ends are uint32, not uint16

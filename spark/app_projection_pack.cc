@@ -162,6 +162,27 @@ std::optional<std::string_view> LabelsView::Find(std::string_view key) const {
   return std::nullopt;
 }
 
+namespace {
+
+EpochMillis HistoryStarted(const std::vector<StateEntry>& history) {
+  EpochMillis earliest = kNoTime;
+  EpochMillis first_started = kNoTime;  // stays kNoTime if the first started entry has no time
+  bool started = false;
+  for (const StateEntry& entry : history) {
+    if (entry.driver_started != kNoTime &&
+        (earliest == kNoTime || entry.driver_started < earliest)) {
+      earliest = entry.driver_started;
+    }
+    if (!started && IsStartedState(entry.state)) {
+      started = true;
+      first_started = entry.transition_time;
+    }
+  }
+  return earliest != kNoTime ? earliest : first_started;
+}
+
+}  // namespace
+
 AppProjection::AppProjection(const AppFields& fields)
     : creation_time_(fields.creation_time),
       deletion_time_(fields.deletion_time),
@@ -171,6 +192,7 @@ AppProjection::AppProjection(const AppFields& fields)
       kubeflow_execution_attempts_(fields.kubeflow.execution_attempts),
       kind_(fields.kind),
       kubeflow_state_(fields.kubeflow.state),
+      history_started_(HistoryStarted(fields.history)),
       current_state_(fields.history.empty() ? AppState::kUnknown : fields.history.back().state) {
   flags_ = (fields.deleting ? kDeleting : 0) | (fields.managed_by_us ? kManagedByUs : 0) |
            (fields.cancel_requested ? kCancelRequested : 0) | (fields.has_status ? kHasStatus : 0) |
@@ -244,6 +266,7 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   kubeflow_execution_attempts_ = other.kubeflow_execution_attempts_;
   kind_ = other.kind_;
   kubeflow_state_ = other.kubeflow_state_;
+  history_started_ = other.history_started_;
   current_state_ = other.current_state_;
   flags_ = other.flags_;
   wide_offsets_ = other.wide_offsets_;

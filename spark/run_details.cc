@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,7 +13,6 @@
 namespace kje::spark {
 namespace {
 
-constexpr size_t kMaxApacheAppIdLength = 46;
 constexpr size_t kHashedPrefixLength = 9;
 constexpr size_t kHashDigits = 36;
 
@@ -36,32 +36,58 @@ std::string Base36(const unsigned char* bytes, size_t size) {
   return digits;
 }
 
-}  // namespace
-
-std::string ApacheSparkAppId(std::string_view namespace_, std::string_view name, int64_t attempt) {
+// Writes ApacheSparkAppId into `out`, which has room for kMaxApacheAppIdLength characters, and
+// returns its length. The usual id, `<name>-<attempt>`, takes no allocation.
+size_t ComposeApacheSparkAppId(std::string_view namespace_, std::string_view name, int64_t attempt,
+                               char* out) {
+  char digits[24];
+  const size_t digit_count =
+      static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), attempt).ptr - digits);
+  if (name.size() + 1 + digit_count <= kMaxApacheAppIdLength) {
+    char* end = std::copy(name.begin(), name.end(), out);
+    *end++ = '-';
+    end = std::copy(digits, digits + digit_count, end);
+    return static_cast<size_t>(end - out);
+  }
   std::string id = absl::StrCat(ToAbsl(name), "-", attempt);
-  if (id.size() <= kMaxApacheAppIdLength) return id;
   std::string input = absl::StrCat(ToAbsl(namespace_), "/", ToAbsl(name), "/", attempt);
   std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
   SHA256(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest.data());
-  return absl::StrCat(id.substr(0, kHashedPrefixLength), "-",
-                      Base36(digest.data(), digest.size()).substr(0, kHashDigits));
+  std::string hashed = absl::StrCat(id.substr(0, kHashedPrefixLength), "-",
+                                    Base36(digest.data(), digest.size()).substr(0, kHashDigits));
+  return static_cast<size_t>(std::copy(hashed.begin(), hashed.end(), out) - out);
+}
+
+}  // namespace
+
+std::string ApacheSparkAppId(std::string_view namespace_, std::string_view name, int64_t attempt) {
+  std::array<char, kMaxApacheAppIdLength> id;
+  return std::string(id.data(), ComposeApacheSparkAppId(namespace_, name, attempt, id.data()));
+}
+
+RunDetailsRef::RunDetailsRef(const AppProjection& app) {
+  if (app.kind() == OperatorKind::kKubeflow) {
+    spark_app_id_ = app.spark_app_id();
+    attempts_ = app.kubeflow().execution_attempts;
+    driver_ui_address_ = app.kubeflow().web_ui_address;
+    return;
+  }
+  // Until the operator's first reconcile there is no attempt, and so no id yet.
+  if (!app.has_status()) return;
+  attempts_ = app.attempt_id() + 1;
+  spark_app_id_ = app.spark_app_id();
+  if (spark_app_id_.empty()) {
+    composed_size_ =
+        ComposeApacheSparkAppId(app.namespace_(), app.name(), app.attempt_id(), composed_.data());
+  }
 }
 
 RunDetails RunDetailsOf(const AppProjection& app) {
+  const RunDetailsRef ref(app);
   RunDetails details;
-  if (app.kind() == OperatorKind::kKubeflow) {
-    details.spark_app_id = app.spark_app_id();
-    details.attempts = app.kubeflow().execution_attempts;
-    details.driver_ui_address = app.kubeflow().web_ui_address;
-    return details;
-  }
-  // Until the operator's first reconcile there is no attempt, and so no id yet.
-  if (!app.has_status()) return details;
-  details.attempts = app.attempt_id() + 1;
-  details.spark_app_id = app.spark_app_id().empty()
-                             ? ApacheSparkAppId(app.namespace_(), app.name(), app.attempt_id())
-                             : std::string(app.spark_app_id());
+  details.spark_app_id = ref.spark_app_id();
+  details.attempts = ref.attempts();
+  details.driver_ui_address = ref.driver_ui_address();
   return details;
 }
 

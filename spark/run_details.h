@@ -3,6 +3,8 @@
 // What a job's run looks like from outside the status: the Spark application id, the attempts
 // and where the driver's UI answers, as sparkctl showed them. Derived from the projection alone.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,6 +22,30 @@ struct RunDetails {
 };
 
 RunDetails RunDetailsOf(const AppProjection& app);
+
+// The most characters an Apache application id of ours has (see ApacheSparkAppId).
+inline constexpr size_t kMaxApacheAppIdLength = 46;
+
+// RunDetailsOf read in place, for a Status answered from the cache: the strings are the app's,
+// which must outlive this, except an Apache id the operator didn't report, which is composed and
+// held here (a copy holds its own).
+class RunDetailsRef {
+ public:
+  explicit RunDetailsRef(const AppProjection& app);
+
+  std::string_view spark_app_id() const {
+    return composed_size_ > 0 ? std::string_view(composed_.data(), composed_size_) : spark_app_id_;
+  }
+  int64_t attempts() const { return attempts_; }
+  std::string_view driver_ui_address() const { return driver_ui_address_; }
+
+ private:
+  std::array<char, kMaxApacheAppIdLength> composed_;
+  size_t composed_size_ = 0;
+  std::string_view spark_app_id_;
+  int64_t attempts_ = 0;
+  std::string_view driver_ui_address_;
+};
 
 // apache/spark-kubernetes-operator's id for an attempt of an application that doesn't set
 // spark.app.id: `<name>-<attempt>` when that is at most 46 characters (so that Spark's resource

@@ -12,23 +12,7 @@ std::optional<absl::Time> StartedAt(const AppProjection& app, const ContainerTim
   if (driver != nullptr && driver->started != kNoTime) {
     return ToOptionalTime(driver->started);
   }
-  // The earliest driver start any entry saw, else the first started state's time: one pass.
-  EpochMillis earliest = kNoTime;
-  EpochMillis first_started = kNoTime;
-  bool started = false;
-  for (const StateEntry& entry : app.history()) {
-    if (entry.driver_started != kNoTime &&
-        (earliest == kNoTime || entry.driver_started < earliest)) {
-      earliest = entry.driver_started;
-    }
-    if (!started && IsStartedState(entry.state)) {
-      started = true;
-      first_started = entry.transition_time;
-    }
-  }
-  if (earliest != kNoTime) return ToOptionalTime(earliest);
-  if (started) return ToOptionalTime(first_started);
-  return std::nullopt;
+  return ToOptionalTime(app.history_started());
 }
 
 std::optional<absl::Time> FinishedAt(const StateEntry& outcome, const ContainerTimes* driver) {

@@ -106,6 +106,9 @@ TEST_CASE("Packed: every field reads back as it was given, extreme ids and times
   CHECK(app.history().back().id == kCurrentStateId);
   CHECK(app.history()[3].driver_finished == std::numeric_limits<int64_t>::max());
   CHECK(app.kubeflow().web_ui_address == "10.96.0.17:4040");
+  // Kept beside the history: the earliest driver start of any entry.
+  CHECK(app.history_started() == 1778580000500);
+  CHECK(app.current_state() == AppState::kUnknown);
 }
 
 TEST_CASE("Packed: an empty projection and one of empty fields read as empty") {
@@ -118,6 +121,7 @@ TEST_CASE("Packed: an empty projection and one of empty fields read as empty") {
   AppProjection app(empty);
   CheckSame(app.ToFields(), empty);
   CHECK(app.history().begin() == app.history().end());
+  CHECK(app.history_started() == kNoTime);
 }
 
 TEST_CASE("Packed: past 64 KiB of strings the offsets widen and nothing is cut") {
@@ -142,6 +146,8 @@ TEST_CASE("Packed: a copy is its own, and equal") {
   CheckSame(assigned.ToFields(), fields);
   AppProjection moved(std::move(copy));
   CheckSame(moved.ToFields(), fields);
+  CHECK(assigned.history_started() == 1778580000500);
+  CHECK(moved.history_started() == 1778580000500);
 }
 
 TEST_CASE("Packed: the namespace, label keys and container name are shared between apps") {

@@ -1,6 +1,8 @@
 #include "spark/run_details.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +36,24 @@ TEST_CASE("the Apache operator's app id: name and attempt, hashed past 46 charac
   // The namespace is part of the hash.
   CHECK(ApacheSparkAppId("team-b", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2) !=
         ApacheSparkAppId("team-a", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2));
+}
+
+TEST_CASE("RunDetailsRef reads the app in place and holds a composed id of its own",
+          "[run_details]") {
+  const AppProjection app = Apache(R"({"metadata":{"name":"pi","namespace":"n"},
+      "status":{"currentState":{"currentStateSummary":"Submitted"},
+      "currentAttemptSummary":{"attemptInfo":{"id":4}}}})");
+  std::optional<RunDetailsRef> copy;
+  {
+    const RunDetailsRef ref(app);
+    copy = ref;  // the original's buffer goes at the end of this scope
+  }
+  CHECK(copy->spark_app_id() == "pi-4");
+  CHECK(copy->attempts() == 5);
+  CHECK(RunDetailsOf(app) == RunDetails{"pi-4", 5, ""});
+  // As StrCat writes a number, whatever its sign.
+  CHECK(ApacheSparkAppId("n", "pi", -1) == "pi--1");
+  CHECK(ApacheSparkAppId("n", "pi", INT64_MIN) == absl::StrCat("pi-", INT64_MIN));
 }
 
 TEST_CASE("Apache: no details before the operator's first status, then the current attempt's",
