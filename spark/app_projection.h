@@ -287,10 +287,11 @@ class AppProjection {
   EpochMillis kubeflow_submission_time_ = kNoTime;
   EpochMillis kubeflow_termination_time_ = kNoTime;
   int64_t kubeflow_execution_attempts_ = 0;
+  EpochMillis history_started_ = kNoTime;
   OperatorKind kind_ = OperatorKind::kApache;
   kubeflow::State kubeflow_state_ = kubeflow::State::kNew;
-  // Kept beside the packed history, which only decodes front to back: every Status asks for them.
-  EpochMillis history_started_ = kNoTime;
+  // Kept beside the packed history, which only decodes front to back: every Status asks for them
+  // (history_started_ among the other 8-byte fields, so that it takes no padding).
   AppState current_state_ = AppState::kUnknown;
   uint8_t flags_ = 0;
   bool wide_offsets_ = false;  // the slots' ends are uint32, not uint16

@@ -190,9 +190,9 @@ AppProjection::AppProjection(const AppFields& fields)
       kubeflow_submission_time_(fields.kubeflow.submission_time),
       kubeflow_termination_time_(fields.kubeflow.termination_time),
       kubeflow_execution_attempts_(fields.kubeflow.execution_attempts),
+      history_started_(HistoryStarted(fields.history)),
       kind_(fields.kind),
       kubeflow_state_(fields.kubeflow.state),
-      history_started_(HistoryStarted(fields.history)),
       current_state_(fields.history.empty() ? AppState::kUnknown : fields.history.back().state) {
   flags_ = (fields.deleting ? kDeleting : 0) | (fields.managed_by_us ? kManagedByUs : 0) |
            (fields.cancel_requested ? kCancelRequested : 0) | (fields.has_status ? kHasStatus : 0) |
