@@ -573,7 +573,7 @@ std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl:
       StatusNow(execution_id, [&now](const JobView& job) { now = ToResult(job); });
   if (now) return Answer<JobResult>(done, *std::move(now));
   if (auto* refused = std::get_if<absl::Status>(&lookup)) {
-    return Answer<JobResult>(done, *std::move(refused));
+    return Answer<JobResult>(done, std::move(*refused));
   }
   return Status(std::get<spark::ExecutionId>(std::move(lookup)), deadline, std::move(done));
 }

@@ -98,7 +98,7 @@ class Writer {
     Int(google::protobuf::Timestamp::kNanosFieldNumber, nanos);
   }
 
-  size_t size() const { return static_cast<size_t>(out_ - start_); }
+  size_t Size() const { return static_cast<size_t>(out_ - start_); }
 
  private:
   void Put(uint8_t byte) { *out_++ = static_cast<char>(byte); }
@@ -157,7 +157,7 @@ void WriteJobInfoWire(const executor::JobView& job, grpc::ByteBuffer* out) {
   // A fresh slice is this function's alone until it is handed over.
   Writer writer(reinterpret_cast<char*>(const_cast<uint8_t*>(buffer.begin())));
   WriteJobInfo(job, writer);
-  grpc::Slice written = buffer.sub(0, writer.size());  // the same bytes, not a copy
+  grpc::Slice written = buffer.sub(0, writer.Size());  // the same bytes, not a copy
   grpc::ByteBuffer wire(&written, 1);
   out->Swap(&wire);  // an assignment would copy the buffer
 }
