@@ -299,6 +299,26 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   REQUIRE(now->ok());
   CHECK((*now)->execution_id == result->execution_id);
   CHECK((*now)->info.operator_state == "RunningHealthy");
+  // The coroutine's answer for the same app, built as a JobResult rather than read in place,
+  // says the same in every field a caller sees.
+  Result<JobResult> resolved;
+  f.executor->Status(*spark::ExecutionId::Parse(IdOf("a")), absl::Now() + absl::Seconds(5),
+                     resolved.Callback());
+  REQUIRE(resolved.Get().ok());
+  const JobResult& r = *resolved.Get();
+  const JobResult& v = **now;
+  CHECK(v.execution_id == r.execution_id);
+  CHECK(v.info.status == r.info.status);
+  CHECK(v.info.started_at == r.info.started_at);
+  CHECK(v.info.finished_at == r.info.finished_at);
+  CHECK(v.info.operator_state == r.info.operator_state);
+  CHECK(v.info.message == r.info.message);
+  CHECK(v.namespace_ == r.namespace_);
+  CHECK(v.name == r.name);
+  CHECK(v.driver_pod == r.driver_pod);
+  CHECK(v.job_id == r.job_id);
+  CHECK(v.details == r.details);
+  CHECK(v.details.spark_app_id == "a-0");
   auto malformed = Answered(*f.executor, "not-an-id");
   REQUIRE(malformed.has_value());
   CHECK(absl::IsNotFound(malformed->status()));
