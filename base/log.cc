@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -151,6 +153,11 @@ Event::Event(Level level, std::string_view msg)
     AppendLogfmtValue(line_, msg);
   }
 }
+
+Event::Event(Event&& other) noexcept
+    : enabled_(std::exchange(other.enabled_, false)),
+      format_(other.format_),
+      line_(std::move(other.line_)) {}
 
 Event::~Event() {
   if (!enabled_) return;

@@ -36,6 +36,10 @@ class Event {
   ~Event();
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
+  // A line can be built in one place and let go in another (after an answer is sent, so its
+  // write isn't between the answer and the caller); the moved-from event writes nothing.
+  Event(Event&& other) noexcept;
+  Event& operator=(Event&&) = delete;
 
   Event& Kv(std::string_view key, std::string_view value);
   Event& Kv(std::string_view key, const std::string& value) {

@@ -108,7 +108,7 @@ class CallReactor final : public grpc::ServerUnaryReactor, public RpcLifetime {
   void Complete(const absl::Status& status) {
     GiveBackPlace();
     grpc::Status s = ToGrpcStatus(status);
-    rpc().LogFinish(s);
+    log::Event line = rpc().FinishLine(s);
     Finish(s);
   }
 
@@ -144,7 +144,7 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
   void End(const absl::Status& status) {
     GiveBackPlace();
     grpc::Status s = ToGrpcStatus(status);
-    rpc().LogFinish(s);
+    log::Event line = rpc().FinishLine(s);
     this->Finish(s);
   }
 
@@ -180,7 +180,7 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* ctx, std::strin
                                     const absl::Status& status) {
   RpcContext rpc(ctx, method);
   grpc::Status s = ToGrpcStatus(status);
-  rpc.LogFinish(s);
+  log::Event line = rpc.FinishLine(s);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   reactor->Finish(s);
   return reactor;

@@ -34,7 +34,7 @@ RpcContext::RpcContext(grpc::CallbackServerContext* ctx, std::string_view method
   if (auto it = md.find("x-request-id"); it != md.end()) {
     from_caller = std::string_view(it->second.data(), it->second.size());
   }
-  if (read_ && !UsableRequestId(from_caller)) return;  // made in LogFinish if logged
+  if (read_ && !UsableRequestId(from_caller)) return;  // made in FinishLine if logged
   request_id_ = SanitizeOrMakeRequestId(from_caller);
   ctx->AddInitialMetadata("x-request-id", request_id_);
 }
@@ -66,21 +66,22 @@ log::Level RpcLogLevel(grpc::StatusCode code, bool read) {
   }
 }
 
-void RpcContext::LogFinish(const grpc::Status& status) {
+log::Event RpcContext::FinishLine(const grpc::Status& status) {
   log::Level level = RpcLogLevel(status.error_code(), read_);
-  if (!log::Enabled(level)) return;
+  log::Event e(level, "rpc finished");
+  if (!log::Enabled(level)) return e;
   if (request_id_.empty()) {
     request_id_ = SanitizeOrMakeRequestId("");
     ctx_->AddInitialMetadata("x-request-id", request_id_);
   }
   double ms = absl::ToDoubleMilliseconds(absl::Now() - start_);
-  log::Event e(level, "rpc finished");
   e.Kv("rpc", method_)
       .Kv("request_id", request_id_)
       .Kv("peer", ctx_->peer())
       .Kv("code", static_cast<int>(status.error_code()));
   e.Kv("duration_ms", ms);
   if (!status.ok()) e.Kv("error", status.error_message());
+  return e;
 }
 
 }  // namespace kje::server

@@ -26,9 +26,11 @@ class RpcContext {
   const std::string& request_id() const { return request_id_; }
   const std::string& method() const { return method_; }
 
-  // Logs the outcome; call exactly once, right before the reactor's Finish (a unary read's id,
-  // when one is made here, goes out with the answer).
-  void LogFinish(const grpc::Status& status);
+  // The outcome's line; call exactly once, right before the reactor's Finish (a unary read's id,
+  // when one is made here, goes out with the answer), and let the line go after Finish: its
+  // write, a system call, then comes after the answer, not before it. The line holds nothing of
+  // the call's, which may be gone once Finish is called.
+  [[nodiscard]] log::Event FinishLine(const grpc::Status& status);
 
  private:
   std::string method_;

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kje::log {
@@ -56,6 +57,23 @@ TEST_CASE("log: json lines are objects", "[log]") {
   CHECK_THAT(c.lines[0], Catch::StartsWith("{\"ts\":\""));
   CHECK_THAT(c.lines[0],
              Catch::EndsWith(",\"level\":\"debug\",\"msg\":\"x\",\"k\":\"v\\t\",\"n\":-3}"));
+}
+
+TEST_CASE("log: a moved line is written once, where it is let go", "[log]") {
+  Captured c;
+  Configure(Level::kInfo, Format::kText);
+  {
+    Event built = Info("submitted");
+    built.Kv("job_id", "j1");
+    {
+      Event kept = std::move(built);
+      kept.Kv("execution_id", "x");
+      CHECK(c.lines.empty());
+    }
+    REQUIRE(c.lines.size() == 1);
+    CHECK_THAT(c.lines[0], Catch::EndsWith("msg=submitted job_id=j1 execution_id=x"));
+  }
+  CHECK(c.lines.size() == 1);  // the moved-from line wrote nothing
 }
 
 TEST_CASE("log: levels below the minimum are dropped", "[log]") {
