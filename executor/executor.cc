@@ -194,7 +194,7 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       co_return ex.ResultOf(id, *app, nullptr, info);
     }
     JobResult result = ex.ResultOf(id, *app, driver ? &*driver : nullptr, info);
-    if (driver && spark::ShouldDeleteOrphanDriver(info, *driver)) {
+    if (driver && spark::ShouldDeleteOrphanDriver(info, *driver, app->driver_container())) {
       // A failed job's live driver could still run the job: delete it. A failure fails this
       // query, so the next one tries again.
       log::Warn("deleting the live driver of a failed job")
@@ -448,7 +448,10 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   const spark::JobStatusInfo info =
       backend->MapStatus(*app, driver, clock.Now(), options.no_status_timeout);
   if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
-  if (driver != nullptr && spark::ShouldDeleteOrphanDriver(info, *driver)) return false;
+  if (driver != nullptr &&
+      spark::ShouldDeleteOrphanDriver(info, *driver, app->driver_container())) {
+    return false;
+  }
   const spark::RunDetailsRef details(*app);
   // ResultOf's answer, with the app's own strings (an id's text is its parts joined by '/').
   JobView view;

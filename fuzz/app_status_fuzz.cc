@@ -29,7 +29,8 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
     FUZZ_CHECK(!info.no_status_timed_out || info.status == spark::JobStatus::kFailed);
     FUZZ_CHECK(!spark::JobStatusName(info.status).empty());
     if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested());
-    if (driver != nullptr) (void)spark::ShouldDeleteOrphanDriver(info, *driver);
+    if (driver != nullptr)
+      (void)spark::ShouldDeleteOrphanDriver(info, *driver, app.driver_container());
   }
   absl::Status adopt = spark::CheckAdoption(app, app.job_id());
   FUZZ_CHECK(adopt.ok() || absl::IsAlreadyExists(adopt));

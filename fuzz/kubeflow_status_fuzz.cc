@@ -46,7 +46,8 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
       FUZZ_CHECK(!spark::IsTerminal(info.status) || app.deleting());
     }
     FUZZ_CHECK(info.message.size() <= 1024);
-    if (driver != nullptr) FUZZ_CHECK(!spark::ShouldDeleteOrphanDriver(info, *driver));
+    if (driver != nullptr)
+      FUZZ_CHECK(!spark::ShouldDeleteOrphanDriver(info, *driver, app.driver_container()));
   }
 }
 

@@ -109,7 +109,7 @@ class CallReactor final : public grpc::ServerUnaryReactor, public RpcLifetime {
     GiveBackPlace();
     grpc::Status s = ToGrpcStatus(status);
     log::Event line = rpc().FinishLine(s);
-    Finish(s);
+    Finish(std::move(s));
   }
 
   void OnCancel() override { CancelWork(); }
@@ -145,7 +145,7 @@ class StreamReactor final : public grpc::ServerWriteReactor<Msg>,
     GiveBackPlace();
     grpc::Status s = ToGrpcStatus(status);
     log::Event line = rpc().FinishLine(s);
-    this->Finish(s);
+    this->Finish(std::move(s));
   }
 
   void OnWriteDone(bool ok) override {
@@ -182,7 +182,7 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* ctx, std::strin
   grpc::Status s = ToGrpcStatus(status);
   log::Event line = rpc.FinishLine(s);
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  reactor->Finish(s);
+  reactor->Finish(std::move(s));
   return reactor;
 }
 

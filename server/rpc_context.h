@@ -21,10 +21,11 @@ namespace kje::server {
 
 class RpcContext {
  public:
+  // `method` is the RPC's name, a literal.
   RpcContext(grpc::CallbackServerContext* ctx, std::string_view method);
 
   const std::string& request_id() const { return request_id_; }
-  const std::string& method() const { return method_; }
+  std::string_view method() const { return method_; }
 
   // The outcome's line; call exactly once, right before the reactor's Finish (a unary read's id,
   // when one is made here, goes out with the answer), and let the line go after Finish: its
@@ -33,7 +34,7 @@ class RpcContext {
   [[nodiscard]] log::Event FinishLine(const grpc::Status& status);
 
  private:
-  std::string method_;
+  std::string_view method_;  // a literal, the RPC's name: it outlives the call
   bool read_;  // Status, Output, ListJobs: unary, polled, logged at debug when answered
   std::string request_id_;
   // Valid until the reactor finishes, so the peer is only formatted when a line is logged.

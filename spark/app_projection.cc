@@ -63,17 +63,15 @@ std::string CapMessage(std::string_view message) {
   return std::string(message.substr(0, cut)) + "...";
 }
 
-std::string AppProjection::OperatorState() const {
+std::string_view AppProjection::OperatorState() const {
   if (kind() == OperatorKind::kKubeflow) {
     if (!has_status()) return "";
-    if (kubeflow_state_ == kubeflow::State::kUnrecognized) {
-      return std::string(unknown_current_state());
-    }
-    return std::string(kubeflow::StateName(kubeflow_state_));
+    if (kubeflow_state_ == kubeflow::State::kUnrecognized) return unknown_current_state();
+    return kubeflow::StateName(kubeflow_state_);
   }
   if (history().empty()) return "";
-  if (current_state_ == AppState::kUnknown) return std::string(unknown_current_state());
-  return std::string(AppStateName(current_state_));
+  if (current_state_ == AppState::kUnknown) return unknown_current_state();
+  return AppStateName(current_state_);
 }
 
 absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {

@@ -239,7 +239,7 @@ class AppProjection {
   KubeflowView kubeflow() const;
 
   // The operator's name of the current state; "" when there is no state.
-  std::string OperatorState() const;
+  std::string_view OperatorState() const;
   // Heap and inline bytes, for memory accounting in the cache.
   size_t ApproximateBytes() const;
   // The fields back, unpacked (tests, and a projection edited before it is packed again).

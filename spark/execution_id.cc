@@ -1,6 +1,7 @@
 #include "spark/execution_id.h"
 
 #include <array>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
@@ -9,11 +10,40 @@
 namespace kje::spark {
 namespace {
 
+bool IsBlankByte(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 bool IsBlank(std::string_view s) {
   for (char c : s) {
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+    if (!IsBlankByte(c)) return false;
   }
   return true;
+}
+
+// The usual id (every Status parses one), accepted in one pass: a cluster starting with a
+// non-blank byte, the kind, and a namespace and a name that Kubernetes accepts. It answers only
+// what the full checks would accept, with the same parts; for anything else they decide, and say
+// what is wrong.
+std::optional<ExecutionIdView> ParseUsual(std::string_view text) {
+  const size_t cluster_end = text.find('/');
+  if (cluster_end == 0 || cluster_end == std::string_view::npos || IsBlankByte(text[0])) {
+    return std::nullopt;
+  }
+  std::string_view rest = text.substr(cluster_end + 1);
+  if (rest.size() <= kKindSparkApp.size() ||
+      rest.substr(0, kKindSparkApp.size()) != kKindSparkApp || rest[kKindSparkApp.size()] != '/') {
+    return std::nullopt;
+  }
+  rest.remove_prefix(kKindSparkApp.size() + 1);
+  const size_t ns_end = rest.find('/');
+  if (ns_end == std::string_view::npos) return std::nullopt;
+  std::string_view namespace_ = rest.substr(0, ns_end);
+  std::string_view name = rest.substr(ns_end + 1);
+  // A name with a '/' is a fifth part: not a subdomain either.
+  if (!IsDns1123Label(namespace_) || !IsDns1123Subdomain(name)) return std::nullopt;
+  return ExecutionIdView{text.substr(0, cluster_end),
+                         text.substr(cluster_end + 1, kKindSparkApp.size()), namespace_, name};
 }
 
 }  // namespace
@@ -34,7 +64,8 @@ absl::StatusOr<ExecutionId> ExecutionId::Of(std::string_view cluster, std::strin
 }
 
 absl::StatusOr<ExecutionIdView> ExecutionIdView::Parse(std::string_view text) {
-  // Every Status parses one: the parts are found in place, without a container.
+  if (std::optional<ExecutionIdView> usual = ParseUsual(text)) return *usual;
+  // The parts are found in place, without a container.
   std::array<std::string_view, 4> parts;
   size_t count = 0;
   size_t start = 0;

@@ -81,7 +81,6 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   info.message = app.current_message();
   info.is_stopped = IsStopped(app);
   info.deleting = app.deleting();
-  info.driver_container = app.driver_container();
   // The pod was projected without knowing the app: its driver container is the app's.
   std::optional<ContainerTimes> driver_times;
   if (driver_pod != nullptr) driver_times = driver_pod->DriverTimes(app.driver_container());
@@ -145,10 +144,11 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   return info;
 }
 
-bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver) {
+bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver,
+                              std::string_view driver_container) {
   return info.status == JobStatus::kFailed && !info.suspended && !info.operator_removes_driver &&
          info.operator_state != AppStateName(AppState::kSuspended) &&
-         driver.IsAlive(info.driver_container) && !driver.deleting;
+         driver.IsAlive(driver_container) && !driver.deleting;
 }
 
 absl::Status CheckAdoption(const AppProjection& existing, std::string_view job_id) {

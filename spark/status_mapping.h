@@ -49,8 +49,6 @@ struct JobStatusInfo {
   // The operator removes the driver itself whatever the state (kubeflow/spark-operator): never
   // an orphan for us to delete.
   bool operator_removes_driver = false;
-  // The container the driver runs in (AppProjection::driver_container), for the orphan check.
-  std::string driver_container;
 };
 
 // Evaluation order (first match wins):
@@ -81,9 +79,11 @@ std::optional<StateEntry> LastOutcome(const AppProjection& app);
 
 // A FAILED job whose driver pod is alive (e.g. after DriverStartTimedOut) could still run the
 // job: the caller deletes that pod. A terminated driver is kept so its log stays readable (its
-// container decides, whatever a sidecar does: DriverPod::IsAlive with info.driver_container), a
-// pod already being deleted needs nothing more, and a Suspended app's driver is the operator's.
-bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver);
+// container decides, whatever a sidecar does: DriverPod::IsAlive with the app's
+// `driver_container`, AppProjection::driver_container), a pod already being deleted needs nothing
+// more, and a Suspended app's driver is the operator's.
+bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver,
+                              std::string_view driver_container);
 
 // Submit's answer to 409 Conflict: the existing app is adopted (OK: same execution id) only if
 // it isn't being deleted and its job-id label equals `job_id`; ALREADY_EXISTS otherwise.

@@ -55,7 +55,6 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   info.message = app.current_message();
   info.is_stopped = IsStopped(app);
   info.deleting = app.deleting();
-  info.driver_container = app.driver_container();
   // Its driver's lifetime is the operator's: it deletes a failed or missing run's driver itself
   // and owns it, so Kubernetes deletes it with the app.
   info.operator_removes_driver = true;

@@ -57,7 +57,7 @@ k8s::WatchEvent Event(k8s::WatchEvent::Type type, const std::string& name, const
 
 std::string StateOf(const AppInformer& informer, const std::string& name) {
   auto app = informer.Find(name);
-  return app ? app->OperatorState() : "<missing>";
+  return app ? std::string(app->OperatorState()) : "<missing>";
 }
 
 // An informer over a FakeKubeClient on a one-thread io_context.

@@ -1,7 +1,12 @@
 #include "spark/execution_id.h"
 
 #include <catch2/catch.hpp>
+#include <random>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/names.h"
 
 namespace kje::spark {
 namespace {
@@ -82,6 +87,60 @@ TEST_CASE("ExecutionId::Of rejects blank parts - slashes and unknown kinds") {
         absl::StatusCode::kInvalidArgument);
   CHECK(ExecutionId::Of("c", "job", "ns", "n").status().code() ==
         absl::StatusCode::kInvalidArgument);
+}
+
+// What Parse accepts, said from the rules rather than from the parser: four '/'-separated parts,
+// a non-blank cluster, the kind, a DNS-1123 label and a DNS-1123 subdomain.
+bool AcceptedByTheRules(std::string_view text) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string_view::npos ? slash : slash - start));
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() != 4) return false;
+  bool blank = parts[0].find_first_not_of(" \t\n\r\f\v") == std::string_view::npos;
+  return !blank && parts[1] == kKindSparkApp && IsDns1123Label(parts[2]) &&
+         IsDns1123Subdomain(parts[3]);
+}
+
+TEST_CASE("ExecutionIdView::Parse accepts exactly what the rules accept, its parts in the text") {
+  const std::string base = "default/sparkapp/team-a/gravitino-job-1.b";
+  const std::string alphabet = std::string("az09-./ \tA_") + '\0' + "\xc3\xa9";
+  std::mt19937 rng(20261205);
+  size_t accepted = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = base;
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      size_t at = rng() % (text.size() + 1);
+      char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0:
+          text.insert(at, 1, c);
+          break;
+        case 1:
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        default:
+          if (at < text.size()) text[at] = c;
+      }
+    }
+    absl::StatusOr<ExecutionIdView> id = ExecutionIdView::Parse(text);
+    INFO("id: \"" << text << "\"");
+    REQUIRE(id.ok() == AcceptedByTheRules(text));
+    if (!id.ok()) {
+      CHECK(id.status().code() == absl::StatusCode::kNotFound);
+      continue;
+    }
+    ++accepted;
+    std::string joined = std::string(id->cluster) + "/" + std::string(id->kind) + "/" +
+                         std::string(id->namespace_) + "/" + std::string(id->name);
+    CHECK(joined == text);
+    CHECK(id->cluster.data() == text.data());
+    CHECK(id->name.data() + id->name.size() == text.data() + text.size());
+  }
+  CHECK(accepted > 1000);  // the edits left enough ids well-formed to say something
 }
 
 TEST_CASE("An id of another cluster is NOT_FOUND with both cluster names") {

@@ -63,7 +63,7 @@ TEST_CASE("Sample 03: success - times from history or from the driver pod") {
   info = MapStatus(app, &*pod, kSoon, kTimeout);
   CHECK(*info.started_at == T("2026-05-12T10:00:09Z"));
   CHECK(*info.finished_at == T("2026-05-12T10:00:30Z"));
-  CHECK_FALSE(ShouldDeleteOrphanDriver(info, *pod));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(info, *pod, app.driver_container()));
 }
 
 TEST_CASE("Sample 04: a restarted app with a trimmed history failed") {
@@ -96,7 +96,7 @@ TEST_CASE("Sample 05: a driver start timeout failed without starting") {
   REQUIRE(pod.ok());
   info = MapStatus(app, &*pod, kSoon, kTimeout);
   CHECK(info.status == JobStatus::kFailed);
-  CHECK(ShouldDeleteOrphanDriver(info, *pod));
+  CHECK(ShouldDeleteOrphanDriver(info, *pod, app.driver_container()));
 }
 
 TEST_CASE("Sample 06: a retained failure with the driver container's times") {

@@ -433,21 +433,21 @@ TEST_CASE("An alive driver of a FAILED job is deleted: a terminated one is kept"
   for (const char* phase : {"Pending", "Running", "Unknown", ""}) {
     pod.phase = phase;
     INFO(phase);
-    CHECK(ShouldDeleteOrphanDriver(failed, pod));
+    CHECK(ShouldDeleteOrphanDriver(failed, pod, ""));
   }
   pod.phase = "Failed";
-  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod, ""));
   pod.phase = "Succeeded";
-  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod, ""));
   pod.phase = "Running";
   pod.deleting = true;
-  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, pod, ""));
   pod.deleting = false;
   for (JobStatus other : {JobStatus::kQueued, JobStatus::kStarted, JobStatus::kSucceeded,
                           JobStatus::kCancelling, JobStatus::kCancelled}) {
     JobStatusInfo info;
     info.status = other;
-    CHECK_FALSE(ShouldDeleteOrphanDriver(info, pod));
+    CHECK_FALSE(ShouldDeleteOrphanDriver(info, pod, ""));
   }
 }
 
@@ -563,13 +563,13 @@ TEST_CASE("Suspended never triggers the orphan-driver deletion") {
   meta.deletion = "2026-05-12T10:01:00Z";
   JobStatusInfo info = MapAt(App(Entries({"Submitted", "Suspended"}), meta), kLongAfter, &alive);
   CHECK(info.status == JobStatus::kFailed);
-  CHECK_FALSE(ShouldDeleteOrphanDriver(info, alive));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(info, alive, ""));
   JobStatusInfo forced;
   forced.status = JobStatus::kFailed;
   forced.suspended = true;
-  CHECK_FALSE(ShouldDeleteOrphanDriver(forced, alive));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(forced, alive, ""));
   forced.suspended = false;
-  CHECK(ShouldDeleteOrphanDriver(forced, alive));
+  CHECK(ShouldDeleteOrphanDriver(forced, alive, ""));
 }
 
 TEST_CASE("#13700: a status without a readable state is QUEUED for good - no timeout") {
@@ -665,12 +665,12 @@ TEST_CASE("The app's driver container gives the times - and the sidecar doesn't 
   REQUIRE(pod.ok());
   JobStatusInfo info = MapAt(app, kLongAfter, &*pod);
   CHECK(info.status == JobStatus::kFailed);
-  CHECK(info.driver_container == "main");
   REQUIRE(info.started_at.has_value());
   CHECK(*info.started_at == T("2026-05-12T10:00:03Z"));
   REQUIRE(info.finished_at.has_value());
   CHECK(*info.finished_at == T("2026-05-12T10:00:09Z"));
-  CHECK_FALSE(ShouldDeleteOrphanDriver(info, *pod));  // its log stays readable
+  CHECK_FALSE(ShouldDeleteOrphanDriver(info, *pod,
+                                       projected->driver_container()));  // its log stays readable
 
   // The Java executor's own case: a FAILED job whose driver container still runs is deleted.
   rapidjson::Document live_json;
@@ -680,7 +680,8 @@ TEST_CASE("The app's driver container gives the times - and the sidecar doesn't 
                       .c_str());
   absl::StatusOr<DriverPod> live = ProjectDriverPod(live_json);
   REQUIRE(live.ok());
-  CHECK(ShouldDeleteOrphanDriver(MapAt(app, kLongAfter, &*live), *live));
+  CHECK(ShouldDeleteOrphanDriver(MapAt(app, kLongAfter, &*live), *live,
+                                 projected->driver_container()));
 }
 
 }  // namespace

@@ -253,7 +253,7 @@ TEST_CASE("this operator's drivers are never deleted as orphans", "[kubeflow]") 
   live.phase = "Running";
   live.containers.clear();  // no container status: alive as far as can be told
   REQUIRE(live.IsAlive());
-  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, live));
+  CHECK_FALSE(ShouldDeleteOrphanDriver(failed, live, ""));
 }
 
 TEST_CASE("the driver is the current attempt's pod, never an earlier attempt's", "[kubeflow]") {
