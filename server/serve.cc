@@ -32,6 +32,7 @@
 #include "server/job_executor_service.h"
 #include "server/metrics.h"
 #include "server/metrics_http.h"
+#include "server/protobuf_log.h"
 #include "server/readiness.h"
 
 extern char** environ;
@@ -131,6 +132,7 @@ int RunServe(const ServeArgs& args) {
   }
   log::Configure(*log::ParseLevel(config->server.log_level),
                  *log::ParseFormat(config->server.log_format));
+  RouteProtobufLog();
 
   k8s::ConnectionOptions connection_options{config->kubeconfig, config->context, config->master_url,
                                             config->ca_cert_file, config->token_file};

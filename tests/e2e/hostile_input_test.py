@@ -247,6 +247,29 @@ server:
             code, details = self.call(stub, "ListJobs", pb.ListJobsRequest())
             self.assertEqual(code, C.OK, details)
 
+    def test_strings_that_are_not_utf8_log_one_line_per_minute(self):
+        # Protobuf refuses such a request, and writes a line of its own about each one: routed
+        # through the service's log, at most one a minute is written, whoever sends them.
+        server = self.servers[0]
+        not_utf8 = b"\x0a\x03\xff\xfe\xfd"  # field 1 (the execution id), three bytes
+        before = len(server.lines)
+        with grpc.insecure_channel(server.address) as channel:
+            for method in ("Status", "Cancel"):
+                call = channel.unary_unary("/jobexecutor.v1.JobExecutor/" + method)
+                for _ in range(100):
+                    with self.assertRaises(grpc.RpcError) as refused:
+                        call(not_utf8, timeout=kje.RPC_TIMEOUT)
+                    self.assertNotEqual(refused.exception.code(), C.OK)
+            # The server still answers a good request afterwards.
+            code, details = self.call(pb_grpc.JobExecutorStub(channel), "ListJobs",
+                                      pb.ListJobsRequest())
+            self.assertEqual(code, C.OK, details)
+        lines = server.lines[before:]
+        routed = [l for l in lines if "msg=protobuf" in l]
+        self.assertLessEqual(len(routed), 1, "\n".join(routed))
+        own = [l for l in lines if "libprotobuf" in l]
+        self.assertFalse(own, "protobuf wrote %d lines of its own, as: %s" % (len(own), own[:1]))
+
     def test_open_files_and_memory_come_back(self):
         server = self.servers[1]
         pid = server.proc.pid
