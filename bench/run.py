@@ -628,39 +628,53 @@ def p4_memory(apps=100000):
                 empty_namespace_status=str(empty_info), **curve("P4 bytes per cached app"))]
 
 
-def p5_submit_overhead(calls=300):
+def p5_submit_overhead(calls=300, rounds=5):
+    """Submit's p50 less the API server's own create's p50, in `rounds` rounds: each round times
+    `calls` Submits, then as many creates of the very object the server created (read back,
+    server-set metadata removed) by a keep-alive HTTPS client. On this two-core box one round's
+    figure moves by up to 0.2 ms between rounds of the same build (what else the cores ran
+    meanwhile): the median of the rounds is reported, and each round's figure beside it."""
     # Without the rate limit: past its burst of 200, the default kubernetes.qps (100) would hold
     # each create for 10 ms, which is the limit's pace and not the service's cost.
     with cluster_and_server(extra="kubernetes:\n  qps: 0\n") as (cluster, server):
-        reset_stats(cluster)
-        sub = load(server, "submit", calls=calls, warmup_calls=20, concurrency=1, job_prefix="p5")
-        s = stats(cluster)
-        assert sub["ok"] == calls, sub
-        # The very object the server created, created again by a plain keep-alive HTTPS client.
         api = KubesimHttp(cluster)
         base = "/apis/spark.apache.org/v1/namespaces/%s/sparkapplications" % NS
-        obj = api.request("GET", base + "/gravitino-job-p5-0")
-        obj.pop("status", None)
-        meta = obj["metadata"]
-        for k in ("uid", "resourceVersion", "creationTimestamp", "generation", "finalizers",
-                  "managedFields"):
-            meta.pop(k, None)
-        direct = []
-        for n in range(20 + calls):
-            meta["name"] = "direct-%d" % n
-            t0 = time.monotonic()
-            api.request("POST", base, obj)
-            if n >= 20:
-                direct.append((time.monotonic() - t0) * 1000)
+        reset_stats(cluster)
+        submit_p50, create_p50, submit_p99, create_p99, overheads = [], [], [], [], []
+        obj = None
+        for r in range(rounds):
+            sub = load(server, "submit", calls=calls, warmup_calls=20, concurrency=1,
+                       job_prefix="p5r%d" % r)
+            assert sub["ok"] == calls, sub
+            if obj is None:
+                s = stats(cluster)
+                obj = api.request("GET", base + "/gravitino-job-p5r0-0")
+                obj.pop("status", None)
+                for k in ("uid", "resourceVersion", "creationTimestamp", "generation",
+                          "finalizers", "managedFields"):
+                    obj["metadata"].pop(k, None)
+            direct = []
+            for n in range(20 + calls):
+                obj["metadata"]["name"] = "direct-%d-%d" % (r, n)
+                t0 = time.monotonic()
+                api.request("POST", base, obj)
+                if n >= 20:
+                    direct.append((time.monotonic() - t0) * 1000)
+            direct.sort()
+            submit_p50.append(sub["latency_ms"]["p50"])
+            submit_p99.append(sub["latency_ms"]["p99"])
+            create_p50.append(quantile(direct, 0.5))
+            create_p99.append(quantile(direct, 0.99))
+            overheads.append(round(submit_p50[-1] - create_p50[-1], 3))
         api.close()
-    direct.sort()
-    create_p50 = quantile(direct, 0.5)
-    overhead = sub["latency_ms"]["p50"] - create_p50
+    overhead = statistics.median(overheads)
     creates = s["byVerb"].get("create", 0)
-    return [row("P5 Submit overhead (p50 Submit - p50 create)", round(overhead, 3), "ms", "<= 0.2",
-                overhead <= 0.2, submit_p50_ms=sub["latency_ms"]["p50"],
-                submit_p99_ms=sub["latency_ms"]["p99"], create_p50_ms=round(create_p50, 3),
-                create_p99_ms=round(quantile(direct, 0.99), 3),
+    return [row("P5 Submit overhead (p50 Submit - p50 create), median of %d rounds" % rounds,
+                round(overhead, 3), "ms", "<= 0.2", overhead <= 0.2, round_overheads=overheads,
+                submit_p50_ms=round(statistics.median(submit_p50), 3),
+                submit_p99_ms=round(statistics.median(submit_p99), 3),
+                create_p50_ms=round(statistics.median(create_p50), 3),
+                create_p99_ms=round(statistics.median(create_p99), 3),
                 k8s_requests_per_submit=round(s["total"] / (calls + 20), 2),
                 creates=creates)]
 
