@@ -218,13 +218,12 @@ asio::awaitable<absl::StatusOr<JobResult>> Status(ExecutorContext& ex, spark::Ex
   co_return co_await Resolve(ex, std::move(id), *std::move(app), rpc_deadline);
 }
 
-// What Submit's coroutine gives back: the answer; the application the API server returned when
-// it created one, for the cache to remember once the answer is on its way; and the line that says
-// what was done, written after the answer too (a write is a system call).
+// What Submit's coroutine gives back: the answer, and the application the API server returned
+// when it created one, for the cache to remember once the answer is on its way. (What was done is
+// said by the RPC's one line, which has the job and execution ids.)
 struct Submitted {
   SubmitResult result;
   std::string created;
-  log::Event said;
 };
 
 asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::BuiltApplication app,
@@ -239,10 +238,7 @@ asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::Bu
     log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
   }
   if (created.ok()) {
-    log::Event said = log::Info("submitted");
-    said.Kv("job_id", job_id).Kv("execution_id", execution_id);
-    co_return Submitted{SubmitResult{std::move(execution_id), false}, *std::move(created),
-                        std::move(said)};
+    co_return Submitted{SubmitResult{std::move(execution_id), false}, *std::move(created)};
   }
   if (!k8s::IsK8sConflict(created.status())) {
     // The create may or may not have happened: a retried Submit finds out through 409 and the
@@ -262,9 +258,7 @@ asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::Bu
   if (absl::Status adoption = spark::CheckAdoption(**existing, job_id); !adoption.ok()) {
     co_return adoption;
   }
-  log::Event said = log::Info("adopted an existing application");
-  said.Kv("job_id", job_id).Kv("execution_id", execution_id);
-  co_return Submitted{SubmitResult{std::move(execution_id), true}, "", std::move(said)};
+  co_return Submitted{SubmitResult{std::move(execution_id), true}, ""};
 }
 
 asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::ExecutionId id,
@@ -546,7 +540,6 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
       [this, done = std::move(done)](absl::StatusOr<coroutines::Submitted> submitted) {
         if (!submitted.ok()) return done(submitted.status());
         std::string created = std::move(submitted->created);
-        log::Event said = std::move(submitted->said);
         done(std::move(submitted->result));
         // Parsed once the caller has its answer: a Status in between that the cache can't
         // answer reads the application from the API server instead.

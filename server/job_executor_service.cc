@@ -40,6 +40,9 @@ class RpcLifetime {
 
   absl::Time Deadline() const { return deadline_; }
 
+  // A field for the call's one `rpc finished` line (RpcContext::Note).
+  void Note(std::string_view key, std::string value) { rpc_.Note(key, std::move(value)); }
+
   // The call's place under the global bounds, given back when the work has answered (before the
   // caller sees the answer, so a caller that calls again at once finds the place free).
   void Hold(Admission::Ticket ticket) { ticket_ = std::move(ticket); }
@@ -265,12 +268,16 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
   if (!ticket.ok()) return FinishNow(ctx, "Submit", ticket.status());
   auto* reactor = new CallReactor(ctx, "Submit");
   reactor->Hold(*std::move(ticket));
+  // The call's line says which job it was for, and what it became: one line per Submit.
+  reactor->Note("job_id", request->job_id());
   reactor->Attach(executor_->Submit(
       request->job_id(), request->metalake(), ToSparkTemplate(request->template_()),
       reactor->Deadline(), [this, reactor, response](absl::StatusOr<SubmitResult> r) {
         if (r.ok()) {
           response->set_execution_id(r->execution_id);
           response->set_adopted(r->adopted);
+          reactor->Note("execution_id", r->execution_id);
+          reactor->Note("adopted", r->adopted ? "true" : "false");
         }
         if (metrics_ != nullptr) {
           metrics_->RecordSubmit(r.ok() ? (r->adopted ? "adopted" : "created")

@@ -75,10 +75,9 @@ log::Event RpcContext::FinishLine(const grpc::Status& status) {
     ctx_->AddInitialMetadata("x-request-id", request_id_);
   }
   double ms = absl::ToDoubleMilliseconds(absl::Now() - start_);
-  e.Kv("rpc", method_)
-      .Kv("request_id", request_id_)
-      .Kv("peer", ctx_->peer())
-      .Kv("code", static_cast<int>(status.error_code()));
+  e.Kv("rpc", method_).Kv("request_id", request_id_).Kv("peer", ctx_->peer());
+  for (const auto& [key, value] : notes_) e.Kv(key, value);
+  e.Kv("code", static_cast<int>(status.error_code()));
   e.Kv("duration_ms", ms);
   if (!status.ok()) e.Kv("error", status.error_message());
   return e;

@@ -13,6 +13,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "base/log.h"
@@ -25,6 +27,10 @@ class RpcContext {
   RpcContext(grpc::CallbackServerContext* ctx, std::string_view method);
 
   const std::string& request_id() const { return request_id_; }
+
+  // A field for the outcome's line (`key`, a literal), such as the job a Submit was for: one line
+  // says what the call did. Called before FinishLine, on the thread that then calls it.
+  void Note(std::string_view key, std::string value) { notes_.emplace_back(key, std::move(value)); }
   std::string_view method() const { return method_; }
 
   // The outcome's line; call exactly once, right before the reactor's Finish (a unary read's id,
@@ -37,6 +43,7 @@ class RpcContext {
   std::string_view method_;  // a literal, the RPC's name: it outlives the call
   bool read_;  // Status, Output, ListJobs: unary, polled, logged at debug when answered
   std::string request_id_;
+  std::vector<std::pair<std::string_view, std::string>> notes_;
   // Valid until the reactor finishes, so the peer is only formatted when a line is logged.
   grpc::CallbackServerContext* ctx_;
   absl::Time start_;

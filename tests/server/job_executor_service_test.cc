@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "base/log.h"
 #include "server/job_info.h"
 #include "tests/fakes/fake_job_executor.h"
 
@@ -278,6 +280,39 @@ TEST_CASE("reactors: every unary RPC answered later gives the caller the convert
     CHECK(u.answer == "c/sparkapp/ns/app");
     CHECK_FALSE(call->handle->cancelled());
   }
+}
+
+TEST_CASE("reactors: a Submit's one line names its job and what it became", "[server]") {
+  struct Lines {
+    absl::Mutex mu;
+    std::vector<std::string> all ABSL_GUARDED_BY(mu);
+  } lines;
+  log::Configure(log::Level::kInfo, log::Format::kText);
+  log::SetSinkForTesting([&lines](std::string_view l) {
+    absl::MutexLock lock(&lines.mu);
+    lines.all.emplace_back(l);
+  });
+  {
+    Edge edge;
+    Unary u;
+    UnaryRpcs().front().start(edge, u);
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    REQUIRE(call->rpc == "Submit");
+    call->finish(absl::OkStatus());
+    REQUIRE(u.Wait());
+    REQUIRE(u.status.ok());
+    // The line is written once the answer is sent: wait for it.
+    absl::MutexLock lock(&lines.mu);
+    auto written = [&lines]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(lines.mu) { return !lines.all.empty(); };
+    REQUIRE(lines.mu.AwaitWithTimeout(absl::Condition(&written), absl::Seconds(20)));
+    REQUIRE(lines.all.size() == 1);
+    CHECK_THAT(lines.all[0], Catch::Contains("msg=\"rpc finished\" rpc=Submit"));
+    CHECK_THAT(lines.all[0],
+               Catch::Contains("job_id=7 execution_id=c/sparkapp/ns/app adopted=true code=0"));
+  }
+  log::SetSinkForTesting(nullptr);
 }
 
 TEST_CASE("reactors: a unary answer given inline, before the work is attached, still ends the call",
