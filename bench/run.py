@@ -332,13 +332,15 @@ def callgrind_wrapper(out_dir, binary, name):
 
 def instructions_per_call(out_dir, name, pid, address, ids_file, calls, rounds):
     """Health and Status instructions per call of the server `pid` (under callgrind: counters
-    zeroed before and dumped after each method's runs) and of the load client (under callgrind,
-    two runs of N and 2N calls, so its start-up cancels out). Under valgrind the threads of each
-    process take turns, and how they interleave moves a round's count by a few percent: `rounds`
-    rounds, the methods in turn, and each one's median."""
+    zeroed before each method's client run and dumped after it) and of the load client (under
+    callgrind too: the client zeroes its counters after its warm-up calls and dumps them after
+    the measured ones, so its start-up, connection and warm-up aren't counted). Under valgrind the
+    threads of each process take turns, and how they interleave moves a round's count by a few
+    percent: `rounds` rounds, the methods in turn, and each one's median."""
     server_cost = {"health": [], "status": []}
     client_cost = {"health": [], "status": []}
     flags = ["--target", address, "--concurrency", "8", "--channels", "2", "--deadline-ms", "60000"]
+    warmup = 1000
     dump = 0
     for r in range(rounds):
         for method in ("health", "status"):
@@ -347,21 +349,21 @@ def instructions_per_call(out_dir, name, pid, address, ids_file, calls, rounds):
                 subprocess.run([LOAD, "--method", method, "--calls", "1000"] + flags + extra,
                                check=True, capture_output=True, timeout=600)
             subprocess.run(["callgrind_control", "-z", str(pid)], check=True, capture_output=True)
-            client = {}
-            for n in (calls, 2 * calls):
-                path = os.path.join(out_dir, "client.%s.%s.%d.out" % (name, method, n))
-                subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + path,
-                                LOAD, "--method", method, "--calls", str(n)] + flags + extra,
-                               check=True, capture_output=True, timeout=1200)
-                client[n] = callgrind_total(path)
-                os.unlink(path)
-            client_cost[method].append((client[2 * calls] - client[calls]) / calls)
+            path = os.path.join(out_dir, "client.%s.%s.out" % (name, method))
+            subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + path,
+                            LOAD, "--method", method, "--calls", str(calls),
+                            "--warmup-calls", str(warmup)] + flags + extra,
+                           check=True, capture_output=True, timeout=1200)
+            # The client's dump of its measured calls, then its end-of-run file.
+            client_cost[method].append(callgrind_total(path + ".1") / calls)
+            os.unlink(path + ".1")
+            os.unlink(path)
             dump += 1
             subprocess.run(["callgrind_control", "-d", method, str(pid)], check=True,
                            capture_output=True)
             path = os.path.join(out_dir, "%s.%d.out.%d" % (name, pid, dump))
-            # Both client runs (3N calls) went to the server between the zero and the dump.
-            server_cost[method].append(callgrind_total(path) / (3 * calls))
+            # The server answered the client's warm-up calls too, between the zero and the dump.
+            server_cost[method].append(callgrind_total(path) / (calls + warmup))
             os.unlink(path)
     median = lambda costs: {m: statistics.median(v) for m, v in costs.items()}
     total = {m: [a + b for a, b in zip(server_cost[m], client_cost[m])] for m in server_cost}
@@ -369,7 +371,7 @@ def instructions_per_call(out_dir, name, pid, address, ids_file, calls, rounds):
     return median(server_cost), median(client_cost), round_ratios
 
 
-def p1_instructions(calls=4000, rounds=3):
+def p1_instructions(calls=8000, rounds=3):
     """P1 in instructions, which a neighbour's load doesn't move, on the service and on
     kje_grpc_floor answering each Status with the bytes the service answered, with no work: the
     floor's ratio is the most this stack's gRPC and the load client leave to reach."""
