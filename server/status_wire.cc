@@ -153,11 +153,13 @@ absl::StatusOr<std::string_view> StatusRequestId(const grpc::ByteBuffer& request
 }
 
 void WriteJobInfoWire(const executor::JobView& job, grpc::ByteBuffer* out) {
-  grpc::Slice buffer(grpc_slice_malloc(MaxJobInfoSize(job)), grpc::Slice::STEAL_REF);
-  // A fresh slice is this function's alone until it is handed over.
-  Writer writer(reinterpret_cast<char*>(const_cast<uint8_t*>(buffer.begin())));
+  // A fresh slice is this function's alone until it is handed over, so it is written in place
+  // and then shortened to what was written: the same memory, freed as one.
+  grpc_slice slice = grpc_slice_malloc(MaxJobInfoSize(job));
+  Writer writer(reinterpret_cast<char*>(GRPC_SLICE_START_PTR(slice)));
   WriteJobInfo(job, writer);
-  grpc::Slice written = buffer.sub(0, writer.Size());  // the same bytes, not a copy
+  GRPC_SLICE_SET_LENGTH(slice, writer.Size());
+  grpc::Slice written(slice, grpc::Slice::STEAL_REF);
   grpc::ByteBuffer wire(&written, 1);
   out->Swap(&wire);  // an assignment would copy the buffer
 }
