@@ -38,12 +38,12 @@ std::optional<ExecutionIdView> ParseUsual(std::string_view text) {
   rest.remove_prefix(kKindSparkApp.size() + 1);
   const size_t ns_end = rest.find('/');
   if (ns_end == std::string_view::npos) return std::nullopt;
-  std::string_view namespace_ = rest.substr(0, ns_end);
+  std::string_view ns = rest.substr(0, ns_end);
   std::string_view name = rest.substr(ns_end + 1);
   // A name with a '/' is a fifth part: not a subdomain either.
-  if (!IsDns1123Label(namespace_) || !IsDns1123Subdomain(name)) return std::nullopt;
+  if (!IsDns1123Label(ns) || !IsDns1123Subdomain(name)) return std::nullopt;
   return ExecutionIdView{text.substr(0, cluster_end),
-                         text.substr(cluster_end + 1, kKindSparkApp.size()), namespace_, name};
+                         text.substr(cluster_end + 1, kKindSparkApp.size()), ns, name};
 }
 
 }  // namespace

@@ -56,11 +56,18 @@ struct Fixture {
   }
   ~Fixture() {
     cache->Stop();
+    // Stop posts each informer's cancellation to the io_context: it runs, and so do the watch
+    // coroutines it resumes, before the io_context stops. Stopped first, a watch left parked on
+    // the fake's call would hold itself (its frame, the call, the call's wakeup) and leak.
+    for (int i = 0; i < kDrainRounds; ++i) client->Barrier();
     work.reset();
     io.stop();
     thread.join();
     client->DropPending();
   }
+  // Each round lets what the previous one posted run: the cancellation, the resumed wait, the
+  // call's end.
+  static constexpr int kDrainRounds = 4;
 
   std::shared_ptr<kje::testing::FakeKubeClient::Call> Next(const std::string& verb) {
     auto call = client->NextCall();
