@@ -68,7 +68,7 @@ void AppendList(std::map<std::string, std::string>& conf, std::string_view key,
   if (values.empty()) return;
   std::string joined = absl::StrJoin(values, ",");
   auto it = conf.find(std::string(key));
-  if (it == conf.end() || IsBlankText(it->second)) {
+  if (it == conf.end() || IsBlank(it->second)) {
     conf[std::string(key)] = std::move(joined);
   } else {
     it->second = absl::StrCat(it->second, ",", joined);
@@ -78,7 +78,7 @@ void AppendList(std::map<std::string, std::string>& conf, std::string_view key,
 void SetIfBlank(std::map<std::string, std::string>& conf, std::string_view key,
                 const std::string& value) {
   auto it = conf.find(std::string(key));
-  if (it == conf.end() || IsBlankText(it->second)) conf[std::string(key)] = value;
+  if (it == conf.end() || IsBlank(it->second)) conf[std::string(key)] = value;
 }
 
 using json::Key;
@@ -99,7 +99,7 @@ absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
       return absl::InvalidArgumentError("The --spark-conf argument has no value");
     }
     const std::string& text = arguments[++i];
-    if (IsBlankText(text)) continue;
+    if (IsBlank(text)) continue;
     rapidjson::Document doc;
     doc.Parse<rapidjson::kParseNumbersAsStringsFlag>(text.data(), text.size());
     if (doc.HasParseError()) {

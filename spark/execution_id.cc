@@ -6,20 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
 #include "base/quote.h"
+#include "base/strings.h"
 
 namespace kje::spark {
 namespace {
-
-bool IsBlankByte(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-bool IsBlank(std::string_view s) {
-  for (char c : s) {
-    if (!IsBlankByte(c)) return false;
-  }
-  return true;
-}
 
 // The usual id (every Status parses one), accepted in one pass: a cluster starting with a
 // non-blank byte, the kind, and a namespace and a name that Kubernetes accepts. It answers only

@@ -10,13 +10,6 @@ namespace {
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-bool IsBlank(std::string_view s) {
-  for (char c : s) {
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 absl::Status ValidateNamePrefix(std::string_view name_prefix) {

@@ -26,7 +26,7 @@ absl::Status MergeConf(Conf& conf, const std::map<std::string, std::string>& fro
                                                      QuoteBounded(key), " of ", source,
                                                      " contains a control character"));
     }
-    if (IsBlankText(value)) continue;  // Blank means unset: it doesn't override a default.
+    if (IsBlank(value)) continue;  // Blank means unset: it doesn't override a default.
     conf[key] = ConfValue{value, source};
   }
   return absl::OkStatus();
@@ -81,15 +81,15 @@ absl::Status CheckTemplate(std::string_view job_id, std::string_view metalake,
         absl::StrCat("The k8s job executor only supports Spark jobs, but job template ",
                      template_name, " is a SHELL job"));
   }
-  if (IsBlankText(spark_template.name)) {
+  if (IsBlank(spark_template.name)) {
     return absl::InvalidArgumentError("The job template has no name");
   }
-  if (IsBlankText(spark_template.executable)) {
+  if (IsBlank(spark_template.executable)) {
     return absl::InvalidArgumentError(
         absl::StrCat("Job template ", template_name, " has no executable"));
   }
-  if (IsBlankText(metalake)) return absl::InvalidArgumentError("The job has no metalake");
-  if (IsBlankText(options.image) || IsBlankText(options.spark_version)) {
+  if (IsBlank(metalake)) return absl::InvalidArgumentError("The job has no metalake");
+  if (IsBlank(options.image) || IsBlank(options.spark_version)) {
     return absl::FailedPreconditionError(
         "The executor is configured without a Spark image or Spark version");
   }
@@ -150,8 +150,6 @@ absl::Status MergeBuiltinSparkConf(Conf& merged, const SparkTemplate& spark_temp
 
 }  // namespace
 
-bool IsBlankText(std::string_view text) { return absl::StripAsciiWhitespace(ToAbsl(text)).empty(); }
-
 std::string_view TrimmedText(std::string_view text) {
   return ToStd(absl::StripAsciiWhitespace(ToAbsl(text)));
 }
@@ -192,7 +190,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
 
   job.namespace_ = options.namespace_;
   if (auto it = job.conf.find(std::string(kConfNamespace));
-      it != job.conf.end() && !IsBlankText(it->second.value)) {
+      it != job.conf.end() && !IsBlank(it->second.value)) {
     job.namespace_ = std::string(TrimmedText(it->second.value));
     if (!IsDns1123Label(job.namespace_)) {
       return absl::InvalidArgumentError(
@@ -210,7 +208,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
       ExecutionId::Of(options.cluster, kKindSparkApp, job.namespace_, job.name);
   if (!id.ok()) return absl::FailedPreconditionError(id.status().message());
   job.execution_id = *std::move(id);
-  if (!IsBlankText(spark_template.class_name)) job.class_name = spark_template.class_name;
+  if (!IsBlank(spark_template.class_name)) job.class_name = spark_template.class_name;
   job.arguments = spark_template.arguments;
   job.jars = spark_template.jars;
   job.files = spark_template.files;

@@ -56,8 +56,6 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
 absl::Status CheckApplicationSize(size_t bytes, const ResolvedJob& job,
                                   const BuilderOptions& options);
 
-// Whether the text is blank (empty or ASCII whitespace only).
-bool IsBlankText(std::string_view text);
 // The text without leading and trailing ASCII whitespace.
 std::string_view TrimmedText(std::string_view text);
 
