@@ -41,6 +41,9 @@ class Event {
   Event(Event&& other) noexcept;
   Event& operator=(Event&&) = delete;
 
+  // Whether the line will be written (its level was enabled when it was made).
+  bool enabled() const { return enabled_; }
+
   Event& Kv(std::string_view key, std::string_view value);
   Event& Kv(std::string_view key, const std::string& value) {
     return Kv(key, std::string_view(value));

@@ -69,7 +69,7 @@ log::Level RpcLogLevel(grpc::StatusCode code, bool read) {
 log::Event RpcContext::FinishLine(const grpc::Status& status) {
   log::Level level = RpcLogLevel(status.error_code(), read_);
   log::Event e(level, "rpc finished");
-  if (!log::Enabled(level)) return e;
+  if (!e.enabled()) return e;
   if (request_id_.empty()) {
     request_id_ = SanitizeOrMakeRequestId("");
     ctx_->AddInitialMetadata("x-request-id", request_id_);

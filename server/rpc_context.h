@@ -31,7 +31,6 @@ class RpcContext {
   // A field for the outcome's line (`key`, a literal), such as the job a Submit was for: one line
   // says what the call did. Called before FinishLine, on the thread that then calls it.
   void Note(std::string_view key, std::string value) { notes_.emplace_back(key, std::move(value)); }
-  std::string_view method() const { return method_; }
 
   // The outcome's line; call exactly once, right before the reactor's Finish (a unary read's id,
   // when one is made here, goes out with the answer), and let the line go after Finish: its
