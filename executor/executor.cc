@@ -434,7 +434,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   if (app == nullptr) return false;
   const spark::DriverPod* driver = nullptr;
   std::optional<std::optional<spark::DriverPod>> known;
-  if (spark::HasState(*app) && spark::IsStopped(*app)) {
+  if (spark::IsStopped(*app)) {  // a stopped app has a state
     known = KnownDriverOf(*app);
     if (!known) return false;  // the driver's times need a pod LIST
     if (*known) driver = &**known;

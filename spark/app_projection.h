@@ -277,6 +277,7 @@ class AppProjection {
   std::string_view Get(Slot slot) const;
   bool Flag(FlagBit bit) const { return (flags_ & bit) != 0; }
   size_t PackedBytes() const;
+  uint16_t JobIdAt() const;
 
   std::unique_ptr<char[]> packed_;
   const std::string* interned_namespace_ = nullptr;
@@ -295,6 +296,9 @@ class AppProjection {
   AppState current_state_ = AppState::kUnknown;
   uint8_t flags_ = 0;
   bool wide_offsets_ = false;  // the slots' ends are uint32, not uint16
+  // Where in packed_ the job-id label's value (its varint length) is, so that job_id(), which
+  // every Status asks for, needn't walk the labels; 0 when there is none or it lies past 64 KiB.
+  uint16_t job_id_at_ = 0;
 };
 
 // The fields every operator's SparkApplication has alike: metadata (names, uid, times, labels,
@@ -322,7 +326,8 @@ bool HasState(const AppProjection& app);
 // Whether a missing state is a hold rather than a loss: spec.suspend or a Kueue queue label (an
 // operator 1.1 writes no status for either until it lets the app run).
 bool IsHeldWithoutStatus(const AppProjection& app);
-// Whether the current state is an outcome (Succeeded or a failure) or a stopped state.
+// Whether the current state is an outcome (Succeeded or a failure) or a stopped state; a stopped
+// app has a state (HasState).
 bool IsStopped(const AppProjection& app);
 
 }  // namespace kje::spark

@@ -35,6 +35,12 @@ void PutVarint(std::string& out, uint64_t value) {
   out.push_back(static_cast<char>(value));
 }
 
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  for (; value >= 0x80; value >>= 7) ++size;
+  return size;
+}
+
 // The caller's bytes were written by PutVarint into this projection: they are well formed.
 uint64_t GetVarint(const char*& at) {
   uint64_t value = 0;
@@ -237,6 +243,24 @@ AppProjection::AppProjection(const AppFields& fields)
       PutEnd<uint16_t>(packed_.get(), i, end);
     }
   }
+  job_id_at_ = JobIdAt();
+}
+
+uint16_t AppProjection::JobIdAt() const {
+  const std::string_view labels = Get(kLabels);
+  const char* at = labels.data();
+  const char* const end = labels.data() + labels.size();
+  LabelDecoder decode;
+  while (at != end) {
+    Label label;
+    decode(at, label);
+    if (label.first != kLabelJobId) continue;
+    // The value's bytes are preceded by their varint length.
+    const char* value_at = label.second.data() - VarintSize(label.second.size());
+    const auto offset = static_cast<size_t>(value_at - packed_.get());
+    return offset <= UINT16_MAX ? static_cast<uint16_t>(offset) : 0;
+  }
+  return 0;
 }
 
 size_t AppProjection::PackedBytes() const {
@@ -270,6 +294,7 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   current_state_ = other.current_state_;
   flags_ = other.flags_;
   wide_offsets_ = other.wide_offsets_;
+  job_id_at_ = other.job_id_at_;
   return *this;
 }
 
@@ -288,6 +313,10 @@ std::string_view AppProjection::driver_container() const {
 }
 
 std::string_view AppProjection::job_id() const {
+  if (job_id_at_ != 0 && packed_ != nullptr) {
+    const char* at = packed_.get() + job_id_at_;
+    return GetBytes(at);
+  }
   return labels().Find(kLabelJobId).value_or(std::string_view());
 }
 

@@ -87,7 +87,8 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   const ContainerTimes* driver = driver_times ? &*driver_times : nullptr;
   // As in the Java executor, whatever the status; JobManager drops it from a QUEUED report.
   info.started_at = StartedAt(app, driver);
-  const bool stopped_state = HasState(app) && IsStoppedState(app.current_state());
+  const bool has_state = HasState(app);
+  const bool stopped_state = has_state && IsStoppedState(app.current_state());
 
   // 1 and 2: the app is over; its outcome, if any, is somewhere in the history.
   if ((app.cancel_requested() && (app.deleting() || info.is_stopped)) || app.deleting() ||
@@ -103,7 +104,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     return info;
   }
 
-  if (!HasState(app)) {
+  if (!has_state) {
     // 3. A status this build can't read is the operator's: the job stays unfinished rather than
     // failing. Without one, an app held by spec.suspend or by Kueue gets none until it may run.
     // Otherwise the operator hasn't seen the app: is its namespace watched?

@@ -8,6 +8,7 @@
 
 #include "base/interner.h"
 #include "spark/app_projection.h"
+#include "spark/names.h"
 
 namespace kje::spark {
 namespace {
@@ -148,6 +149,35 @@ TEST_CASE("Packed: a copy is its own, and equal") {
   CheckSame(moved.ToFields(), fields);
   CHECK(assigned.history_started() == 1778580000500);
   CHECK(moved.history_started() == 1778580000500);
+}
+
+TEST_CASE("Packed: job_id reads the first job-id label wherever it lies") {
+  // Read in place when it lies within the first 64 KiB, by walking the labels past them; both
+  // answer as LabelsView::Find does.
+  auto check = [](const AppFields& fields) {
+    AppProjection app(fields);
+    CHECK(app.job_id() == app.labels().Find(kLabelJobId).value_or(std::string_view()));
+    AppProjection copy(app);
+    CHECK(copy.job_id() == app.job_id());
+    AppProjection assigned;
+    assigned = app;
+    CHECK(assigned.job_id() == app.job_id());
+    AppProjection moved(std::move(copy));
+    CHECK(moved.job_id() == app.job_id());
+    return std::string(app.job_id());
+  };
+  AppFields fields = Everything();
+  CHECK(check(fields) == "688822913391439376");
+  fields.labels.insert(fields.labels.begin(), {"big", std::string(300, 'v')});
+  CHECK(check(fields) == "688822913391439376");     // a two-byte varint before it
+  fields.labels[2].second = std::string(200, 'j');  // and a two-byte length of its own
+  CHECK(check(fields) == std::string(200, 'j'));
+  fields.labels[0].second = std::string(70000, 'v');  // past 64 KiB: found by walking
+  CHECK(check(fields) == std::string(200, 'j'));
+  fields.labels = {{"app.kubernetes.io/managed-by", "gravitino"}};
+  CHECK(check(fields).empty());
+  fields.labels = {{std::string(kLabelJobId), ""}};
+  CHECK(check(fields).empty());
 }
 
 TEST_CASE("Packed: the namespace, label keys and container name are shared between apps") {

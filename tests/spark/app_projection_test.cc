@@ -54,6 +54,35 @@ TEST_CASE("Metadata - labels and annotations are projected") {
   CHECK(app.OperatorState().empty());
 }
 
+TEST_CASE("A stopped app always has a state, whichever the operator and the state") {
+  // The executor's cached Status asks IsStopped alone on that account.
+  int stopped = 0;
+  for (OperatorKind kind : {OperatorKind::kApache, OperatorKind::kKubeflow}) {
+    for (int state = 0; state <= static_cast<int>(AppState::kSuspended); ++state) {
+      for (bool has_status : {false, true}) {
+        for (bool has_history : {false, true}) {
+          AppFields fields;
+          fields.kind = kind;
+          fields.namespace_ = "spark-jobs";
+          fields.name = "gravitino-job-1";
+          fields.has_status = has_status;
+          fields.kubeflow.state = static_cast<kubeflow::State>(
+              state % (static_cast<int>(kubeflow::State::kUnrecognized) + 1));
+          if (has_history) {
+            fields.history.push_back(
+                {kCurrentStateId, kNoTime, kNoTime, kNoTime, static_cast<AppState>(state)});
+          }
+          AppProjection app(fields);
+          if (!IsStopped(app)) continue;
+          ++stopped;
+          CHECK(HasState(app));
+        }
+      }
+    }
+  }
+  CHECK(stopped >= 10);  // both operators' stopped states were among them
+}
+
 TEST_CASE("Only the exact value true requests a cancel") {
   AppMeta meta;
   meta.cancel_requested = true;
