@@ -368,7 +368,10 @@ def instructions_per_call(out_dir, name, pid, address, ids_file, calls, rounds):
     median = lambda costs: {m: statistics.median(v) for m, v in costs.items()}
     total = {m: [a + b for a, b in zip(server_cost[m], client_cost[m])] for m in server_cost}
     round_ratios = [round(h / st, 3) for h, st in zip(total["health"], total["status"])]
-    return median(server_cost), median(client_cost), round_ratios
+    # Each round's figures beside the medians: an outlying round shows which side moved.
+    per_round = {side: {m: [round(v) for v in costs[m]] for m in costs}
+                 for side, costs in (("server", server_cost), ("client", client_cost))}
+    return median(server_cost), median(client_cost), round_ratios, per_round
 
 
 def p1_instructions(calls=8000, rounds=3):
@@ -408,7 +411,7 @@ def p1_instructions(calls=8000, rounds=3):
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
 
-    def ratio(server_cost, client_cost, _):
+    def ratio(server_cost, client_cost, *_):
         total = {m: server_cost[m] + client_cost[m] for m in server_cost}
         return total["health"] / total["status"]
 
@@ -418,7 +421,7 @@ def p1_instructions(calls=8000, rounds=3):
             round(got, 3), "ratio", ">= 0.95", got >= 0.95,
             server_per_call={m: round(v) for m, v in cost[0].items()},
             client_per_call={m: round(v) for m, v in cost[1].items()},
-            round_ratios=cost[2], floor_ratio=round(floor_ratio, 3),
+            round_ratios=cost[2], per_round=cost[3], floor_ratio=round(floor_ratio, 3),
             floor_round_ratios=floor_cost[2],
             floor_server_per_call={m: round(v) for m, v in floor_cost[0].items()},
             floor_client_per_call={m: round(v) for m, v in floor_cost[1].items()}),

@@ -1,9 +1,11 @@
 #include "cache/app_cache.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/strings.h"
 
 namespace kje::cache {
 
@@ -27,7 +29,7 @@ std::shared_ptr<AppInformer> AppCache::Existing(std::string_view ns) const {
   if (!options_.enabled) return nullptr;
   absl::ReaderMutexLock lock(&mu_);
   if (stopped_) return nullptr;
-  auto it = informers_.find(ns);
+  auto it = informers_.find(ToAbsl(ns));
   return it == informers_.end() ? nullptr : it->second.informer;
 }
 
@@ -47,7 +49,7 @@ void AppCache::Pin(const std::string& ns) {
 }
 
 void AppCache::Stop() {
-  std::map<std::string, Entry, std::less<>> informers;
+  decltype(informers_) informers;
   {
     absl::MutexLock lock(&mu_);
     stopped_ = true;
@@ -57,8 +59,13 @@ void AppCache::Stop() {
 }
 
 AppPtr AppCache::Find(std::string_view ns, std::string_view name) const {
-  auto informer = Existing(ns);
-  return informer == nullptr ? nullptr : informer->Find(name);
+  if (!options_.enabled) return nullptr;
+  // The informer is asked under this lock (Subscribe takes the two in the same order): a lookup,
+  // which every cached Status makes, takes and drops no reference to it.
+  absl::ReaderMutexLock lock(&mu_);
+  if (stopped_) return nullptr;
+  auto it = informers_.find(ToAbsl(ns));
+  return it == informers_.end() ? nullptr : it->second.informer->Find(name);
 }
 
 void AppCache::ObserveWrite(const spark::AppProjection& app) {
@@ -164,6 +171,8 @@ std::vector<std::pair<std::string, InformerStats>> AppCache::StatsOf(bool pinned
     }
   }
   for (size_t i = 0; i < informers.size(); ++i) out[i].second = informers[i]->stats();
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });  // by namespace
   return out;
 }
 

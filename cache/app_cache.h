@@ -11,13 +11,13 @@
 // Disabled (statusCacheTtlMs <= 0, as in the Java executor), it holds nothing and every lookup
 // misses, so callers GET every time.
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "cache/app_informer.h"
@@ -71,6 +71,7 @@ class AppCache {
   bool PinnedSynced() const;
   // Whether `ns` is followed now (pinned or on demand).
   bool Follows(const std::string& ns) const;
+  // Each followed namespace's informer, ordered by namespace.
   std::vector<std::pair<std::string, InformerStats>> Stats() const;
   // The pinned informers only: what readiness is judged on (an on-demand informer is a caller's
   // stream, and a caller must not be able to take the replica out of rotation).
@@ -93,7 +94,7 @@ class AppCache {
 
   mutable absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  std::map<std::string, Entry, std::less<>> informers_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Entry> informers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kje::cache

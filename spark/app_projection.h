@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -274,7 +275,20 @@ class AppProjection {
     kSuspendRequested = 16,
     kKueueQueued = 32,
   };
-  std::string_view Get(Slot slot) const;
+  // Inline: a Status reads about ten slots.
+  std::string_view Get(Slot slot) const {
+    if (packed_ == nullptr) return {};
+    return wide_offsets_ ? SlotOf<uint32_t>(packed_.get(), slot)
+                         : SlotOf<uint16_t>(packed_.get(), slot);
+  }
+  // Slot `slot` of a block whose kSlotCount slot ends, each an Offset, precede the bytes.
+  template <typename Offset>
+  static std::string_view SlotOf(const char* block, size_t slot) {
+    Offset ends[2] = {0, 0};
+    if (slot > 0) std::memcpy(&ends[0], block + (slot - 1) * sizeof(Offset), sizeof(Offset));
+    std::memcpy(&ends[1], block + slot * sizeof(Offset), sizeof(Offset));
+    return std::string_view(block + kSlotCount * sizeof(Offset) + ends[0], ends[1] - ends[0]);
+  }
   bool Flag(FlagBit bit) const { return (flags_ & bit) != 0; }
   size_t PackedBytes() const;
   uint16_t JobIdAt() const;

@@ -110,15 +110,6 @@ void PutEnd(char* block, size_t slot, size_t end) {
   std::memcpy(block + slot * sizeof(Offset), &value, sizeof(Offset));
 }
 
-// Slot `slot` of a block whose `count` slot ends, each an Offset, precede the bytes.
-template <typename Offset>
-std::string_view SlotOf(const char* block, size_t slot, size_t count) {
-  Offset ends[2] = {0, 0};
-  if (slot > 0) std::memcpy(&ends[0], block + (slot - 1) * sizeof(Offset), sizeof(Offset));
-  std::memcpy(&ends[1], block + slot * sizeof(Offset), sizeof(Offset));
-  return std::string_view(block + count * sizeof(Offset) + ends[0], ends[1] - ends[0]);
-}
-
 std::string_view GetBytes(const char*& at) {
   size_t size = GetVarint(at);
   std::string_view bytes(at, size);
@@ -296,12 +287,6 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   wide_offsets_ = other.wide_offsets_;
   job_id_at_ = other.job_id_at_;
   return *this;
-}
-
-std::string_view AppProjection::Get(Slot slot) const {
-  if (packed_ == nullptr) return {};
-  return wide_offsets_ ? SlotOf<uint32_t>(packed_.get(), slot, kSlotCount)
-                       : SlotOf<uint16_t>(packed_.get(), slot, kSlotCount);
 }
 
 std::string_view AppProjection::namespace_() const {
