@@ -61,8 +61,9 @@ constexpr bool IsDns1123Subdomain(std::string_view s) {
   uint8_t previous = ni::kDot;
   for (char c : s) {
     const uint8_t k = ni::BitsOf(c);
-    if (k == ni::kDot ? previous != ni::kAlnum : (k == ni::kDash && previous == ni::kDot))
+    if (k == ni::kDot ? previous != ni::kAlnum : (k == ni::kDash && previous == ni::kDot)) {
       return false;
+    }
     previous = k;
   }
   return true;
