@@ -291,7 +291,6 @@ class AppProjection {
   }
   bool Flag(FlagBit bit) const { return (flags_ & bit) != 0; }
   size_t PackedBytes() const;
-  uint16_t JobIdAt() const;
 
   std::unique_ptr<char[]> packed_;
   const std::string* interned_namespace_ = nullptr;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "base/interner.h"
 #include "spark/app_projection.h"
@@ -33,12 +34,6 @@ void PutVarint(std::string& out, uint64_t value) {
     value >>= 7;
   }
   out.push_back(static_cast<char>(value));
-}
-
-size_t VarintSize(uint64_t value) {
-  size_t size = 1;
-  for (; value >= 0x80; value >>= 7) ++size;
-  return size;
 }
 
 // The caller's bytes were written by PutVarint into this projection: they are well formed.
@@ -85,21 +80,28 @@ std::string PackHistory(const std::vector<StateEntry>& history) {
   return out;
 }
 
-std::string PackLabels(const std::vector<std::pair<std::string, std::string>>& labels) {
-  std::string out;
+// The labels slot, and where in it the first job-id label's value (its varint length) starts.
+struct PackedLabels {
+  std::string bytes;
+  std::optional<size_t> job_id_at;
+};
+
+PackedLabels PackLabels(const std::vector<std::pair<std::string, std::string>>& labels) {
+  PackedLabels out;
   for (const auto& [key, value] : labels) {
     if (const std::string* interned = Interner::Global().Intern(key)) {
-      out.push_back(static_cast<char>(kInternedKey));
+      out.bytes.push_back(static_cast<char>(kInternedKey));
       // The pointer itself is packed: the pool keeps the text for the life of the process.
-      out.append(reinterpret_cast<const char*>(&interned),
-                 sizeof(interned));  // NOLINT(bugprone-sizeof-expression)
+      out.bytes.append(reinterpret_cast<const char*>(&interned),
+                       sizeof(interned));  // NOLINT(bugprone-sizeof-expression)
     } else {
-      out.push_back(static_cast<char>(kInlineKey));
-      PutVarint(out, key.size());
-      out.append(key);
+      out.bytes.push_back(static_cast<char>(kInlineKey));
+      PutVarint(out.bytes, key.size());
+      out.bytes.append(key);
     }
-    PutVarint(out, value.size());
-    out.append(value);
+    if (key == kLabelJobId && !out.job_id_at) out.job_id_at = out.bytes.size();
+    PutVarint(out.bytes, value.size());
+    out.bytes.append(value);
   }
   return out;
 }
@@ -197,7 +199,7 @@ AppProjection::AppProjection(const AppFields& fields)
            (fields.kueue_queued ? kKueueQueued : 0);
   interned_namespace_ = Interner::Global().Intern(fields.namespace_);
   interned_container_ = Interner::Global().Intern(fields.driver_container);
-  std::string labels = PackLabels(fields.labels);
+  PackedLabels labels = PackLabels(fields.labels);
   std::string history = PackHistory(fields.history);
   const std::string_view slots[kSlotCount] = {
       fields.name,
@@ -214,7 +216,7 @@ AppProjection::AppProjection(const AppFields& fields)
       interned_namespace_ != nullptr ? std::string_view() : std::string_view(fields.namespace_),
       interned_container_ != nullptr ? std::string_view()
                                      : std::string_view(fields.driver_container),
-      labels,
+      labels.bytes,
       history,
   };
   size_t text = 0;
@@ -234,24 +236,11 @@ AppProjection::AppProjection(const AppFields& fields)
       PutEnd<uint16_t>(packed_.get(), i, end);
     }
   }
-  job_id_at_ = JobIdAt();
-}
-
-uint16_t AppProjection::JobIdAt() const {
-  const std::string_view labels = Get(kLabels);
-  const char* at = labels.data();
-  const char* const end = labels.data() + labels.size();
-  LabelDecoder decode;
-  while (at != end) {
-    Label label;
-    decode(at, label);
-    if (label.first != kLabelJobId) continue;
-    // The value's bytes are preceded by their varint length.
-    const char* value_at = label.second.data() - VarintSize(label.second.size());
-    const auto offset = static_cast<size_t>(value_at - packed_.get());
-    return offset <= UINT16_MAX ? static_cast<uint16_t>(offset) : 0;
+  if (labels.job_id_at) {
+    const size_t offset =
+        static_cast<size_t>(Get(kLabels).data() - packed_.get()) + *labels.job_id_at;
+    if (offset <= UINT16_MAX) job_id_at_ = static_cast<uint16_t>(offset);
   }
-  return 0;
 }
 
 size_t AppProjection::PackedBytes() const {
