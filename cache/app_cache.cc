@@ -25,12 +25,17 @@ std::shared_ptr<AppInformer> AppCache::NewInformer(const std::string& ns) {
   return NewAppInformer(io_, client_, std::move(options), clock_);
 }
 
+const std::shared_ptr<AppInformer>* AppCache::InformerLocked(std::string_view ns) const {
+  if (stopped_) return nullptr;
+  auto it = informers_.find(ToAbsl(ns));
+  return it == informers_.end() ? nullptr : &it->second.informer;
+}
+
 std::shared_ptr<AppInformer> AppCache::Existing(std::string_view ns) const {
   if (!options_.enabled) return nullptr;
   absl::ReaderMutexLock lock(&mu_);
-  if (stopped_) return nullptr;
-  auto it = informers_.find(ToAbsl(ns));
-  return it == informers_.end() ? nullptr : it->second.informer;
+  const std::shared_ptr<AppInformer>* informer = InformerLocked(ns);
+  return informer == nullptr ? nullptr : *informer;
 }
 
 void AppCache::Pin(const std::string& ns) {
@@ -63,9 +68,8 @@ AppPtr AppCache::Find(std::string_view ns, std::string_view name) const {
   // The informer is asked under this lock (Subscribe takes the two in the same order): a lookup,
   // which every cached Status makes, takes and drops no reference to it.
   absl::ReaderMutexLock lock(&mu_);
-  if (stopped_) return nullptr;
-  auto it = informers_.find(ToAbsl(ns));
-  return it == informers_.end() ? nullptr : it->second.informer->Find(name);
+  const std::shared_ptr<AppInformer>* informer = InformerLocked(ns);
+  return informer == nullptr ? nullptr : (*informer)->Find(name);
 }
 
 void AppCache::ObserveWrite(const spark::AppProjection& app) {

@@ -83,6 +83,9 @@ class AppCache {
     bool pinned = false;
   };
   std::vector<std::pair<std::string, InformerStats>> StatsOf(bool pinned_only) const;
+  // The followed namespace's informer; nullptr when it isn't followed or the cache has stopped.
+  const std::shared_ptr<AppInformer>* InformerLocked(std::string_view ns) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   std::shared_ptr<AppInformer> Existing(std::string_view ns) const;
   std::shared_ptr<AppInformer> NewInformer(const std::string& ns);
 
