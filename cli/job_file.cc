@@ -178,16 +178,14 @@ std::string ReadBounded(std::istream& in) {
   return text;
 }
 
-bool Blank(const std::string& s) { return absl::StripAsciiWhitespace(s).empty(); }
-
 }  // namespace
 
 absl::Status ValidateSubmitRequest(const SubmitRequest& request) {
-  if (Blank(request.job_id())) return Error("jobId", "is required");
-  if (Blank(request.metalake())) return Error("metalake", "is required");
+  if (IsBlank(request.job_id())) return Error("jobId", "is required");
+  if (IsBlank(request.metalake())) return Error("metalake", "is required");
   if (!request.has_template_()) return Error("template", "is required");
-  if (Blank(request.template_().name())) return Error("template.name", "is required");
-  if (Blank(request.template_().executable())) {
+  if (IsBlank(request.template_().name())) return Error("template.name", "is required");
+  if (IsBlank(request.template_().executable())) {
     return Error("template.executable", "is required");
   }
   return absl::OkStatus();

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "base/quote.h"
+#include "base/strings.h"
 #include "cli/command.h"
 #include "cli/job_file.h"
 
@@ -148,7 +149,7 @@ int CreateVerb(Context& c) {
   auto job = BuildJobRequest(c.flags);
   if (!job.ok()) return UsageError(c.io, command, std::string(job.status().message()));
   if (!c.flags.positional().empty()) job->set_job_id(c.flags.positional()[0]);
-  if (absl::StripAsciiWhitespace(job->job_id()).empty()) {
+  if (IsBlank(job->job_id())) {
     return UsageError(c.io, command, "give a SCHEDULE_ID, or a jobId in the job file");
   }
   if (!c.flags.Has("cron")) {

@@ -1,7 +1,6 @@
 #include "k8s/watch_stream.h"
 
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 
@@ -16,7 +15,7 @@ absl::Status WatchStreamDecoder::Feed(std::string_view chunk, const EventCallbac
   for (size_t nl; (nl = pending_.find('\n', search_from)) != std::string::npos;
        start = search_from = nl + 1) {
     std::string_view line(pending_.data() + start, nl - start);
-    if (absl::StripAsciiWhitespace(ToAbsl(line)).empty()) continue;
+    if (IsBlank(line)) continue;
     absl::StatusOr<WatchEvent> event = ParseWatchEvent(line);
     if (!event.ok()) return event.status();
     on_event(*event);
