@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/bind_executor.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -18,6 +14,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
+#include "async/strand_task.h"
 #include "base/log.h"
 #include "base/strings.h"
 #include "base/wakeup.h"
@@ -81,27 +78,29 @@ class AppInformerImpl final : public AppInformer,
 
   void Start() override {
     if (started_.exchange(true)) return;
-    asio::co_spawn(
-        strand_, Run(shared_from_this()),
-        asio::bind_cancellation_slot(
-            stop_.slot(),
-            asio::bind_executor(strand_, [self = shared_from_this()](const std::exception_ptr&) {
-              self->loop_ended_ = true;
-              self->stop_.slot().clear();
-            })));
+    auto loop = async::StrandTask::Spawn(strand_, Loop(shared_from_this()), [](absl::Status) {});
+    bool stopped = false;
+    {
+      absl::MutexLock lock(&tasks_mu_);
+      stopped = stopped_.load();
+      if (!stopped) loop_ = loop;
+    }
+    if (stopped) loop->Cancel();
   }
 
   void Stop() override {
     if (stopped_.exchange(true)) return;
-    // The signal belongs to the strand: it is emitted there, never concurrently with the loop.
-    asio::post(strand_, [self = shared_from_this()] {
-      if (!self->loop_ended_) self->stop_.emit(asio::cancellation_type::terminal);
-    });
-    asio::post(fetch_strand_, [self = shared_from_this()] {
-      if (self->fetch_stop_.slot().has_handler()) {
-        self->fetch_stop_.emit(asio::cancellation_type::terminal);
-      }
-    });
+    // Whatever runs now is cancelled; whatever starts later sees stopped_ under tasks_mu_ and
+    // cancels itself (Start, StartPage).
+    std::shared_ptr<async::StrandTask> loop;
+    std::shared_ptr<async::StrandTask> fetch;
+    {
+      absl::MutexLock lock(&tasks_mu_);
+      loop = std::move(loop_);
+      fetch = std::move(fetch_);
+    }
+    if (loop != nullptr) loop->Cancel();
+    if (fetch != nullptr) fetch->Cancel();
     SubscriberIndex::List subs;
     {
       absl::MutexLock lock(&subs_mu_);
@@ -261,15 +260,17 @@ class AppInformerImpl final : public AppInformer,
 
   // One LIST page asked on the fetch strand: while the loop projects a page, the next one is
   // served, read and parsed beside it (a 100k-app list is 200 pages of about 1 MB). At most one
-  // is in flight; Stop cancels it through fetch_stop_, which only the fetch strand touches.
+  // is in flight, a task of its own that Stop cancels.
   struct PageFetch {
     std::shared_ptr<Wakeup> done = Wakeup::New();
     absl::Mutex mu;
     std::optional<absl::StatusOr<k8s::ListPage>> page ABSL_GUARDED_BY(mu);
 
+    // The first result stays.
     void Finish(absl::StatusOr<k8s::ListPage> result) {
       {
         absl::MutexLock lock(&mu);
+        if (page.has_value()) return;
         page = std::move(result);
       }
       done->Fire();
@@ -284,25 +285,26 @@ class AppInformerImpl final : public AppInformer,
     auto fetch = std::make_shared<PageFetch>();
     auto request = [](std::shared_ptr<k8s::Client> client, k8s::ResourceRef collection,
                       k8s::ListOptions options, absl::Time deadline,
-                      std::shared_ptr<PageFetch> fetch) -> asio::awaitable<void> {
+                      std::shared_ptr<PageFetch> fetch) -> asio::awaitable<absl::Status> {
       auto listed = client->List(std::move(collection), std::move(options), deadline);
       fetch->Finish(co_await std::move(listed));
+      co_return absl::OkStatus();
     };
-    asio::post(fetch_strand_, [self = shared_from_this(), request, list = std::move(list),
-                               deadline = absl::Now() + options_.list_timeout, fetch]() mutable {
-      if (self->stopped_.load()) {
-        fetch->Finish(absl::CancelledError("informer stopped"));
-        return;
-      }
-      asio::co_spawn(
-          self->fetch_strand_,
-          request(self->client_, self->options_.collection, std::move(list), deadline, fetch),
-          asio::bind_cancellation_slot(
-              self->fetch_stop_.slot(),
-              asio::bind_executor(self->fetch_strand_, [self](const std::exception_ptr&) {
-                self->fetch_stop_.slot().clear();
-              })));
-    });
+    auto task = async::StrandTask::Spawn(
+        fetch_strand_,
+        request(client_, options_.collection, std::move(list), absl::Now() + options_.list_timeout,
+                fetch),
+        // A fetch cancelled before it started, or that threw, still answers its waiter.
+        [fetch](absl::Status status) {
+          if (!status.ok()) fetch->Finish(std::move(status));
+        });
+    bool stopped = false;
+    {
+      absl::MutexLock lock(&tasks_mu_);
+      stopped = stopped_.load();
+      if (!stopped) fetch_ = task;
+    }
+    if (stopped) task->Cancel();
     return fetch;
   }
 
@@ -488,6 +490,11 @@ class AppInformerImpl final : public AppInformer,
     co_return co_await std::move(watching);
   }
 
+  static asio::awaitable<absl::Status> Loop(std::shared_ptr<AppInformerImpl> self) {
+    co_await Run(std::move(self));
+    co_return absl::OkStatus();
+  }
+
   static asio::awaitable<void> Run(std::shared_ptr<AppInformerImpl> self) {
     bool first = true;
     while (!self->stopped_.load()) {
@@ -532,12 +539,12 @@ class AppInformerImpl final : public AppInformer,
   const InformerOptions options_;
   const Clock& clock_;
   asio::strand<asio::io_context::executor_type> strand_;
-  // The LIST page fetched ahead (StartPage) and its cancellation, on their own strand.
+  // The LIST page fetched ahead (StartPage) runs on a strand of its own.
   asio::strand<asio::io_context::executor_type> fetch_strand_;
-  asio::cancellation_signal fetch_stop_;
-  // Emitted on the strand by Stop(): cancels whatever the loop awaits.
-  asio::cancellation_signal stop_;
-  bool loop_ended_ = false;  // strand only
+  // The loop and the page in flight, for Stop to cancel.
+  absl::Mutex tasks_mu_;
+  std::shared_ptr<async::StrandTask> loop_ ABSL_GUARDED_BY(tasks_mu_);
+  std::shared_ptr<async::StrandTask> fetch_ ABSL_GUARDED_BY(tasks_mu_);
   std::atomic<bool> started_ = false;
   std::atomic<bool> stopped_ = false;
   std::atomic<bool> synced_ = false;

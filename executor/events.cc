@@ -93,7 +93,7 @@ std::shared_ptr<RpcHandle> Executor::Events(std::string_view execution_id, absl:
     done(id.status());
     return internal::FinishedHandle();
   }
-  return internal::Spawn<JobEvents>(
+  return internal::Spawn(
       ctx_.io,
       [this, id = *std::move(id), deadline]() mutable {
         return coroutines::Events(ctx_, std::move(id), deadline);

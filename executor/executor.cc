@@ -530,7 +530,7 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
   if (absl::Status allowed = ctx_.policy.Check(built->namespace_); !allowed.ok()) {
     return Answer<SubmitResult>(done, allowed);
   }
-  return Spawn<coroutines::Submitted>(
+  return Spawn(
       ctx_.io,
       [this, app = *std::move(built), job_id = std::move(job_id), name = job.name,
        deadline]() mutable {
@@ -558,7 +558,7 @@ StatusLookup Executor::StatusNow(std::string_view execution_id,
 
 std::shared_ptr<RpcHandle> Executor::Status(spark::ExecutionId id, absl::Time deadline,
                                             Done<JobResult> done) {
-  return Spawn<JobResult>(
+  return Spawn(
       ctx_.io,
       [this, id = std::move(id), deadline]() mutable {
         return coroutines::Status(ctx_, std::move(id), deadline);
@@ -582,7 +582,7 @@ std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id, absl:
                                             Done<bool> done) {
   auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) return Answer<bool>(done, id.status());
-  return Spawn<bool>(
+  return Spawn(
       ctx_.io,
       [this, id = *std::move(id), deadline]() mutable {
         return coroutines::Cancel(ctx_, std::move(id), deadline);
@@ -604,7 +604,7 @@ std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64
   max_bytes = std::min(max_bytes, ctx_.options.max_output_bytes);
   auto tail = spark::LogTail::Create(max_lines, max_bytes);
   if (!tail.ok()) return Answer<spark::LogTailResult>(done, tail.status());
-  return Spawn<spark::LogTailResult>(
+  return Spawn(
       ctx_.io,
       [this, id = *std::move(id), max_lines, tail = *std::move(tail), deadline]() mutable {
         return coroutines::Output(ctx_, std::move(id), max_lines, std::move(tail), deadline);
@@ -658,7 +658,7 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   if (request->page_token.kind == PageToken::Kind::kApi) {
     list.continue_token = request->page_token.value;
   }
-  return Spawn<JobPage>(
+  return Spawn(
       ctx_.io,
       [this, ns = request->namespace_, list = std::move(list), deadline]() mutable {
         return coroutines::ListFromApi(ctx_, std::move(ns), std::move(list), deadline);

@@ -18,6 +18,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "async/cancellable.h"
 #include "k8s/event.h"
 #include "spark/app_builder.h"
 #include "spark/execution_id.h"
@@ -105,11 +106,7 @@ struct RunNowResult {
 };
 
 // Cancels one call; thread-safe, idempotent, harmless after completion.
-class RpcHandle {
- public:
-  virtual ~RpcHandle() = default;
-  virtual void Cancel() = 0;
-};
+using RpcHandle = async::Cancellable;
 
 // Where a stream's messages go: the gRPC edge's reactor. The executor never has more than one
 // write in flight: `written(ok)` (any thread, must not block) says it is out (false: the stream

@@ -448,7 +448,7 @@ std::shared_ptr<RpcHandle> Executor::CreateSchedule(
   if (!metalake.empty()) meta.annotations[std::string(spark::kAnnotationMetalake)] = metalake;
   auto schedule = kf::BuildScheduledApplication(meta, spec, built->json);
   if (!schedule.ok()) return Refuse<ScheduleResult>(done, schedule.status());
-  return internal::Spawn<ScheduleResult>(
+  return internal::Spawn(
       ctx_.io,
       [this, ref = *std::move(ref), schedule = *std::move(schedule),
        schedule_id = std::move(schedule_id), deadline]() mutable {
@@ -463,7 +463,7 @@ std::shared_ptr<RpcHandle> Executor::GetSchedule(const std::string& ns,
                                                  absl::Time deadline, Done<ScheduleResult> done) {
   auto ref = ResolveSchedule(ctx_, ns, schedule_id);
   if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
-  return internal::Spawn<ScheduleResult>(
+  return internal::Spawn(
       ctx_.io,
       [this, ref = *std::move(ref), deadline]() mutable {
         return coroutines::GetSchedule(ctx_, std::move(ref), deadline);
@@ -495,7 +495,7 @@ std::shared_ptr<RpcHandle> Executor::ListSchedules(const std::string& ns,
   if (request->page_token.kind == PageToken::Kind::kApi) {
     list.continue_token = request->page_token.value;
   }
-  return internal::Spawn<SchedulePage>(
+  return internal::Spawn(
       ctx_.io,
       [this, collection = *std::move(collection), list = std::move(list), deadline]() mutable {
         return coroutines::ListSchedules(ctx_, std::move(collection), std::move(list), deadline);
@@ -512,7 +512,7 @@ std::shared_ptr<RpcHandle> Executor::UpdateSchedule(const std::string& ns,
   if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
   auto patch = kf::BuildScheduleUpdatePatch(update);
   if (!patch.ok()) return Refuse<ScheduleResult>(done, patch.status());
-  return internal::Spawn<ScheduleResult>(
+  return internal::Spawn(
       ctx_.io,
       [this, ref = *std::move(ref), update, patch = *std::move(patch), deadline]() mutable {
         return coroutines::UpdateSchedule(ctx_, std::move(ref), std::move(update), std::move(patch),
@@ -526,7 +526,7 @@ std::shared_ptr<RpcHandle> Executor::DeleteSchedule(const std::string& ns,
                                                     absl::Time deadline, Done<bool> done) {
   auto ref = ResolveSchedule(ctx_, ns, schedule_id);
   if (!ref.ok()) return Refuse<bool>(done, ref.status());
-  return internal::Spawn<bool>(
+  return internal::Spawn(
       ctx_.io,
       [this, ref = *std::move(ref), keep_runs, deadline]() mutable {
         return coroutines::DeleteSchedule(ctx_, std::move(ref), keep_runs, deadline);
@@ -544,7 +544,7 @@ std::shared_ptr<RpcHandle> Executor::RunScheduleNow(const std::string& ns,
   if (auto name = kf::ManualRunName(ref->name, run_id); !name.ok()) {
     return Refuse<RunNowResult>(done, name.status());
   }
-  return internal::Spawn<RunNowResult>(
+  return internal::Spawn(
       ctx_.io,
       [this, ref = *std::move(ref), run_id, deadline]() mutable {
         return coroutines::RunScheduleNow(ctx_, std::move(ref), std::move(run_id), deadline);

@@ -9,6 +9,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "async/strand_task.h"
 #include "base/log.h"
 #include "base/quote.h"
 #include "base/strings.h"
@@ -224,7 +225,7 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
     return fail(absl::FailedPreconditionError(
         "WatchStatus follows the informer cache, which is disabled (statusCacheTtlMs <= 0)"));
   }
-  return internal::SpawnStatus(
+  return internal::Spawn(
       ctx_.io,
       [this, ids = std::move(ids), deadline, writer]() mutable {
         return WatchLoop(ctx_, std::move(ids), deadline, writer);
@@ -247,7 +248,7 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
   }
   if (tail_lines == 0) tail_lines = kDefaultFollowTailLines;
   deadline = std::min(deadline, absl::Now() + kMaxFollow);
-  return internal::SpawnStatus(
+  return internal::Spawn(
       ctx_.io,
       [this, id = *std::move(id), tail_lines, deadline, writer]() mutable {
         return FollowLoop(ctx_, std::move(id), tail_lines, deadline, writer);
@@ -379,25 +380,14 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
   auto buffer = std::make_shared<LogBuffer>(ex.options.max_follow_buffer_bytes);
   // The log is read beside this loop, on the same strand, so that a caller slow to take the
   // lines never stalls the reading (the buffer's bound decides what is kept). The loop ends the
-  // reading when it leaves; the signal is emitted only while the reading runs.
+  // reading when it leaves.
   auto reading = ex.client->StreamLog(pod, options, deadline,
                                       [buffer](std::string_view chunk) { buffer->Chunk(chunk); });
-  auto stop = std::make_shared<asio::cancellation_signal>();
-  auto read_done = std::make_shared<bool>(false);
   asio::any_io_executor strand = co_await asio::this_coro::executor;
-  asio::co_spawn(
-      strand, std::move(reading),
-      asio::bind_cancellation_slot(
-          stop->slot(), [buffer, stop, read_done](std::exception_ptr e, absl::Status status) {
-            *read_done = true;
-            stop->slot().clear();
-            buffer->End(e ? internal::FromException(e) : std::move(status));
-          }));
-  absl::Cleanup end_reading = [strand, stop, read_done] {
-    asio::post(strand, [stop, read_done] {
-      if (!*read_done) stop->emit(asio::cancellation_type::terminal);
-    });
-  };
+  auto reader = async::StrandTask::Spawn(strand, std::move(reading), [buffer](absl::Status status) {
+    buffer->End(std::move(status));
+  });
+  absl::Cleanup end_reading = [reader] { reader->Cancel(); };
   for (;;) {
     LogBuffer::Taken taken = buffer->Take();
     if (!taken.batch.lines.empty() || taken.batch.dropped_lines > 0) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 #include "executor/job_executor.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
 #include "server/admission.h"
@@ -39,6 +41,10 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCal
     SetMessageAllocatorFor_Output(&output_messages_);
     SetMessageAllocatorFor_ListJobs(&list_messages_);
   }
+
+  // Reactors of this process made and not yet freed: 0 once a server has shut down, whatever
+  // its calls did (tests hold the reactors' lifetime to it).
+  static int64_t LiveReactors();
 
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::SubmitRequest* request,

@@ -410,5 +410,51 @@ TEST_CASE("informer: pages of the snapshot in name order, filtered", "[informer]
   CHECK(names(f.informer->ListAfter("", 10, no_state)) == "cde");
 }
 
+// An on-demand informer is stopped whenever its namespace goes idle, often while the next LIST
+// page is being fetched beside the one being read. On two io threads (as in the service), each
+// stop must cancel that fetch at once (not leave it to its own deadline, holding a connection
+// and the fetch's frame), and the informer, its loop and its fetch must all be freed.
+TEST_CASE("informer: a stop mid-list cancels the page in flight, and everything is freed",
+          "[informer]") {
+  constexpr int kRounds = 1000;
+  int cancelled = 0;
+  int freed = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    boost::asio::io_context io;
+    auto work = boost::asio::make_work_guard(io);
+    std::thread threads[2] = {std::thread([&io] { io.run(); }), std::thread([&io] { io.run(); })};
+    auto client = std::make_shared<FakeKubeClient>(io);
+    client->set_complete_on_cancel(true);  // as the real client ends a cancelled request
+    FakeClock clock;
+    InformerOptions options;
+    options.collection = {"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""};
+    options.page_size = 2;
+    std::shared_ptr<AppInformer> informer = NewAppInformer(io, client, options, clock);
+    std::weak_ptr<AppInformer> weak = informer;
+    informer->Start();
+    auto first = client->NextCall();
+    REQUIRE(first != nullptr);
+    client->CompleteList(first, Page({AppJson("a", "10", "Submitted")}, "", "page-2"));
+    // The next page is asked as soon as the first one's continue token is known.
+    auto second = client->NextCall();
+    REQUIRE(second != nullptr);
+    REQUIRE(second->verb == "list");
+    informer->Stop();
+    const bool seen = second->WaitCancelled();
+    // Never cancelled: the test ends the fetch itself, so the round can end and report.
+    if (!seen) client->CompleteList(second, absl::CancelledError("ended by the test"));
+    cancelled += seen;
+    informer.reset();
+    // Without work left, run() returns: nothing of the informer's is parked anywhere.
+    work.reset();
+    for (std::thread& t : threads) t.join();
+    freed += weak.expired();
+    client->DropPending();
+    if (!seen) break;  // one failed round says it; the others would each wait out the deadline
+  }
+  CHECK(cancelled == kRounds);
+  CHECK(freed == kRounds);
+}
+
 }  // namespace
 }  // namespace kje::cache

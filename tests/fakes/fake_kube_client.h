@@ -106,11 +106,18 @@ class FakeKubeClient final : public k8s::Client,
 
   void set_complete_on_cancel(bool on) { complete_on_cancel_ = on; }
 
-  // Kept for the tests' shutdown order: the coroutines suspended on calls are destroyed with the
-  // io_context's handlers, so nothing of theirs is left here to drop.
+  // For the tests' shutdown, once the io_context has stopped: a coroutine suspended on a call of
+  // this fake waits in the call's wake-up, not in the io_context, and the call is held by that
+  // coroutine's frame, so neither would ever be freed. Each call's wake-up is fired: its waiter
+  // moves to the stopped io_context's queue, and is destroyed with it.
   void DropPending() {
-    absl::MutexLock lock(&mu_);
-    pending_.clear();
+    std::vector<std::shared_ptr<Call>> all;
+    {
+      absl::MutexLock lock(&mu_);
+      pending_.clear();
+      all.swap(all_);
+    }
+    for (const auto& call : all) call->wakeup->Fire();
   }
 
   // Completes a get/create/patch/delete.
@@ -229,6 +236,7 @@ class FakeKubeClient final : public k8s::Client,
   void Record(const std::shared_ptr<Call>& call) {
     absl::MutexLock lock(&mu_);
     pending_.push_back(call);
+    all_.push_back(call);
   }
 
   // Waits for the test's next delivery to the call. True: the awaiting coroutine was cancelled
@@ -325,6 +333,7 @@ class FakeKubeClient final : public k8s::Client,
   k8s::ConnectionConfig config_;
   absl::Mutex mu_;
   std::deque<std::shared_ptr<Call>> pending_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<Call>> all_ ABSL_GUARDED_BY(mu_);  // every call, for DropPending
 };
 
 }  // namespace kje::testing
