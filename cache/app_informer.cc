@@ -8,6 +8,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -60,18 +61,13 @@ bool Supersedes(std::string_view candidate, std::string_view current) {
   return !cmp.has_value() || *cmp >= 0;
 }
 
-InformerOptions WithDefaults(InformerOptions options) {
-  if (!options.project) options.project = spark::ProjectApp;
-  return options;
-}
-
 class AppInformerImpl final : public AppInformer,
                               public std::enable_shared_from_this<AppInformerImpl> {
  public:
   AppInformerImpl(asio::io_context& io, std::shared_ptr<k8s::Client> client,
                   InformerOptions options, const Clock& clock)
       : client_(std::move(client)),
-        options_(WithDefaults(std::move(options))),
+        options_(std::move(options)),
         clock_(clock),
         strand_(asio::make_strand(io)),
         fetch_strand_(asio::make_strand(io)) {}
@@ -585,6 +581,11 @@ std::optional<int> CompareResourceVersions(std::string_view a, std::string_view 
 std::shared_ptr<AppInformer> NewAppInformer(asio::io_context& io,
                                             std::shared_ptr<k8s::Client> client,
                                             InformerOptions options, const Clock& clock) {
+  // Which operator's objects these are is the caller's to say: there is no default.
+  if (!options.project) {
+    log::Error("an informer was made without its operator's projection");
+    std::abort();
+  }
   return std::make_shared<AppInformerImpl>(io, std::move(client), std::move(options), clock);
 }
 

@@ -50,8 +50,8 @@ struct InformerOptions {
   absl::Duration watch_period = absl::Minutes(5);
   absl::Duration min_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(30);
-  // Reads one object of the collection (the operator backend's projection); empty means
-  // spark::ProjectApp. Runs on the client's io thread, on the object as parsed from the page or
+  // Reads one object of the collection (the operator backend's projection); required, there is
+  // no default operator. Runs on the client's io thread, on the object as parsed from the page or
   // the watch line.
   std::function<absl::StatusOr<spark::AppProjection>(const rapidjson::Value&)> project;
 };

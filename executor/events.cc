@@ -20,9 +20,7 @@ namespace asio = boost::asio;
 namespace coroutines {
 namespace {
 
-k8s::ResourceRef EventsRef(std::string_view ns) {
-  return k8s::ResourceRef{"", "v1", "events", std::string(ns), "", ""};
-}
+k8s::ResourceRef EventsRef(std::string_view ns) { return k8s::CoreRef("events", ns); }
 
 // The events whose involved object is `kind` `name`, oldest first by name (the recorder names
 // an event after its object and the time), at most max_events_per_object of them.

@@ -25,6 +25,7 @@
 namespace kje::executor {
 
 namespace asio = boost::asio;
+using internal::AppsIn;
 using internal::Spawn;
 
 namespace {
@@ -48,13 +49,13 @@ std::string Where(std::string_view ns, std::string_view name) {
 }
 
 k8s::ResourceRef AppRef(const ExecutorContext& ex, std::string_view ns, std::string_view name) {
-  k8s::ResourceRef ref = ex.backend->Applications(ns);
+  k8s::ResourceRef ref = AppsIn(ex, ns);
   ref.name = std::string(name);
   return ref;
 }
 
 k8s::ResourceRef PodRef(std::string_view ns, std::string_view name) {
-  return k8s::ResourceRef{"", "v1", "pods", std::string(ns), std::string(name), ""};
+  return k8s::CoreRef("pods", ns, name);
 }
 
 // GET the application (fresh: never from the cache).
@@ -139,7 +140,7 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
   bool refetched = false;
   for (;;) {
     std::optional<spark::DriverPod> driver;
-    if (spark::HasState(*app) && spark::IsStopped(*app)) {
+    if (ex.backend->HasState(*app) && ex.backend->IsStopped(*app)) {
       // The driver pod's container gives the exact times (the operator records the end 10 s to
       // 2 min late).
       if (auto known = co_await StoppedDriver(ex, app, rpc_deadline)) driver = *known;
@@ -268,7 +269,7 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
   auto app = co_await Fetch(ex, ns, name, rpc_deadline);
   if (!app.ok()) co_return app.status();
   // Already stopped: its real outcome stays visible.
-  if (spark::HasState(**app) && spark::IsStopped(**app)) co_return false;
+  if (ex.backend->HasState(**app) && ex.backend->IsStopped(**app)) co_return false;
   // Mark first, so a status query on any replica tells a cancelled job from one deleted by
   // someone else.
   auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge,
@@ -366,19 +367,19 @@ asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::s
 ExecutorContext::ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
                                  cache::AppCache& cache, NamespacePolicy policy,
                                  ExecutorOptions options, const Clock& clock,
-                                 std::shared_ptr<const OperatorBackend> backend)
+                                 std::shared_ptr<const spark::OperatorBackend> backend)
     : io(io),
       client(std::move(client)),
       cache(cache),
       policy(std::move(policy)),
       options(std::move(options)),
       clock(clock),
-      backend(backend != nullptr ? std::move(backend) : NewApacheSparkBackend()),
+      backend(std::move(backend)),
       next_driver_sweep_(this->options.known_drivers_first_sweep) {}
 
 Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
                    cache::AppCache& cache, NamespacePolicy policy, ExecutorOptions options,
-                   const Clock& clock, std::shared_ptr<const OperatorBackend> backend)
+                   const Clock& clock, std::shared_ptr<const spark::OperatorBackend> backend)
     : ctx_(io, std::move(client), cache, std::move(policy), std::move(options), clock,
            std::move(backend)) {}
 
@@ -424,7 +425,7 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   result.job_id = app.job_id();
   result.driver_pod = driver ? driver->name : "";
   result.info = std::move(info);
-  result.details = spark::RunDetailsOf(app);
+  result.details = backend->RunDetailsOf(app);
   return result;
 }
 
@@ -434,7 +435,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   if (app == nullptr) return false;
   const spark::DriverPod* driver = nullptr;
   std::optional<std::optional<spark::DriverPod>> known;
-  if (spark::IsStopped(*app)) {  // a stopped app has a state
+  if (backend->IsStopped(*app)) {  // a stopped app has a state
     known = KnownDriverOf(*app);
     if (!known) return false;  // the driver's times need a pod LIST
     if (*known) driver = &**known;

@@ -27,11 +27,11 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "cache/app_cache.h"
-#include "executor/backend.h"
 #include "executor/job_executor.h"
 #include "executor/namespace_policy.h"
 #include "k8s/client.h"
 #include "spark/app_builder.h"
+#include "spark/backend.h"
 #include "spark/driver_pod.h"
 #include "spark/log_tail.h"
 #include "spark/status_mapping.h"
@@ -73,7 +73,7 @@ class ExecutorContext {
  public:
   ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
                   cache::AppCache& cache, NamespacePolicy policy, ExecutorOptions options,
-                  const Clock& clock, std::shared_ptr<const OperatorBackend> backend);
+                  const Clock& clock, std::shared_ptr<const spark::OperatorBackend> backend);
 
   boost::asio::io_context& io;
   const std::shared_ptr<k8s::Client> client;
@@ -81,7 +81,7 @@ class ExecutorContext {
   const NamespacePolicy policy;
   const ExecutorOptions options;
   const Clock& clock;
-  const std::shared_ptr<const OperatorBackend> backend;
+  const std::shared_ptr<const spark::OperatorBackend> backend;
 
   // A Kubernetes call's deadline: the RPC's, within options.request_timeout.
   absl::Time Deadline(absl::Time rpc_deadline) const;
@@ -135,7 +135,7 @@ class Executor final : public JobExecutor {
   // and every call it started.
   Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client, cache::AppCache& cache,
            NamespacePolicy policy, ExecutorOptions options, const Clock& clock,
-           std::shared_ptr<const OperatorBackend> backend = nullptr);
+           std::shared_ptr<const spark::OperatorBackend> backend);
   ~Executor() override;
 
   std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,

@@ -26,6 +26,12 @@ std::shared_ptr<RpcHandle> Spawn(asio::io_context& io, Make make, Done done) {
   return async::StrandTask::Spawn(asio::make_strand(io), make(), std::move(done));
 }
 
+// The operator's applications in `ns` (every one: no name).
+inline k8s::ResourceRef AppsIn(const ExecutorContext& ex, std::string_view ns) {
+  const spark::ResourceKind kind = ex.backend->Applications();
+  return k8s::CollectionRef(kind.group, kind.version, kind.plural, ns);
+}
+
 // A handle for a call that finished inline.
 class Finished final : public RpcHandle {
  public:

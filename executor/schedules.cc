@@ -24,11 +24,13 @@
 #include "spark/kubeflow/schedule_builder.h"
 #include "spark/kubeflow/schedule_projection.h"
 #include "spark/names.h"
+#include "spark/operators.h"
 
 namespace kje::executor {
 
 namespace asio = boost::asio;
 namespace kf = spark::kubeflow;
+using internal::AppsIn;
 
 namespace {
 
@@ -45,14 +47,9 @@ struct ScheduleRef {
 };
 
 absl::StatusOr<k8s::ResourceRef> SchedulesIn(const ExecutorContext& ex, std::string_view ns) {
-  auto collection = ex.backend->Schedules(ns);
-  if (!collection) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "schedules need kubeflow/spark-operator (its ScheduledSparkApplication); this server "
-        "runs ",
-        ToAbsl(ex.backend->Name()), " (the `operator` setting)"));
-  }
-  return *collection;
+  std::optional<spark::ResourceKind> kind = ex.backend->Schedules();
+  if (!kind) return spark::NoSchedulesError(*ex.backend);
+  return k8s::CollectionRef(kind->group, kind->version, kind->plural, ns);
 }
 
 absl::StatusOr<ScheduleRef> ResolveSchedule(const ExecutorContext& ex, const std::string& ns_arg,
@@ -173,7 +170,7 @@ asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string n
   };
   bool more = false;
   do {
-    auto listing = ex.client->List(ex.backend->Applications(ns), list, ex.Deadline(rpc_deadline));
+    auto listing = ex.client->List(AppsIn(ex, ns), list, ex.Deadline(rpc_deadline));
     auto page = co_await std::move(listing);
     if (!page.ok()) {
       co_return FromKubernetes(
@@ -380,7 +377,7 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
   }
   spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp),
                         run->namespace_, run->name};
-  auto create = ex.client->Create(ex.backend->Applications(run->namespace_), std::move(run->json),
+  auto create = ex.client->Create(AppsIn(ex, run->namespace_), std::move(run->json),
                                   ex.Deadline(rpc_deadline));
   auto created = co_await std::move(create);
   if (created.ok()) {

@@ -333,7 +333,7 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
         result = ex.ResultOf(job.id, *job.app, nullptr);
         if (spark::IsTerminal(result.info.status)) {
           job.done = true;
-          if (spark::IsStopped(*job.app)) {
+          if (ex.backend->IsStopped(*job.app)) {
             // The last status carries the driver container's exact times, as Status gives them.
             cache::AppPtr app = job.app;
             auto driver = co_await coroutines::StoppedDriver(ex, app, deadline);
@@ -372,7 +372,7 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
                                                        const spark::DriverPod& driver,
                                                        int64_t tail_lines, absl::Time deadline,
                                                        StreamWriter<OutputBatch>* writer) {
-  k8s::ResourceRef pod{"", "v1", "pods", id.namespace_, driver.name, ""};
+  k8s::ResourceRef pod = k8s::CoreRef("pods", id.namespace_, driver.name);
   k8s::LogOptions options;
   options.tail_lines = tail_lines;
   options.follow = true;
@@ -436,7 +436,7 @@ asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId
     if (driver->has_value()) {
       auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, deadline, writer);
       if (streamed) co_return *streamed;
-    } else if (spark::IsStopped(*current) || current->deleting()) {
+    } else if (ex.backend->IsStopped(*current) || current->deleting()) {
       co_return absl::OkStatus();  // it stopped without a driver left to read
     }
     // No driver yet, or it hasn't started: the next change of the app may bring one.

@@ -59,6 +59,16 @@ std::string_view MetadataField(const rapidjson::Value& object, const char* field
                             : std::string_view();
 }
 
+ResourceRef CollectionRef(std::string_view group, std::string_view version, std::string_view plural,
+                          std::string_view ns) {
+  return ResourceRef{
+      std::string(group), std::string(version), std::string(plural), std::string(ns), "", ""};
+}
+
+ResourceRef CoreRef(std::string_view plural, std::string_view ns, std::string_view name) {
+  return ResourceRef{"", "v1", std::string(plural), std::string(ns), std::string(name), ""};
+}
+
 absl::StatusOr<std::string> ResourcePath(const ResourceRef& ref) {
   if (ref.version.empty()) return absl::InvalidArgumentError("resource reference without version");
   if (ref.plural.empty()) return absl::InvalidArgumentError("resource reference without plural");

@@ -29,6 +29,12 @@ struct ResourceRef {
   std::string subresource;  // "status", "log", ...; needs a name
 };
 
+// Every object of `group/version/plural` in `ns` ("" for all namespaces).
+ResourceRef CollectionRef(std::string_view group, std::string_view version, std::string_view plural,
+                          std::string_view ns);
+// A core-v1 object ("pods", "events") in `ns`; a collection when `name` is "".
+ResourceRef CoreRef(std::string_view plural, std::string_view ns, std::string_view name = "");
+
 // The URL path of `ref`, with every segment checked and escaped.
 absl::StatusOr<std::string> ResourcePath(const ResourceRef& ref);
 

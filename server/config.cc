@@ -17,7 +17,7 @@
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
-#include "spark/kubeflow/app_builder.h"
+#include "spark/operators.h"
 
 namespace kje::server {
 namespace {
@@ -213,16 +213,10 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   Config c;
   Reader r(raw);
 
-  std::string operator_name = "apache";
-  r.String("operator", operator_name);
-  if (operator_name == "kubeflow") {
-    c.operator_kind = OperatorKind::kKubeflow;
-  } else if (operator_name != "apache") {
-    return KeyError("operator",
-                    absl::StrCat("must be apache (apache/spark-kubernetes-operator) or kubeflow "
-                                 "(kubeflow/spark-operator), not ",
-                                 QuoteBounded(operator_name)));
-  }
+  r.String("operator", c.operator_name);
+  // The backend is made here only to check the operator's name and what the operator refuses.
+  auto backend = spark::NewOperatorBackend(c.operator_name);
+  if (!backend.ok()) return KeyError("operator", std::string(backend.status().message()));
   r.String("cluster", c.cluster);
   if (c.cluster.find('/') != std::string::npos) {
     return KeyError("cluster", absl::StrCat("must not contain '/', as it is part of the execution "
@@ -296,10 +290,8 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     if (conf_key.empty()) continue;  // a bare "spark.conf." is ignored, as in the reference
     std::string v = Trim(value.value);
     if (v.empty()) continue;
-    if (c.operator_kind == OperatorKind::kKubeflow && spark::kubeflow::IsDeniedConfKey(conf_key)) {
-      return KeyError(QuoteBounded(key),
-                      "isn't allowed with operator kubeflow: the operator's webhook refuses it "
-                      "(the image is spark.image, the service account spark.serviceAccount)");
+    if (absl::Status refused = (*backend)->CheckServerConf(conf_key); !refused.ok()) {
+      return KeyError(QuoteBounded(key), std::string(refused.message()));
     }
     s.conf[conf_key] = v;
   }
@@ -415,9 +407,9 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   if (auto v = r.Get("server.maxInternedBytes")) {
     int64_t n;
     if (!absl::SimpleAtoi(*v, &n) || n < 0 || n > (int64_t{1} << 30)) {
-      return KeyError("server.maxInternedBytes",
-                      absl::StrCat("must be a number of bytes from 0 to 1073741824, got ",
-                                   QuoteBounded(*v)));
+      return KeyError(
+          "server.maxInternedBytes",
+          absl::StrCat("must be a number of bytes from 0 to 1073741824, got ", QuoteBounded(*v)));
     }
     srv.max_interned_bytes = n;
   }

@@ -65,15 +65,11 @@ struct KubernetesConfig {
   int64_t burst = 200;         // kubernetes.burst: requests above qps for a moment
 };
 
-// The Spark operator whose SparkApplications this deployment creates and reads.
-enum class OperatorKind {
-  kApache,    // apache/spark-kubernetes-operator, spark.apache.org/v1
-  kKubeflow,  // kubeflow/spark-operator, sparkoperator.k8s.io/v1beta2
-};
-
 struct Config {
   std::string cluster = "default";
-  OperatorKind operator_kind = OperatorKind::kApache;  // `operator`: apache | kubeflow
+  // `operator`: the Spark operator whose applications this deployment creates and reads, one of
+  // spark::OperatorNames().
+  std::string operator_name = "apache";
   std::string kubeconfig;
   std::string context;
   std::string master_url;

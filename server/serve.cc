@@ -34,6 +34,7 @@
 #include "server/metrics_http.h"
 #include "server/protobuf_log.h"
 #include "server/readiness.h"
+#include "spark/operators.h"
 
 extern char** environ;
 
@@ -189,13 +190,14 @@ int RunServe(const ServeArgs& args) {
   const Clock& clock = RealClock::Get();
   // The operator's resource, selector and projection come from its backend, for the cache as for
   // the executor.
-  std::shared_ptr<const executor::OperatorBackend> backend =
-      config->operator_kind == OperatorKind::kKubeflow
-          ? executor::NewKubeflowSparkBackend(
-                absl::Milliseconds(config->spark.driver_start_timeout_ms))
-          : executor::NewApacheSparkBackend();
+  spark::OperatorOptions operator_options;
+  operator_options.driver_start_timeout = absl::Milliseconds(config->spark.driver_start_timeout_ms);
+  // The name was checked with the configuration.
+  std::shared_ptr<const spark::OperatorBackend> backend =
+      *spark::NewOperatorBackend(config->operator_name, operator_options);
   cache::InformerOptions informer;
-  informer.collection = backend->Applications("");
+  const spark::ResourceKind apps = backend->Applications();
+  informer.collection = k8s::CollectionRef(apps.group, apps.version, apps.plural, "");
   informer.label_selector = backend->ManagedSelector();
   informer.project = [backend](const rapidjson::Value& app) { return backend->Project(app); };
   cache::CacheOptions cache_options;

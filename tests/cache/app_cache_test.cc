@@ -26,6 +26,7 @@ struct Loop {
 
 InformerOptions Prototype() {
   InformerOptions options;
+  options.project = spark::ProjectApp;
   options.collection = {"spark.apache.org", "v1", "sparkapplications", "", "", ""};
   options.label_selector = "app.kubernetes.io/managed-by=gravitino";
   return options;

@@ -71,6 +71,7 @@ struct Fixture {
 
   Fixture() {
     InformerOptions options;
+    options.project = spark::ProjectApp;
     options.collection = {"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""};
     options.label_selector = "app.kubernetes.io/managed-by=gravitino";
     options.page_size = 2;
@@ -427,6 +428,7 @@ TEST_CASE("informer: a stop mid-list cancels the page in flight, and everything 
     client->set_complete_on_cancel(true);  // as the real client ends a cancelled request
     FakeClock clock;
     InformerOptions options;
+    options.project = spark::ProjectApp;
     options.collection = {"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""};
     options.page_size = 2;
     std::shared_ptr<AppInformer> informer = NewAppInformer(io, client, options, clock);

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
-#include "executor/backend.h"
 #include "executor/executor.h"
+#include "spark/apache/backend.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace kje::executor {
@@ -32,14 +32,15 @@ struct Fixture {
   std::unique_ptr<cache::AppCache> cache;
   std::unique_ptr<Executor> executor;
 
-  explicit Fixture(bool cache_on = false, std::vector<std::string> allowed = {},
-                   size_t known_drivers_first_sweep = 1024,
-                   std::shared_ptr<const OperatorBackend> backend = nullptr) {
+  explicit Fixture(
+      bool cache_on = false, std::vector<std::string> allowed = {},
+      size_t known_drivers_first_sweep = 1024,
+      std::shared_ptr<const spark::OperatorBackend> backend = spark::apache::NewBackend()) {
     client->set_complete_on_cancel(true);
     cache::InformerOptions informer;
-    informer.collection =
-        backend ? backend->Applications("")
-                : k8s::ResourceRef{"spark.apache.org", "v1", "sparkapplications", "", "", ""};
+    const spark::ResourceKind apps = backend->Applications();
+    informer.collection = k8s::CollectionRef(apps.group, apps.version, apps.plural, "");
+    informer.project = [backend](const rapidjson::Value& app) { return backend->Project(app); };
     cache::CacheOptions cache_options;
     cache_options.enabled = cache_on;
     cache = std::make_unique<cache::AppCache>(io, client, informer, cache_options, clock);

@@ -3,7 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "executor/backend.h"
+#include "spark/kubeflow/backend.h"
 #include "k8s/errors.h"
 #include "tests/executor/executor_fixture.h"
 #include "tests/fakes/fake_kube_client.h"
@@ -41,7 +41,7 @@ std::string RunJson(int second) {
 absl::Time Later() { return absl::Now() + absl::Seconds(30); }
 
 TEST_CASE("GetSchedule reads every page of runs and shows the newest 100", "[schedules]") {
-  Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+  Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> got;
   f.executor->GetSchedule(kNs, "nightly", Later(), got.Callback());
   f.client->Complete(f.Next("get"), ScheduleJson("Scheduled"));
@@ -69,7 +69,7 @@ TEST_CASE("GetSchedule reads every page of runs and shows the newest 100", "[sch
 }
 
 TEST_CASE("GetSchedule with few runs shows them all", "[schedules]") {
-  Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+  Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> got;
   f.executor->GetSchedule(kNs, "nightly", Later(), got.Callback());
   f.client->Complete(f.Next("get"), ScheduleJson("Scheduled"));
@@ -90,7 +90,7 @@ spark::kubeflow::ScheduleUpdate NewCron() {
 }
 
 TEST_CASE("UpdateSchedule of the cron clears nextRun for the controller", "[schedules]") {
-  Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+  Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> updated;
   f.executor->UpdateSchedule(kNs, "nightly", NewCron(), Later(), updated.Callback());
   f.client->Complete(f.Next("get"), ScheduleJson("Scheduled"));
@@ -108,7 +108,7 @@ TEST_CASE("UpdateSchedule of the cron clears nextRun for the controller", "[sche
 
 TEST_CASE("UpdateSchedule of a FailedValidation schedule has it validated again, not recreated",
           "[schedules]") {
-  Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+  Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> updated;
   spark::kubeflow::ScheduleUpdate limits;
   limits.failed_run_history_limit = 3;  // not even the cron: the spec was fixed by hand
@@ -126,7 +126,7 @@ TEST_CASE("UpdateSchedule of a FailedValidation schedule has it validated again,
 }
 
 TEST_CASE("UpdateSchedule of the limits alone leaves the status alone", "[schedules]") {
-  Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+  Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> updated;
   spark::kubeflow::ScheduleUpdate limits;
   limits.successful_run_history_limit = 4;
@@ -147,7 +147,7 @@ TEST_CASE("CreateSchedule adopts its own schedule on a retry, never one being de
           "[schedules]") {
   for (bool deleting : {false, true}) {
     INFO("deleting " << deleting);
-    Fixture f(/*cache_on=*/false, {}, 1024, NewKubeflowSparkBackend());
+    Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
     Result<ScheduleResult> created;
     f.executor->CreateSchedule("nightly", "lake", Template(), Hourly(), Later(),
                                created.Callback());

@@ -426,18 +426,18 @@ TEST_CASE("config: server.staleAfterMs", "[config]") {
 TEST_CASE("config: operator chooses the backend", "[config]") {
   auto c = FromYaml(kMinimal);
   REQUIRE(c.ok());
-  CHECK(c->operator_kind == OperatorKind::kApache);
+  CHECK(c->operator_name == "apache");
   c = FromYaml(With("operator: kubeflow\n"));
   REQUIRE(c.ok());
-  CHECK(c->operator_kind == OperatorKind::kKubeflow);
+  CHECK(c->operator_name == "kubeflow");
   c = FromYaml(kMinimal, Flags({{"operator", "kubeflow"}}));
   REQUIRE(c.ok());
-  CHECK(c->operator_kind == OperatorKind::kKubeflow);
+  CHECK(c->operator_name == "kubeflow");
   ConfigSources env;
   env.env = {{"K8S_JOB_EXECUTOR_OPERATOR", "kubeflow"}};
   c = FromYaml(kMinimal, env);
   REQUIRE(c.ok());
-  CHECK(c->operator_kind == OperatorKind::kKubeflow);
+  CHECK(c->operator_name == "kubeflow");
   CHECK_THAT(ErrorOf(With("operator: volcano\n")),
              Catch::StartsWith("operator: must be apache (apache/spark-kubernetes-operator) or "
                                "kubeflow (kubeflow/spark-operator), not \"volcano\""));

@@ -1,0 +1,55 @@
+#include "spark/apache/backend.h"
+
+#include "spark/app_builder.h"
+#include "spark/names.h"
+
+namespace kje::spark::apache {
+namespace {
+
+class Backend final : public OperatorBackend {
+ public:
+  std::string_view Name() const override { return "spark.apache.org/v1"; }
+
+  ResourceKind Applications() const override { return {kGroup, kVersion, kPlural}; }
+
+  std::string ManagedSelector() const override { return ManagedAppSelector(); }
+
+  absl::StatusOr<BuiltApplication> Build(std::string_view job_id, std::string_view metalake,
+                                         const SparkTemplate& job,
+                                         const BuilderOptions& options) const override {
+    return BuildSparkApplication(job_id, metalake, job, options);
+  }
+
+  absl::StatusOr<AppProjection> Project(const rapidjson::Value& app) const override {
+    return ProjectApp(app);
+  }
+
+  JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
+                          absl::Duration no_status_timeout) const override {
+    return spark::MapStatus(app, driver, now, no_status_timeout);
+  }
+
+  bool HasState(const AppProjection& app) const override { return spark::HasState(app); }
+  bool IsStopped(const AppProjection& app) const override { return spark::IsStopped(app); }
+  RunDetails RunDetailsOf(const AppProjection& app) const override {
+    return spark::RunDetailsOf(app);
+  }
+
+  std::string DriverSelector(std::string_view app_name) const override {
+    return DriverPodSelector(app_name);
+  }
+
+  const DriverPod* PickDriver(const AppProjection* /*app*/,
+                              const std::vector<DriverPod>& pods) const override {
+    // A restarted attempt's driver has a new pod; the previous one may still be terminating.
+    return PickNewestDriver(pods);
+  }
+
+  std::string CancelPatch() const override { return CancelRequestPatch(); }
+};
+
+}  // namespace
+
+std::unique_ptr<OperatorBackend> NewBackend() { return std::make_unique<Backend>(); }
+
+}  // namespace kje::spark::apache

@@ -1,0 +1,75 @@
+#pragma once
+
+// The seam between the service and a Spark operator: which resource a job is, how it is built
+// from a template, how its status reads, how its driver is found, and whether the operator has
+// schedules. The executor and the cache work on these answers only. Each operator is a folder
+// under spark/ with one implementation; spark/operators.h picks one by name. Pure: no I/O, and
+// the Kubernetes references are the executor's to make from the kinds named here.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "rapidjson/document.h"
+#include "spark/app_builder.h"
+#include "spark/app_projection.h"
+#include "spark/driver_pod.h"
+#include "spark/run_details.h"
+#include "spark/status_mapping.h"
+
+namespace kje::spark {
+
+// A namespaced collection of the API server: group (empty for the core group), version and
+// resource (plural).
+struct ResourceKind {
+  std::string_view group;
+  std::string_view version;
+  std::string_view plural;
+};
+
+class OperatorBackend {
+ public:
+  virtual ~OperatorBackend() = default;
+
+  // The applications' API version, e.g. "spark.apache.org/v1"; for logs and errors.
+  virtual std::string_view Name() const = 0;
+  // The operator's applications.
+  virtual ResourceKind Applications() const = 0;
+  // The label selector of the applications this service manages.
+  virtual std::string ManagedSelector() const = 0;
+  virtual absl::StatusOr<BuiltApplication> Build(std::string_view job_id, std::string_view metalake,
+                                                 const SparkTemplate& job,
+                                                 const BuilderOptions& options) const = 0;
+  // An application object as the API server returned it.
+  virtual absl::StatusOr<AppProjection> Project(const rapidjson::Value& app) const = 0;
+  // The same from its JSON text (the answer to a create, a get, a patch).
+  absl::StatusOr<AppProjection> ProjectJson(std::string_view json) const;
+  virtual JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
+                                  absl::Duration no_status_timeout) const = 0;
+  // Whether the application has any state: none means the operator hasn't reconciled it.
+  virtual bool HasState(const AppProjection& app) const = 0;
+  // Whether the current state is an outcome or a stopped state; a stopped app has a state.
+  virtual bool IsStopped(const AppProjection& app) const = 0;
+  // The Spark application id, attempts and driver UI the operator reports for the current run.
+  virtual RunDetails RunDetailsOf(const AppProjection& app) const = 0;
+  // The label selector of an application's driver pods.
+  virtual std::string DriverSelector(std::string_view app_name) const = 0;
+  // The driver among an application's driver pods (DriverSelector's answer); nullptr when none
+  // is its current driver. `app` is null when the application isn't known.
+  virtual const DriverPod* PickDriver(const AppProjection* app,
+                                      const std::vector<DriverPod>& pods) const = 0;
+  // The merge patch that marks an application as cancelled by us.
+  virtual std::string CancelPatch() const = 0;
+  // A server-level Spark conf default (`spark.conf.<key>`) the operator can't take: the reason,
+  // for the configuration's error; OK when it can.
+  virtual absl::Status CheckServerConf(std::string_view /*key*/) const { return absl::OkStatus(); }
+  // The operator's schedules (its ScheduledSparkApplication-like kind); nullopt for an operator
+  // without them.
+  virtual std::optional<ResourceKind> Schedules() const { return std::nullopt; }
+};
+
+}  // namespace kje::spark
