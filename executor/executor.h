@@ -170,8 +170,7 @@ class Executor final : public JobExecutor {
 
   std::shared_ptr<RpcHandle> CreateSchedule(std::string schedule_id, const std::string& metalake,
                                             const spark::SparkTemplate& job,
-                                            const spark::kubeflow::ScheduleSpec& spec,
-                                            absl::Time deadline,
+                                            const spark::ScheduleSpec& spec, absl::Time deadline,
                                             Done<ScheduleResult> done) override;
   std::shared_ptr<RpcHandle> GetSchedule(const std::string& ns, const std::string& schedule_id,
                                          absl::Time deadline, Done<ScheduleResult> done) override;
@@ -179,7 +178,7 @@ class Executor final : public JobExecutor {
                                            int64_t page_size, const std::string& page_token,
                                            absl::Time deadline, Done<SchedulePage> done) override;
   std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns, const std::string& schedule_id,
-                                            const spark::kubeflow::ScheduleUpdate& update,
+                                            const spark::ScheduleUpdate& update,
                                             absl::Time deadline,
                                             Done<ScheduleResult> done) override;
   std::shared_ptr<RpcHandle> DeleteSchedule(const std::string& ns, const std::string& schedule_id,

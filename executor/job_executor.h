@@ -22,10 +22,9 @@
 #include "k8s/event.h"
 #include "spark/app_builder.h"
 #include "spark/execution_id.h"
-#include "spark/kubeflow/schedule_builder.h"
-#include "spark/kubeflow/schedule_projection.h"
 #include "spark/log_tail.h"
 #include "spark/run_details.h"
+#include "spark/schedule.h"
 #include "spark/status_mapping.h"
 
 namespace kje::executor {
@@ -86,10 +85,10 @@ struct JobEvents {
   bool truncated = false;
 };
 
-// A schedule (a kubeflow/spark-operator ScheduledSparkApplication) as the schedule RPCs answer it.
+// A schedule (the operator's schedule resource) as the schedule RPCs answer it.
 struct ScheduleResult {
   std::string schedule_id;  // its job-id label
-  spark::kubeflow::ScheduleProjection schedule;
+  spark::Schedule schedule;
   std::vector<JobResult> runs;  // GetSchedule: the runs that exist, newest first, at most 100
   bool more_runs = false;       // GetSchedule: more runs exist than `runs` holds
   bool adopted = false;         // CreateSchedule: it existed already, made by the same request
@@ -159,12 +158,9 @@ class JobExecutor {
                                             Done<JobEvents> done) = 0;
   // Schedules (see the schedule RPCs); `ns` "" is the server's namespace. On an operator without
   // schedules each answers FAILED_PRECONDITION naming the operator.
-  virtual std::shared_ptr<RpcHandle> CreateSchedule(std::string schedule_id,
-                                                    const std::string& metalake,
-                                                    const spark::SparkTemplate& job,
-                                                    const spark::kubeflow::ScheduleSpec& spec,
-                                                    absl::Time deadline,
-                                                    Done<ScheduleResult> done) = 0;
+  virtual std::shared_ptr<RpcHandle> CreateSchedule(
+      std::string schedule_id, const std::string& metalake, const spark::SparkTemplate& job,
+      const spark::ScheduleSpec& spec, absl::Time deadline, Done<ScheduleResult> done) = 0;
   virtual std::shared_ptr<RpcHandle> GetSchedule(const std::string& ns,
                                                  const std::string& schedule_id,
                                                  absl::Time deadline,
@@ -180,7 +176,7 @@ class JobExecutor {
   // validated again (the same schedule, its runs kept).
   virtual std::shared_ptr<RpcHandle> UpdateSchedule(const std::string& ns,
                                                     const std::string& schedule_id,
-                                                    const spark::kubeflow::ScheduleUpdate& update,
+                                                    const spark::ScheduleUpdate& update,
                                                     absl::Time deadline,
                                                     Done<ScheduleResult> done) = 0;
   // true: deleted; false: there was none.

@@ -1,6 +1,7 @@
-// The schedule RPCs: recurring jobs as kubeflow/spark-operator ScheduledSparkApplications. The
-// operator's controller starts the runs; the service checks what the controller doesn't before
-// anything is created, and starts a run now when asked, named so the controller's never collide.
+// The schedule RPCs: recurring jobs as the operator's schedule resources (the backend's schedules
+// part). The operator's controller starts the runs; the service checks what the controller
+// doesn't before anything is created, and starts a run now when asked, named so the
+// controller's never collide.
 
 #include <algorithm>
 #include <string>
@@ -20,23 +21,21 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
-#include "spark/kubeflow/cron_check.h"
-#include "spark/kubeflow/schedule_builder.h"
-#include "spark/kubeflow/schedule_projection.h"
 #include "spark/names.h"
 #include "spark/operators.h"
 
 namespace kje::executor {
 
 namespace asio = boost::asio;
-namespace kf = spark::kubeflow;
 using internal::AppsIn;
 
 namespace {
 
-// What every schedule RPC resolves first: the operator's collection and the schedule's name.
+// What every schedule RPC resolves first: the operator's collection, what reads and writes its
+// schedules, and the schedule's name.
 struct ScheduleRef {
   k8s::ResourceRef collection;
+  const spark::ScheduleBackend* ops = nullptr;
   std::string name;
 
   k8s::ResourceRef Object() const {
@@ -47,8 +46,8 @@ struct ScheduleRef {
 };
 
 absl::StatusOr<k8s::ResourceRef> SchedulesIn(const ExecutorContext& ex, std::string_view ns) {
-  std::optional<spark::ResourceKind> kind = ex.backend->Schedules();
-  if (!kind) return spark::NoSchedulesError(*ex.backend);
+  std::optional<spark::ResourceKind> kind = ex.backend->ScheduleKind();
+  if (!kind || ex.backend->Schedules() == nullptr) return spark::NoSchedulesError(*ex.backend);
   return k8s::CollectionRef(kind->group, kind->version, kind->plural, ns);
 }
 
@@ -67,17 +66,11 @@ absl::StatusOr<ScheduleRef> ResolveSchedule(const ExecutorContext& ex, const std
     return absl::InvalidArgumentError(absl::StrCat("schedule_id: ", valid.message()));
   }
   std::string name = spark::ResourceName(ex.options.builder.name_prefix, schedule_id);
-  if (absl::Status fits = kf::CheckScheduleName(name); !fits.ok()) {
+  const spark::ScheduleBackend* ops = ex.backend->Schedules();
+  if (absl::Status fits = ops->CheckName(name); !fits.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("schedule_id: ", fits.message()));
   }
-  return ScheduleRef{*std::move(collection), std::move(name)};
-}
-
-std::string LabelOf(const kf::ScheduleProjection& s, std::string_view key) {
-  for (const auto& [k, v] : s.labels) {
-    if (k == key) return v;
-  }
-  return "";
+  return ScheduleRef{*std::move(collection), ops, std::move(name)};
 }
 
 // The built application's labels: the schedule carries them, and the controller copies them to
@@ -106,7 +99,7 @@ std::string Where(std::string_view ns, std::string_view name);
 namespace {
 
 std::string ScheduleWhere(const ScheduleRef& ref) {
-  return absl::StrCat("ScheduledSparkApplication ", ToAbsl(ref.collection.namespace_), "/",
+  return absl::StrCat(ToAbsl(ref.ops->KindName()), " ", ToAbsl(ref.collection.namespace_), "/",
                       ToAbsl(ref.name));
 }
 
@@ -124,13 +117,12 @@ asio::awaitable<absl::StatusOr<std::string>> GetScheduleJson(ExecutorContext& ex
                            rpc_deadline, absl::Now());
 }
 
-asio::awaitable<absl::StatusOr<kf::ScheduleProjection>> FetchSchedule(ExecutorContext& ex,
-                                                                      ScheduleRef ref,
-                                                                      absl::Time rpc_deadline) {
+asio::awaitable<absl::StatusOr<spark::Schedule>> FetchSchedule(ExecutorContext& ex, ScheduleRef ref,
+                                                               absl::Time rpc_deadline) {
   auto get = GetScheduleJson(ex, ref, rpc_deadline);
   auto got = co_await std::move(get);
   if (!got.ok()) co_return got.status();
-  auto schedule = kf::ProjectScheduleJson(*got);
+  auto schedule = ref.ops->ProjectJson(*got);
   if (!schedule.ok()) {
     co_return absl::InternalError(absl::StrCat("the API server returned an unreadable ",
                                                ScheduleWhere(ref), ": ",
@@ -139,9 +131,9 @@ asio::awaitable<absl::StatusOr<kf::ScheduleProjection>> FetchSchedule(ExecutorCo
   co_return *std::move(schedule);
 }
 
-ScheduleResult ResultOf(kf::ScheduleProjection schedule, bool adopted) {
+ScheduleResult ResultOf(spark::Schedule schedule, bool adopted) {
   ScheduleResult out;
-  out.schedule_id = LabelOf(schedule, spark::kLabelJobId);
+  out.schedule_id = std::string(schedule.Label(spark::kLabelJobId));
   out.schedule = std::move(schedule);
   out.adopted = adopted;
   return out;
@@ -159,10 +151,11 @@ struct RunList {
 // application alone: the driver refines times only for a stopped job, on its own Status). Every
 // page is read: the API server orders by name, and the newest runs (the controller's by their
 // timestamp, ours after them) come last.
-asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string ns, std::string name,
+asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, const ScheduleRef& ref,
                                               absl::Time rpc_deadline) {
+  const std::string& ns = ref.collection.namespace_;
   k8s::ListOptions list;
-  list.label_selector = absl::StrCat(ToAbsl(kf::kLabelScheduledAppName), "=", ToAbsl(name));
+  list.label_selector = ref.ops->RunsSelector(ref.name);
   list.limit = 500;
   std::vector<std::pair<spark::EpochMillis, JobResult>> runs;
   auto newer = [](const auto& a, const auto& b) {
@@ -173,10 +166,9 @@ asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string n
     auto listing = ex.client->List(AppsIn(ex, ns), list, ex.Deadline(rpc_deadline));
     auto page = co_await std::move(listing);
     if (!page.ok()) {
-      co_return FromKubernetes(
-          page.status(), Rpc::kAny,
-          absl::StrCat("listing the runs of ScheduledSparkApplication ", Where(ns, name)),
-          rpc_deadline, absl::Now());
+      co_return FromKubernetes(page.status(), Rpc::kAny,
+                               absl::StrCat("listing the runs of ", ScheduleWhere(ref)),
+                               rpc_deadline, absl::Now());
     }
     for (const k8s::ParsedJson& item : page->items) {
       auto app = ex.backend->Project(item.value());
@@ -203,14 +195,14 @@ asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, std::string n
 }  // namespace
 
 asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& ex, ScheduleRef ref,
-                                                               kf::BuiltObject schedule,
+                                                               spark::BuiltObject schedule,
                                                                std::string schedule_id,
                                                                absl::Time rpc_deadline) {
   auto create =
       ex.client->Create(ref.collection, std::move(schedule.json), ex.Deadline(rpc_deadline));
   auto created = co_await std::move(create);
   if (created.ok()) {
-    auto projected = kf::ProjectScheduleJson(*created);
+    auto projected = ref.ops->ProjectJson(*created);
     if (!projected.ok()) co_return absl::InternalError(projected.status().message());
     log::Info("schedule created").Kv("schedule_id", schedule_id).Kv("name", ref.name);
     co_return ResultOf(*std::move(projected), false);
@@ -228,8 +220,8 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& 
         ScheduleWhere(ref), " existed a moment ago and is gone now; retry the creation"));
   }
   if (!existing.ok()) co_return existing.status();
-  if (LabelOf(*existing, spark::kLabelJobId) != schedule_id ||
-      LabelOf(*existing, spark::kLabelManagedBy) != spark::kManagedByGravitino) {
+  if (existing->Label(spark::kLabelJobId) != schedule_id ||
+      existing->Label(spark::kLabelManagedBy) != spark::kManagedByGravitino) {
     co_return absl::AlreadyExistsError(
         absl::StrCat(ScheduleWhere(ref), " exists and is not schedule ", schedule_id, "'s"));
   }
@@ -248,7 +240,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> GetSchedule(ExecutorContext& ex,
   auto fetch = FetchSchedule(ex, ref, rpc_deadline);
   auto schedule = co_await std::move(fetch);
   if (!schedule.ok()) co_return schedule.status();
-  auto list_runs = Runs(ex, ref.collection.namespace_, ref.name, rpc_deadline);
+  auto list_runs = Runs(ex, ref, rpc_deadline);
   auto runs = co_await std::move(list_runs);
   if (!runs.ok()) co_return runs.status();
   ScheduleResult out = ResultOf(*std::move(schedule), false);
@@ -257,33 +249,17 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> GetSchedule(ExecutorContext& ex,
   co_return out;
 }
 
-namespace {
-
-kf::ScheduleSpec Merged(kf::ScheduleSpec spec, const kf::ScheduleUpdate& u) {
-  if (u.cron) spec.cron = *u.cron;
-  if (u.time_zone) spec.time_zone = *u.time_zone;
-  if (u.concurrency_policy) spec.concurrency_policy = *u.concurrency_policy;
-  if (u.successful_run_history_limit) {
-    spec.successful_run_history_limit = *u.successful_run_history_limit;
-  }
-  if (u.failed_run_history_limit) spec.failed_run_history_limit = *u.failed_run_history_limit;
-  if (u.suspended) spec.suspended = *u.suspended;
-  return spec;
-}
-
-}  // namespace
-
 asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& ex, ScheduleRef ref,
-                                                               kf::ScheduleUpdate update,
+                                                               spark::ScheduleUpdate update,
                                                                std::string patch,
                                                                absl::Time rpc_deadline) {
   auto get = GetScheduleJson(ex, ref, rpc_deadline);
   auto got = co_await std::move(get);
   if (!got.ok()) co_return got.status();
-  auto stored = kf::ProjectScheduleJson(*got);
+  auto stored = ref.ops->ProjectJson(*got);
   if (!stored.ok()) co_return absl::InternalError(stored.status().message());
-  const kf::ScheduleSpec spec = Merged(stored->spec, update);
-  if (absl::Status valid = kf::CheckScheduleSpec(spec); !valid.ok()) co_return valid;
+  const spark::ScheduleSpec spec = spark::Merged(stored->spec, update);
+  if (absl::Status valid = ref.ops->CheckSpec(spec); !valid.ok()) co_return valid;
 
   auto change = ex.client->Patch(ref.Object(), k8s::PatchType::kMerge, std::move(patch),
                                  ex.Deadline(rpc_deadline));
@@ -294,32 +270,30 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
                              absl::Now());
   }
   std::string answer = *std::move(changed);
-  // The controller keeps a nextRun it has set until it fires, and never leaves FailedValidation
-  // by itself, even for a fixed spec. Clearing them makes its next pass (which this write wakes)
-  // schedule from the new spec on its own clock; a suspended schedule is scheduled anew when
-  // resumed.
-  const bool revalidate = stored->state == kf::ScheduleState::kFailedValidation;
-  if (kf::MovesNextRun(update) || revalidate) {
+  // The operator may keep a next run it has computed, or a refusal, whatever the spec becomes:
+  // clearing them makes its next pass (which this write wakes) schedule from the new spec on its
+  // own clock; a suspended schedule is scheduled anew when resumed.
+  if (std::optional<std::string> reschedule = ref.ops->ReschedulePatch(update, *stored)) {
     k8s::ResourceRef status = ref.Object();
     status.subresource = "status";
-    auto reset =
-        ex.client->Patch(status, k8s::PatchType::kMerge, kf::BuildRescheduleStatusPatch(revalidate),
-                         ex.Deadline(rpc_deadline));
+    auto reset = ex.client->Patch(status, k8s::PatchType::kMerge, *std::move(reschedule),
+                                  ex.Deadline(rpc_deadline));
     auto rescheduled = co_await std::move(reset);
     if (!rescheduled.ok()) {
       co_return FromKubernetes(rescheduled.status(), Rpc::kUpdateSchedule,
                                absl::StrCat("rescheduling ", ScheduleWhere(ref)), rpc_deadline,
                                absl::Now());
     }
-    if (revalidate) log::Info("schedule validated again").Kv("name", ref.name);
+    if (stored->refused) log::Info("schedule validated again").Kv("name", ref.name);
     answer = *std::move(rescheduled);
   }
-  auto projected = kf::ProjectScheduleJson(answer);
+  auto projected = ref.ops->ProjectJson(answer);
   if (!projected.ok()) co_return absl::InternalError(projected.status().message());
   co_return ResultOf(*std::move(projected), false);
 }
 
 asio::awaitable<absl::StatusOr<SchedulePage>> ListSchedules(ExecutorContext& ex,
+                                                            const spark::ScheduleBackend* ops,
                                                             k8s::ResourceRef collection,
                                                             k8s::ListOptions list,
                                                             absl::Time rpc_deadline) {
@@ -327,14 +301,14 @@ asio::awaitable<absl::StatusOr<SchedulePage>> ListSchedules(ExecutorContext& ex,
   auto page = co_await std::move(listing);
   if (!page.ok()) {
     // An expired continue token is the caller's to restart from page one, as for ListJobs.
-    co_return FromKubernetes(
-        page.status(), Rpc::kListSchedules,
-        absl::StrCat("listing the ScheduledSparkApplications of ", ToAbsl(collection.namespace_)),
-        rpc_deadline, absl::Now());
+    co_return FromKubernetes(page.status(), Rpc::kListSchedules,
+                             absl::StrCat("listing the ", ToAbsl(ops->KindName()), "s of ",
+                                          ToAbsl(collection.namespace_)),
+                             rpc_deadline, absl::Now());
   }
   SchedulePage out;
   for (const k8s::ParsedJson& item : page->items) {
-    auto schedule = kf::ProjectSchedule(item.value());
+    auto schedule = ops->Project(item.value());
     if (!schedule.ok()) continue;  // one unreadable schedule mustn't hide the others
     out.schedules.push_back(ResultOf(*std::move(schedule), false));
   }
@@ -365,7 +339,7 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
   auto get = GetScheduleJson(ex, ref, rpc_deadline);
   auto got = co_await std::move(get);
   if (!got.ok()) co_return got.status();
-  auto run = kf::BuildManualRunJson(*got, run_id);
+  auto run = ref.ops->BuildRun(*got, run_id);
   if (!run.ok()) {
     // The name was checked before: what's left is a schedule the API server returned unreadable.
     if (absl::IsInvalidArgument(run.status()) &&
@@ -399,7 +373,7 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
                                                   " existed a moment ago and is gone now"));
   }
   if (!existing.ok()) co_return existing.status();
-  if (absl::Status adoption = kf::CheckManualRunAdoption(**existing, ref.name); !adoption.ok()) {
+  if (absl::Status adoption = ref.ops->CheckRunAdoption(**existing, ref.name); !adoption.ok()) {
     co_return adoption;
   }
   co_return RunNowResult{id.ToString(), true};
@@ -420,11 +394,11 @@ std::shared_ptr<RpcHandle> Refuse(const std::function<void(absl::StatusOr<T>)>& 
 
 std::shared_ptr<RpcHandle> Executor::CreateSchedule(
     std::string schedule_id, const std::string& metalake, const spark::SparkTemplate& job,
-    const kf::ScheduleSpec& spec, absl::Time deadline, Done<ScheduleResult> done) {
+    const spark::ScheduleSpec& spec, absl::Time deadline, Done<ScheduleResult> done) {
   if (auto collection = SchedulesIn(ctx_, ""); !collection.ok()) {
     return Refuse<ScheduleResult>(done, collection.status());
   }
-  if (absl::Status valid = kf::CheckScheduleSpec(spec); !valid.ok()) {
+  if (absl::Status valid = ctx_.backend->Schedules()->CheckSpec(spec); !valid.ok()) {
     return Refuse<ScheduleResult>(done, valid);
   }
   auto built = ctx_.backend->Build(schedule_id, metalake, job, ctx_.options.builder);
@@ -438,12 +412,12 @@ std::shared_ptr<RpcHandle> Executor::CreateSchedule(
   }
   auto ref = ResolveSchedule(ctx_, built->namespace_, schedule_id);
   if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
-  kf::ScheduleMeta meta;
+  spark::ScheduleMeta meta;
   meta.name = ref->name;
   meta.namespace_ = built->namespace_;
   meta.labels = LabelsOf(built->json);
   if (!metalake.empty()) meta.annotations[std::string(spark::kAnnotationMetalake)] = metalake;
-  auto schedule = kf::BuildScheduledApplication(meta, spec, built->json);
+  auto schedule = ref->ops->Build(meta, spec, built->json);
   if (!schedule.ok()) return Refuse<ScheduleResult>(done, schedule.status());
   return internal::Spawn(
       ctx_.io,
@@ -495,19 +469,20 @@ std::shared_ptr<RpcHandle> Executor::ListSchedules(const std::string& ns,
   return internal::Spawn(
       ctx_.io,
       [this, collection = *std::move(collection), list = std::move(list), deadline]() mutable {
-        return coroutines::ListSchedules(ctx_, std::move(collection), std::move(list), deadline);
+        return coroutines::ListSchedules(ctx_, ctx_.backend->Schedules(), std::move(collection),
+                                         std::move(list), deadline);
       },
       std::move(done));
 }
 
 std::shared_ptr<RpcHandle> Executor::UpdateSchedule(const std::string& ns,
                                                     const std::string& schedule_id,
-                                                    const kf::ScheduleUpdate& update,
+                                                    const spark::ScheduleUpdate& update,
                                                     absl::Time deadline,
                                                     Done<ScheduleResult> done) {
   auto ref = ResolveSchedule(ctx_, ns, schedule_id);
   if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());
-  auto patch = kf::BuildScheduleUpdatePatch(update);
+  auto patch = ref->ops->UpdatePatch(update);
   if (!patch.ok()) return Refuse<ScheduleResult>(done, patch.status());
   return internal::Spawn(
       ctx_.io,
@@ -538,7 +513,7 @@ std::shared_ptr<RpcHandle> Executor::RunScheduleNow(const std::string& ns,
   auto ref = ResolveSchedule(ctx_, ns, schedule_id);
   if (!ref.ok()) return Refuse<RunNowResult>(done, ref.status());
   // Checked before any request: the same name rule the run is built with.
-  if (auto name = kf::ManualRunName(ref->name, run_id); !name.ok()) {
+  if (auto name = ref->ops->RunName(ref->name, run_id); !name.ok()) {
     return Refuse<RunNowResult>(done, name.status());
   }
   return internal::Spawn(

@@ -507,25 +507,23 @@ grpc::ServerUnaryReactor* JobExecutorService::Events(grpc::CallbackServerContext
 
 namespace {
 
-namespace kf = spark::kubeflow;
-
-kf::ScheduleSpec FromProto(const pb::ScheduleSpec& in) {
-  kf::ScheduleSpec out;
+spark::ScheduleSpec FromProto(const pb::ScheduleSpec& in) {
+  spark::ScheduleSpec out;
   out.cron = in.schedule();
   out.time_zone = in.time_zone();
   switch (in.concurrency_policy()) {
     case pb::ScheduleSpec::FORBID:
-      out.concurrency_policy = kf::ConcurrencyPolicy::kForbid;
+      out.concurrency_policy = spark::ConcurrencyPolicy::kForbid;
       break;
     case pb::ScheduleSpec::REPLACE:
-      out.concurrency_policy = kf::ConcurrencyPolicy::kReplace;
+      out.concurrency_policy = spark::ConcurrencyPolicy::kReplace;
       break;
     case pb::ScheduleSpec::ALLOW:
     case pb::ScheduleSpec::CONCURRENCY_POLICY_UNSPECIFIED:
-      out.concurrency_policy = kf::ConcurrencyPolicy::kAllow;
+      out.concurrency_policy = spark::ConcurrencyPolicy::kAllow;
       break;
     default:  // a number no enum value has: refused by CheckScheduleSpec
-      out.concurrency_policy = kf::ConcurrencyPolicy::kUnrecognized;
+      out.concurrency_policy = spark::ConcurrencyPolicy::kUnrecognized;
       break;
   }
   if (in.has_successful_run_history_limit()) {
@@ -538,23 +536,23 @@ kf::ScheduleSpec FromProto(const pb::ScheduleSpec& in) {
   return out;
 }
 
-pb::ScheduleSpec::ConcurrencyPolicy ToProto(kf::ConcurrencyPolicy policy) {
+pb::ScheduleSpec::ConcurrencyPolicy ToProto(spark::ConcurrencyPolicy policy) {
   switch (policy) {
-    case kf::ConcurrencyPolicy::kAllow:
+    case spark::ConcurrencyPolicy::kAllow:
       return pb::ScheduleSpec::ALLOW;
-    case kf::ConcurrencyPolicy::kForbid:
+    case spark::ConcurrencyPolicy::kForbid:
       return pb::ScheduleSpec::FORBID;
-    case kf::ConcurrencyPolicy::kReplace:
+    case spark::ConcurrencyPolicy::kReplace:
       return pb::ScheduleSpec::REPLACE;
-    case kf::ConcurrencyPolicy::kUnset:
-    case kf::ConcurrencyPolicy::kUnrecognized:
+    case spark::ConcurrencyPolicy::kUnset:
+    case spark::ConcurrencyPolicy::kUnrecognized:
       break;
   }
   return pb::ScheduleSpec::CONCURRENCY_POLICY_UNSPECIFIED;
 }
 
 void ToScheduleInfo(executor::ScheduleResult result, pb::ScheduleInfo* info) {
-  kf::ScheduleProjection& s = result.schedule;
+  spark::Schedule& s = result.schedule;
   info->set_schedule_id(std::move(result.schedule_id));
   info->set_namespace_(std::move(s.namespace_));
   info->set_name(std::move(s.name));
@@ -565,9 +563,7 @@ void ToScheduleInfo(executor::ScheduleResult result, pb::ScheduleInfo* info) {
   spec->set_successful_run_history_limit(s.spec.successful_run_history_limit);
   spec->set_failed_run_history_limit(s.spec.failed_run_history_limit);
   spec->set_suspend(s.spec.suspended);
-  info->set_schedule_state(s.state == kf::ScheduleState::kUnrecognized
-                               ? s.unrecognized_state
-                               : std::string(kf::ScheduleStateName(s.state)));
+  info->set_schedule_state(std::move(s.state));
   info->set_reason(std::move(s.reason));
   if (auto t = spark::ToOptionalTime(s.last_run)) *info->mutable_last_run() = ToTimestamp(*t);
   info->set_last_run_name(std::move(s.last_run_name));
@@ -578,12 +574,12 @@ void ToScheduleInfo(executor::ScheduleResult result, pb::ScheduleInfo* info) {
 }
 
 // The update the mask names, or INVALID_ARGUMENT naming the path that isn't a field.
-absl::StatusOr<kf::ScheduleUpdate> UpdateFromProto(const pb::UpdateScheduleRequest& request) {
+absl::StatusOr<spark::ScheduleUpdate> UpdateFromProto(const pb::UpdateScheduleRequest& request) {
   if (request.update_mask().paths().empty()) {
     return absl::InvalidArgumentError("update_mask names no field");
   }
-  const kf::ScheduleSpec spec = FromProto(request.spec());
-  kf::ScheduleUpdate update;
+  const spark::ScheduleSpec spec = FromProto(request.spec());
+  spark::ScheduleUpdate update;
   for (const std::string& path : request.update_mask().paths()) {
     if (path == "schedule") {
       update.cron = spec.cron;

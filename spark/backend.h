@@ -19,6 +19,7 @@
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
 #include "spark/run_details.h"
+#include "spark/schedule.h"
 #include "spark/status_mapping.h"
 
 namespace kje::spark {
@@ -67,9 +68,10 @@ class OperatorBackend {
   // A server-level Spark conf default (`spark.conf.<key>`) the operator can't take: the reason,
   // for the configuration's error; OK when it can.
   virtual absl::Status CheckServerConf(std::string_view /*key*/) const { return absl::OkStatus(); }
-  // The operator's schedules (its ScheduledSparkApplication-like kind); nullopt for an operator
-  // without them.
-  virtual std::optional<ResourceKind> Schedules() const { return std::nullopt; }
+  // The operator's schedule resources and what reads and writes them; nullopt and null for an
+  // operator without schedules.
+  virtual std::optional<ResourceKind> ScheduleKind() const { return std::nullopt; }
+  virtual const ScheduleBackend* Schedules() const { return nullptr; }
 };
 
 }  // namespace kje::spark

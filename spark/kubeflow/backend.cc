@@ -1,15 +1,84 @@
 #include "spark/kubeflow/backend.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "spark/kubeflow/app_builder.h"
 #include "spark/kubeflow/app_projection.h"
 #include "spark/kubeflow/names.h"
 #include "spark/kubeflow/schedule_builder.h"
+#include "spark/kubeflow/schedule_projection.h"
 #include "spark/kubeflow/status_mapping.h"
 #include "spark/names.h"
 
 namespace kje::spark::kubeflow {
 namespace {
+
+Schedule Neutral(ScheduleProjection s) {
+  Schedule out;
+  out.namespace_ = std::move(s.namespace_);
+  out.name = std::move(s.name);
+  out.uid = std::move(s.uid);
+  out.resource_version = std::move(s.resource_version);
+  out.creation_time = s.creation_time;
+  out.deleting = s.deleting;
+  out.labels = std::move(s.labels);
+  out.spec = std::move(s.spec);
+  out.unrecognized_policy = std::move(s.unrecognized_policy);
+  out.state = s.state == ScheduleState::kUnrecognized ? std::move(s.unrecognized_state)
+                                                      : std::string(ScheduleStateName(s.state));
+  out.refused = s.state == ScheduleState::kFailedValidation;
+  out.reason = std::move(s.reason);
+  out.last_run = s.last_run;
+  out.next_run = s.next_run;
+  out.last_run_name = std::move(s.last_run_name);
+  out.past_successful_run_names = std::move(s.past_successful_run_names);
+  out.past_failed_run_names = std::move(s.past_failed_run_names);
+  return out;
+}
+
+// ScheduledSparkApplications, run by the operator's own controller.
+class ScheduledApps final : public ScheduleBackend {
+ public:
+  std::string_view KindName() const override { return kScheduledKind; }
+  absl::Status CheckSpec(const ScheduleSpec& spec) const override {
+    return CheckScheduleSpec(spec);
+  }
+  absl::Status CheckName(std::string_view name) const override { return CheckScheduleName(name); }
+  absl::StatusOr<BuiltObject> Build(const ScheduleMeta& meta, const ScheduleSpec& spec,
+                                    std::string_view application_json) const override {
+    return BuildScheduledApplication(meta, spec, application_json);
+  }
+  absl::StatusOr<Schedule> Project(const rapidjson::Value& schedule) const override {
+    auto projected = ProjectSchedule(schedule);
+    if (!projected.ok()) return projected.status();
+    return Neutral(*std::move(projected));
+  }
+  absl::StatusOr<std::string> UpdatePatch(const ScheduleUpdate& update) const override {
+    return BuildScheduleUpdatePatch(update);
+  }
+  // The controller keeps a nextRun it has set until it fires, and never leaves FailedValidation
+  // by itself, even for a fixed spec.
+  std::optional<std::string> ReschedulePatch(const ScheduleUpdate& update,
+                                             const Schedule& stored) const override {
+    if (!MovesNextRun(update) && !stored.refused) return std::nullopt;
+    return BuildRescheduleStatusPatch(stored.refused);
+  }
+  std::string RunsSelector(std::string_view name) const override {
+    return absl::StrCat(ToAbsl(kLabelScheduledAppName), "=", ToAbsl(name));
+  }
+  absl::StatusOr<std::string> RunName(std::string_view schedule_name,
+                                      std::string_view run_id) const override {
+    return ManualRunName(schedule_name, run_id);
+  }
+  absl::StatusOr<BuiltObject> BuildRun(std::string_view schedule_json,
+                                       std::string_view run_id) const override {
+    return BuildManualRunJson(schedule_json, run_id);
+  }
+  absl::Status CheckRunAdoption(const AppProjection& existing,
+                                std::string_view schedule_name) const override {
+    return CheckManualRunAdoption(existing, schedule_name);
+  }
+};
 
 class Backend final : public OperatorBackend {
  public:
@@ -62,12 +131,14 @@ class Backend final : public OperatorBackend {
         "spark.image, the service account spark.serviceAccount)");
   }
 
-  std::optional<ResourceKind> Schedules() const override {
+  std::optional<ResourceKind> ScheduleKind() const override {
     return ResourceKind{kGroup, kVersion, kScheduledPlural};
   }
+  const ScheduleBackend* Schedules() const override { return &schedules_; }
 
  private:
   const absl::Duration driver_start_timeout_;
+  const ScheduledApps schedules_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "rapidjson/document.h"
 #include "spark/app_projection.h"
 #include "spark/kubeflow/names.h"
+#include "spark/schedule.h"
 
 namespace kje::spark::kubeflow {
 
@@ -27,37 +28,18 @@ inline constexpr std::string_view kScheduledPlural = "scheduledsparkapplications
 inline constexpr std::string_view kLabelScheduledAppName =
     "sparkoperator.k8s.io/scheduled-app-name";
 
-// The operator keeps this many finished runs of each outcome when a limit is absent.
-inline constexpr int32_t kDefaultRunHistoryLimit = 1;
 // The controller names a run `<schedule>-<timestamp>`, the timestamp in decimal digits: 19 at
 // its default (and finest) precision, nanoseconds.
 inline constexpr size_t kRunTimestampDigits = 19;
 // So that every run name is a SparkApplication name (kMaxNameLength) at any precision.
 inline constexpr size_t kMaxScheduleNameLength = kMaxNameLength - 1 - kRunTimestampDigits;
 
-// spec.concurrencyPolicy. The operator starts no second run at all under any value but the
-// first three, the empty one included, so the builders write only those.
-enum class ConcurrencyPolicy : uint8_t {
-  kAllow,
-  kForbid,        // no run while the newest one hasn't finished
-  kReplace,       // the newest unfinished run is deleted first
-  kUnset,         // absent or "" (read only)
-  kUnrecognized,  // any other text (read only)
-};
-
+// spec.concurrencyPolicy (ConcurrencyPolicy): the operator starts no second run at all under any
+// value but the first three, the empty one included, so the builders write only those.
 // "Allow", "Forbid", "Replace"; "" for kUnset and kUnrecognized.
 std::string_view ConcurrencyPolicyName(ConcurrencyPolicy policy);
 // The policy of the exact (case-sensitive, as in the operator) spelling.
 ConcurrencyPolicy ParseConcurrencyPolicy(std::string_view text);
-
-struct ScheduleSpec {
-  std::string cron;       // spec.schedule, as ParseCron accepts it
-  std::string time_zone;  // spec.timeZone; "" is the operator's own zone
-  ConcurrencyPolicy concurrency_policy = ConcurrencyPolicy::kAllow;
-  int32_t successful_run_history_limit = kDefaultRunHistoryLimit;
-  int32_t failed_run_history_limit = kDefaultRunHistoryLimit;
-  bool suspended = false;
-};
 
 // INVALID_ARGUMENT naming the field (schedule, time_zone, concurrency_policy,
 // successful_run_history_limit, failed_run_history_limit) when the operator would park the
@@ -71,24 +53,6 @@ absl::Status CheckScheduleSpec(const ScheduleSpec& spec);
 // the same bound keeps valid. INVALID_ARGUMENT naming `name` otherwise.
 absl::Status CheckScheduleName(std::string_view name);
 
-struct ScheduleMeta {
-  std::string name;
-  std::string namespace_;  // "" takes the application's
-  // On the schedule and, copied by the controller, on every run: the executor's identity labels
-  // belong here. kLabelScheduledAppName is refused, as it would move the runs to another
-  // schedule.
-  std::map<std::string, std::string> labels;
-  // On the schedule only: the controller copies no annotation to its runs.
-  std::map<std::string, std::string> annotations;
-};
-
-// A built resource, ready to send.
-struct BuiltObject {
-  std::string namespace_;
-  std::string name;
-  std::string json;
-};
-
 // The ScheduledSparkApplication whose template is the spec of `application_json`, a whole
 // SparkApplication as kubeflow::BuildSparkApplication makes it (its metadata is not used: runs
 // get their names and labels from the schedule). Every spec field is written, the policy and
@@ -98,16 +62,6 @@ struct BuiltObject {
 absl::StatusOr<BuiltObject> BuildScheduledApplication(const ScheduleMeta& meta,
                                                       const ScheduleSpec& spec,
                                                       std::string_view application_json);
-
-// What UpdateSchedule changes: the fields that are set.
-struct ScheduleUpdate {
-  std::optional<std::string> cron;
-  std::optional<std::string> time_zone;  // "" goes back to the operator's own zone
-  std::optional<ConcurrencyPolicy> concurrency_policy;
-  std::optional<int32_t> successful_run_history_limit;
-  std::optional<int32_t> failed_run_history_limit;
-  std::optional<bool> suspended;
-};
 
 // The JSON merge patch of the spec fields set in `update`; a time zone of "" removes the field.
 // INVALID_ARGUMENT naming the field as CheckScheduleSpec does, or when no field is set.

@@ -3,8 +3,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "spark/kubeflow/backend.h"
 #include "k8s/errors.h"
+#include "spark/kubeflow/backend.h"
 #include "tests/executor/executor_fixture.h"
 #include "tests/fakes/fake_kube_client.h"
 
@@ -83,8 +83,8 @@ TEST_CASE("GetSchedule with few runs shows them all", "[schedules]") {
   CHECK(result->runs.front().name == "gravitino-job-nightly-1002");
 }
 
-spark::kubeflow::ScheduleUpdate NewCron() {
-  spark::kubeflow::ScheduleUpdate update;
+spark::ScheduleUpdate NewCron() {
+  spark::ScheduleUpdate update;
   update.cron = "*/5 * * * *";
   return update;
 }
@@ -110,7 +110,7 @@ TEST_CASE("UpdateSchedule of a FailedValidation schedule has it validated again,
           "[schedules]") {
   Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> updated;
-  spark::kubeflow::ScheduleUpdate limits;
+  spark::ScheduleUpdate limits;
   limits.failed_run_history_limit = 3;  // not even the cron: the spec was fixed by hand
   f.executor->UpdateSchedule(kNs, "nightly", limits, Later(), updated.Callback());
   f.client->Complete(f.Next("get"), ScheduleJson("FailedValidation", "bad cron"));
@@ -121,14 +121,14 @@ TEST_CASE("UpdateSchedule of a FailedValidation schedule has it validated again,
   f.client->Complete(status, ScheduleJson(""));
   const absl::StatusOr<ScheduleResult>& result = updated.Get();
   REQUIRE(result.ok());
-  CHECK(result->schedule.state == spark::kubeflow::ScheduleState::kNew);
+  CHECK(result->schedule.state.empty());    // the controller has not been by yet
   CHECK_FALSE(f.client->HasPendingCall());  // no delete, no create
 }
 
 TEST_CASE("UpdateSchedule of the limits alone leaves the status alone", "[schedules]") {
   Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
   Result<ScheduleResult> updated;
-  spark::kubeflow::ScheduleUpdate limits;
+  spark::ScheduleUpdate limits;
   limits.successful_run_history_limit = 4;
   f.executor->UpdateSchedule(kNs, "nightly", limits, Later(), updated.Callback());
   f.client->Complete(f.Next("get"), ScheduleJson("Scheduled"));
@@ -137,8 +137,8 @@ TEST_CASE("UpdateSchedule of the limits alone leaves the status alone", "[schedu
   CHECK_FALSE(f.client->HasPendingCall());
 }
 
-spark::kubeflow::ScheduleSpec Hourly() {
-  spark::kubeflow::ScheduleSpec spec;
+spark::ScheduleSpec Hourly() {
+  spark::ScheduleSpec spec;
   spec.cron = "@hourly";
   return spec;
 }

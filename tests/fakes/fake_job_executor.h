@@ -165,7 +165,7 @@ class FakeJobExecutor final : public executor::JobExecutor {
 
   std::shared_ptr<executor::RpcHandle> CreateSchedule(
       std::string schedule_id, const std::string&, const spark::SparkTemplate&,
-      const spark::kubeflow::ScheduleSpec& spec, absl::Time deadline,
+      const spark::ScheduleSpec& spec, absl::Time deadline,
       Done<executor::ScheduleResult> done) override {
     return Record("CreateSchedule", schedule_id, deadline,
                   [done, schedule_id, spec](absl::Status s) {
@@ -197,13 +197,12 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
   std::shared_ptr<executor::RpcHandle> UpdateSchedule(
-      const std::string&, const std::string& schedule_id,
-      const spark::kubeflow::ScheduleUpdate& update, absl::Time deadline,
-      Done<executor::ScheduleResult> done) override {
+      const std::string&, const std::string& schedule_id, const spark::ScheduleUpdate& update,
+      absl::Time deadline, Done<executor::ScheduleResult> done) override {
     return Record("UpdateSchedule", schedule_id, deadline,
                   [done, schedule_id, update](absl::Status s) {
                     if (!s.ok()) return done(s);
-                    spark::kubeflow::ScheduleSpec spec;
+                    spark::ScheduleSpec spec;
                     spec.cron = update.cron.value_or("unchanged");
                     spec.suspended = update.suspended.value_or(false);
                     done(CannedSchedule(schedule_id, spec));
@@ -230,13 +229,13 @@ class FakeJobExecutor final : public executor::JobExecutor {
   }
 
   static executor::ScheduleResult CannedSchedule(const std::string& schedule_id,
-                                                 const spark::kubeflow::ScheduleSpec& spec) {
+                                                 const spark::ScheduleSpec& spec) {
     executor::ScheduleResult r;
     r.schedule_id = schedule_id;
     r.schedule.namespace_ = "ns";
     r.schedule.name = "gravitino-job-" + schedule_id;
     r.schedule.spec = spec;
-    r.schedule.state = spark::kubeflow::ScheduleState::kScheduled;
+    r.schedule.state = "Scheduled";
     r.schedule.next_run = 1796378400000;
     return r;
   }
