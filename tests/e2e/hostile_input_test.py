@@ -270,16 +270,29 @@ server:
         own = [l for l in lines if "libprotobuf" in l]
         self.assertFalse(own, "protobuf wrote %d lines of its own, as: %s" % (len(own), own[:1]))
 
-    def test_open_files_and_memory_come_back(self):
+    def test_open_files_come_back(self):
+        server = self.servers[1]
+        pid = server.proc.pid
+        with grpc.insecure_channel(server.address) as channel:
+            stub = pb_grpc.JobExecutorStub(channel)
+            self.battery(stub)
+            fds = open_fds(pid)
+            for _ in range(4):
+                self.battery(stub)
+            self.assertEqual(open_fds(pid), fds, "the battery leaked open files")
+
+    # A sanitizer's allocator keeps what is freed (ASan's quarantine, TSan's shadow and its own
+    # caches), so RSS can't show what the service gave back; leaks are LeakSanitizer's to find.
+    @unittest.skipIf(os.environ.get("KJE_SANITIZER"), "RSS under a sanitizer's allocator")
+    def test_memory_comes_back(self):
         server = self.servers[1]
         pid = server.proc.pid
         with grpc.insecure_channel(server.address) as channel:
             stub = pb_grpc.JobExecutorStub(channel)
             self.battery(stub)  # warms up every path, allocator arenas included
-            fds, rss = open_fds(pid), rss_kib(pid)
+            rss = rss_kib(pid)
             for _ in range(4):
                 self.battery(stub)
-            self.assertEqual(open_fds(pid), fds, "the battery leaked open files")
             grown = rss_kib(pid) - rss
             # Four batteries send about 40 MiB of hostile input; none of it may stay.
             self.assertLess(grown, 16 * 1024, "the battery left %d KiB behind" % grown)
