@@ -111,7 +111,7 @@ class ExecutorContext {
  private:
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
   // resourceVersion: a stopped app's terminated driver no longer changes until the app does (the
-  // pod's removal moves it to ResourceReleased), so Status of a finished job needs no pod LIST.
+  // operator records the pod's removal on the app), so Status of a finished job needs no pod LIST.
   // An entry outlives its app only until the next sweep: when the map has doubled since the
   // last one, the entries of apps the cache no longer holds (deleted, or not followed) go, so it
   // stays within twice the stopped apps the cache holds (and small when the cache is off).
