@@ -97,4 +97,16 @@ LimiterStats RequestLimiter::Stats() const {
   return stats;
 }
 
+bool RequestLimiter::AwaitStats(const std::function<bool(const LimiterStats&)>& ready,
+                                absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto satisfied = [this, &ready]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    LimiterStats stats = stats_;
+    stats.in_flight = in_flight_;
+    stats.waiting_slot = queue_.size();
+    return ready(stats);
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&satisfied), timeout);
+}
+
 }  // namespace kje::k8s

@@ -76,6 +76,11 @@ class RequestLimiter {
   void Release(const std::shared_ptr<Ticket>& ticket);
 
   LimiterStats Stats() const;
+  // Waits until the state satisfies `ready` (called under the limiter's lock: it must only read
+  // the stats), or `timeout` passes; whether it did. For tests and diagnostics that must see a
+  // request queued or holding its place without polling.
+  bool AwaitStats(const std::function<bool(const LimiterStats&)>& ready,
+                  absl::Duration timeout) const;
   const LimiterOptions& options() const { return options_; }
 
  private:

@@ -85,10 +85,11 @@ class FakeApiServer {
     REQUIRE(r->http_code == 200);
   }
 
-  std::vector<Recorded> Requests() {
-    auto r =
-        Await(control_io_.io(), control_->Raw("GET", "/_ctl/requests", "", "",
-                                              Idempotency::kIdempotent, In(absl::Seconds(30))));
+  // Every request recorded; with `at_least`, once that many are (the server waits up to 20 s).
+  std::vector<Recorded> Requests(size_t at_least = 0) {
+    auto r = Await(control_io_.io(),
+                   control_->Raw("GET", absl::StrCat("/_ctl/requests?atLeast=", at_least), "", "",
+                                 Idempotency::kIdempotent, In(absl::Seconds(30))));
     REQUIRE(r.ok());
     rapidjson::Document doc;
     doc.Parse(r->body.c_str());
@@ -322,8 +323,7 @@ TEST_CASE("Cancel ends a call in flight with Cancelled") {
   auto handle = Start(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
   auto& future = handle->result();
   // Cancel once the request is on the wire: the fake server has recorded it.
-  for (int i = 0; i < 2000 && server.Requests().empty(); ++i) {
-  }
+  REQUIRE(server.Requests(1).size() == 1);
   handle->Cancel();
   handle->Cancel();  // idempotent
   REQUIRE(future.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
@@ -342,16 +342,13 @@ TEST_CASE("Past kubernetes.maxInFlight a request waits for a place, past its que
   auto slow = Start(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
   auto& slow_done = slow->result();
   // The slow GET holds the only place once it is on the wire.
-  for (int i = 0; i < 2000 && server.Requests().empty(); ++i) {
-  }
+  REQUIRE(server.Requests(1).size() == 1);
   REQUIRE(options.limiter->Stats().in_flight == 1);
   const ResourceRef other{"", "v1", "pods", "ns", "p2", ""};
   auto waiting = Start(io.io(), (*client)->Get(other, In(absl::Seconds(30))));
   auto& waiting_done = waiting->result();
-  for (int i = 0; i < 2000 && options.limiter->Stats().waiting_slot == 0; ++i) {
-    std::this_thread::yield();
-  }
-  REQUIRE(options.limiter->Stats().waiting_slot == 1);
+  REQUIRE(options.limiter->AwaitStats([](const LimiterStats& s) { return s.waiting_slot == 1; },
+                                      absl::Seconds(20)));
   // The queue is full: a third request is refused at once, and nothing was sent for it.
   auto refused = Await(io.io(), (*client)->Get(kPod, In(absl::Seconds(30))));
   CHECK(absl::IsResourceExhausted(refused.status()));

@@ -13,7 +13,8 @@ Control endpoints (no auth):
      R: {"status": 200, "body": "...", "headers": {..}, "delayMs": N, "reset": true (close the
          connection after sending half the body), "stream": ["line", ...] (chunked, one chunk per
          item), "streamEnd": "close" | "drop" | "reset" | "hang", "chunkDelayMs": N}
-  GET  /_ctl/requests -> [{"method","path","query","auth","body","conn"}] of every API request
+  GET  /_ctl/requests -> [{"method","path","query","auth","body","conn"}] of every API request;
+       with ?atLeast=N, once N are recorded (or after timeoutMs, default 20000)
   DELETE /_ctl/requests
 Default answer: 404 Status NotFound.
 """
@@ -31,6 +32,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
+RECORDED = threading.Condition(LOCK)  # notified on every request recorded
 SCRIPTS = {}
 REQUESTS = []
 NEXT_CONN = [0]
@@ -106,14 +108,18 @@ class Handler(BaseHTTPRequestHandler):
         self.connection.close()
         self.close_connection = True
 
-    def _control(self, method, path):
+    def _control(self, method, path, query):
         if method == "POST" and path == "/_ctl/script":
             spec = json.loads(self._body())
             with LOCK:
                 SCRIPTS.setdefault(spec["path"], []).extend(spec["responses"])
             self._send(200, "{}")
         elif method == "GET" and path == "/_ctl/requests":
+            params = urllib.parse.parse_qs(query)
+            at_least = int(params.get("atLeast", ["0"])[0])
+            timeout = int(params.get("timeoutMs", ["20000"])[0]) / 1000.0
             with LOCK:
+                RECORDED.wait_for(lambda: len(REQUESTS) >= at_least, timeout)
                 self._send(200, json.dumps(REQUESTS))
         elif method == "DELETE" and path == "/_ctl/requests":
             with LOCK:
@@ -125,7 +131,7 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, method):
         url = urllib.parse.urlsplit(self.path)
         if url.path.startswith("/_ctl/"):
-            return self._control(method, url.path)
+            return self._control(method, url.path, url.query)
         body = self._body()
         with LOCK:
             conn = self.conn_id
@@ -133,6 +139,7 @@ class Handler(BaseHTTPRequestHandler):
                              "auth": self.headers.get("Authorization", ""), "body": body,
                              "conn": conn, "contentType": self.headers.get("Content-Type", ""),
                              "host": self.headers.get("Host", "")})
+            RECORDED.notify_all()
         try:
             with open(os.path.join(self.server_dir, "token")) as f:
                 token = f.read().strip()
