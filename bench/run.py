@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """`make bench`: the figures of issues #7 and #11 (P1-P10), each against its own kubesim and server on
 loopback, and the scale curves of issue #23 (P1, P3, P4 and P8 over seeded apps, P9 over
-WatchStatus streams). Prints a table and writes <repo>/build/bench/results.json, one SVG plot per
-curve and index.html beside it. See bench/README.md for what each figure means and how it is
+WatchStatus streams). Prints a table and writes <repo>/build/bench/results.json (or --results
+FILE), one SVG plot per curve and index.html beside it. See bench/README.md for what each figure means and how it is
 measured, and for the growth each curve should follow.
 
 usage: bench/run.py BUILD_DIR [--only P1,P3,...] [--apps N,N,...] [--streams N,N,...] [--quick]
-                    [--publish DIR] [--strict]
+                    [--publish DIR] [--strict] [--results FILE] [--no-renice]
 
 Exit status: 0 when every selected benchmark ran, whether or not it met its goal (a missed goal
 or a curve growing faster than stated is a FAIL row in the table and "pass": false in
@@ -152,18 +152,18 @@ def new_server(config, log_to_file=True):
     """A server as deployed: without the lock-order checks kje.Server turns on for tests, and its
     log written to a file, as a container runtime keeps it, rather than read a line at a time by
     a thread of this Python process (on two cores that thread's wake-ups cost a Submit 0.08-0.13
-    ms of its latency, which is the harness's and not the service's)."""
+    ms of its latency, which is the harness's and not the service's). It owns `config` (a
+    temporary file) from here on: stop_server removes both files."""
     log_path = kje.write_temp("", suffix=".log") if log_to_file else None
     server = kje.Server(["--config", config] + list(EXTRA_SERVER_ARGS),
                         env={"KJE_MUTEX_DEADLOCK_DETECTION": ""}, log_path=log_path)
+    server.config = config
     server.log_path = log_path
     return server
 
 
 def start_server(cluster, wait_synced=True, sync_timeout=300, extra="", log_to_file=True):
-    config = server_config(cluster, extra)
-    server = new_server(config, log_to_file)
-    server.config = config
+    server = new_server(server_config(cluster, extra), log_to_file)
     if wait_synced:
         kje.wait_until(lambda: any("informer synced" in l for l in server.lines), sync_timeout,
                        "the informer to sync", interval=0.05)
@@ -171,6 +171,7 @@ def start_server(cluster, wait_synced=True, sync_timeout=300, extra="", log_to_f
 
 
 def stop_server(server):
+    """Ends a server new_server started and removes its files."""
     server.terminate()
     os.unlink(server.config)
     if server.log_path:
@@ -880,9 +881,7 @@ def p8_sync_and_relist(apps=100000, page_size=500):
     try:
         config = server_config(cluster)
         started = time.time()
-        server = kje.Server(["--config", config] + list(EXTRA_SERVER_ARGS),
-                            env={"KJE_MUTEX_DEADLOCK_DETECTION": ""})
-        server.config = config
+        server = new_server(config)
         try:
             pid = server.proc.pid
             line = kje.wait_until(
@@ -1316,16 +1315,24 @@ def main():
                         help="copy the plots and index.html into DIR too (e.g. docs/bench)")
     parser.add_argument("--strict", action="store_true",
                         help="exit 3 when a goal is missed")
+    parser.add_argument("--no-renice", action="store_true",
+                        help="keep the priority it was started with (a run beside other work "
+                             "that must keep its share, such as ctest's smoke run)")
+    parser.add_argument("--results", metavar="FILE", default=RESULTS,
+                        help="where results.json goes, the plots and index.html beside it "
+                             "(default %s)" % os.path.relpath(RESULTS, REPO))
     args = parser.parse_args()
     setup(args.build_dir)
     # On a shared machine the neighbours' compiles take the cores in turns with us: ahead of
     # them (when allowed), every process started here (kubesim, servers, the load client)
     # inherits the priority.
-    try:
-        os.nice(-10)
-        niced = True
-    except OSError:
-        niced = False
+    niced = False
+    if not args.no_renice:
+        try:
+            os.nice(-10)
+            niced = True
+        except OSError:
+            pass
     rows = []
     broken = []
     started = time.monotonic()
@@ -1337,18 +1344,19 @@ def main():
                 broken.append(name if size is None else "%s at %d" % (name, size))
     rows += growth.growth_rows(rows)
     print_table(rows)
-    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
-    with open(RESULTS, "w") as f:
+    os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
+    with open(args.results, "w") as f:
         json.dump({"generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                    "build_dir": os.path.abspath(args.build_dir), "host_cpus": os.cpu_count(),
                    "load_average": os.getloadavg(), "nice_minus_10": niced,
                    "growth_tolerance": growth.TOLERANCE,
                    "total_seconds": round(time.monotonic() - started, 1), "results": rows},
                   f, indent=1)
-    print("bench: wrote %s (%.0f s)" % (RESULTS, time.monotonic() - started), file=sys.stderr)
+    print("bench: wrote %s (%.0f s)" % (args.results, time.monotonic() - started),
+          file=sys.stderr)
     # The plots are a view of results.json: whatever happens to them, the figures still count.
     try:
-        files, problems = plots.write_all(RESULTS, args.publish)
+        files, problems = plots.write_all(args.results, args.publish)
     except Exception as e:  # noqa: BLE001
         files, problems = [], [repr(e)]
     print("bench: wrote %s" % " ".join(os.path.relpath(f, REPO) for f in files), file=sys.stderr)

@@ -194,7 +194,23 @@ int Status(Context& c) {
   return ExitCodeForJob(info.status());
 }
 
+// "(SUCCEEDED)" for a job whose cancel found it stopped, so the line says which outcome it kept;
+// empty (after saying why on stderr) when Status can't tell: the cancel itself was answered.
+std::string StoppedAs(Context& c, const std::string& id) {
+  pb::StatusRequest request;
+  request.set_execution_id(id);
+  pb::JobInfo info;
+  auto ctx = c.conn.NewContext(false);
+  grpc::Status status = c.conn.stub().Status(ctx.get(), request, &info);
+  if (!status.ok()) {
+    RpcError(c.io, absl::StrCat("cancel ", QuoteBounded(id), ": its status"), status);
+    return "";
+  }
+  return absl::StrCat(" (", pb::JobInfo::Status_Name(info.status()), ")");
+}
+
 int Cancel(Context& c) {
+  const bool ignore_not_found = c.flags.Has("ignore-not-found");
   int worst = kExitOk;
   for (const std::string& id : c.flags.positional()) {
     pb::CancelRequest request;
@@ -202,6 +218,12 @@ int Cancel(Context& c) {
     pb::CancelResponse response;
     auto ctx = c.conn.NewContext(false);
     grpc::Status status = c.conn.stub().Cancel(ctx.get(), request, &response);
+    if (status.error_code() == grpc::StatusCode::NOT_FOUND && ignore_not_found) {
+      // The server's reason stays visible: NOT_FOUND also answers a malformed id.
+      (c.format == OutputFormat::kJson ? c.io.err : c.io.out)
+          << "not found, nothing cancelled: " << id << " (" << status.error_message() << ")\n";
+      continue;
+    }
     if (!status.ok()) {
       int code = RpcError(c.io, absl::StrCat("cancel ", QuoteBounded(id)), status);
       if (worst == kExitOk) worst = code;
@@ -209,6 +231,10 @@ int Cancel(Context& c) {
     }
     if (c.format == OutputFormat::kJson) {
       c.io.out << ToJson(response, false);
+    } else if (response.already_stopped()) {
+      // "cancellation requested" would read as if the job's outcome were about to change.
+      std::string as = StoppedAs(c, id);
+      c.io.out << "already stopped" << as << ", nothing cancelled: " << id << "\n";
     } else {
       c.io.out << "cancellation requested: " << id << "\n";
     }
@@ -491,10 +517,14 @@ const std::vector<Command>& Commands() {
        1,
        Status},
       {"cancel",
-       "EXECUTION_ID... [flags]",
+       "EXECUTION_ID... [--ignore-not-found] [flags]",
        "request cancellation of jobs (returns at once)",
-       "Cancelling a stopped job leaves its outcome and succeeds. Follow with `watch`.\n",
-       {},
+       "A job that had already stopped keeps its outcome: its line says so, with its status,\n"
+       "and the exit code is 0. A job that doesn't exist (any more) is NOT_FOUND (exit code\n"
+       "6) unless --ignore-not-found. Follow with `watch`.\n",
+       {
+           {"ignore-not-found", 0, "", false, "a job that doesn't exist is no error"},
+       },
        "EXECUTION_ID",
        1,
        SIZE_MAX,

@@ -57,7 +57,7 @@ const char* ExitCodeHelp() {
          "  3  the job FAILED (status, watch)\n"
          "  4  the job was CANCELLED (status, watch)\n"
          "  5  the job has not finished: QUEUED, STARTED or CANCELLING (status)\n"
-         "  6  NOT_FOUND: no such job, or a malformed execution id\n"
+         "  6  NOT_FOUND: no such job or schedule, or a malformed execution id\n"
          "  7  UNAVAILABLE or DEADLINE_EXCEEDED: the server or Kubernetes can't be reached; retry\n"
          "  8  UNAUTHENTICATED or PERMISSION_DENIED: check --token-file and the TLS flags\n";
 }

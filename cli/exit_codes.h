@@ -17,7 +17,7 @@ enum ExitCode : int {
   kExitJobFailed = 3,       // status/watch: the job FAILED
   kExitJobCancelled = 4,    // status/watch: the job was CANCELLED
   kExitJobNotFinished = 5,  // status: QUEUED, STARTED or CANCELLING
-  kExitNotFound = 6,        // NOT_FOUND: no such job, or a malformed execution id
+  kExitNotFound = 6,        // NOT_FOUND: no such job or schedule, or a malformed execution id
   kExitUnavailable = 7,     // UNAVAILABLE or DEADLINE_EXCEEDED: retry later
   kExitAuth = 8,            // UNAUTHENTICATED or PERMISSION_DENIED
 };

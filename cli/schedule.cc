@@ -321,6 +321,20 @@ int RunVerb(Context& c) {
 
 // --- delete --------------------------------------------------------------------------------
 
+// DeleteSchedule answers OK for a schedule that doesn't exist, so that a retry is safe; a person
+// who mistyped the name must still learn that nothing was deleted while the schedule they meant
+// keeps starting runs.
+int ScheduleNotFound(Context& c, const pb::DeleteScheduleRequest& request) {
+  std::string where = request.namespace_().empty()
+                          ? std::string("the server's namespace")
+                          : absl::StrCat("namespace ", QuoteBounded(request.namespace_()));
+  c.io.err << kProgram << ": schedule delete: NOT_FOUND: no schedule "
+           << QuoteBounded(request.schedule_id()) << " in " << where << "; nothing was deleted\n"
+           << kProgram << ": `schedule list` shows the schedules there; with --ignore-not-found "
+           << "a missing one is no error\n";
+  return kExitNotFound;
+}
+
 int DeleteVerb(Context& c) {
   pb::DeleteScheduleRequest request;
   request.set_namespace_(c.flags.Get("namespace").value_or(""));
@@ -330,8 +344,13 @@ int DeleteVerb(Context& c) {
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().DeleteSchedule(ctx.get(), request, &response);
   if (!status.ok()) return ScheduleRpcError(c, "delete", status);
+  // A server older than the field doesn't say, and is taken at its word as before.
+  const bool missing = response.has_existed() && !response.existed();
+  if (missing && !c.flags.Has("ignore-not-found")) return ScheduleNotFound(c, request);
   if (c.format == OutputFormat::kJson) {
     c.io.out << ToJson(response, true);
+  } else if (missing) {
+    c.io.out << "not found, nothing deleted: " << request.schedule_id() << "\n";
   } else {
     c.io.out << "deleted: " << request.schedule_id()
              << (request.keep_runs() ? " (its runs kept)" : "") << "\n";
@@ -439,13 +458,16 @@ const std::vector<Command>& ScheduleCommands() {
        1,
        RunVerb},
       {"schedule delete",
-       "SCHEDULE_ID [--keep-runs] [-n NS] [flags]",
+       "SCHEDULE_ID [--keep-runs] [--ignore-not-found] [-n NS] [flags]",
        "delete a schedule and its runs",
        "The runs go with it (Kubernetes' garbage collector follows their owner) unless\n"
-       "--keep-runs. Deleting a schedule that is gone succeeds.\n",
+       "--keep-runs. A schedule that doesn't exist is NOT_FOUND (exit code 6): a mistyped\n"
+       "name deletes nothing and says so. With --ignore-not-found it exits 0, saying that\n"
+       "there was nothing to delete, for scripts that delete what may be gone already.\n",
        {
            NamespaceFlag(),
            {"keep-runs", 0, "", false, "leave the runs, as jobs without a schedule"},
+           {"ignore-not-found", 0, "", false, "a schedule that doesn't exist is no error"},
        },
        "SCHEDULE_ID",
        1,

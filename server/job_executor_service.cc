@@ -367,22 +367,24 @@ grpc::ServerUnaryReactor* JobExecutorService::Status(grpc::CallbackServerContext
 
 grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext* ctx,
                                                      const pb::CancelRequest* request,
-                                                     pb::CancelResponse*) {
+                                                     pb::CancelResponse* response) {
   if (auto* denied = Unauthenticated(ctx, "Cancel")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "Cancel");
   auto ticket = Admit(Admission::Kind::kUnary);
   if (!ticket.ok()) return FinishNow(ctx, "Cancel", ticket.status());
   auto* reactor = new CallReactor(ctx, "Cancel");
   reactor->Hold(*std::move(ticket));
-  reactor->Attach(executor_->Cancel(
-      request->execution_id(), reactor->Deadline(), [this, reactor](const absl::StatusOr<bool>& r) {
-        // true: requested; false: the job had already stopped.
-        if (metrics_ != nullptr) {
-          metrics_->RecordCancel(r.ok() ? (*r ? "requested" : "already_stopped")
-                                        : ResultLabel(r.status()));
-        }
-        reactor->Complete(r.status());
-      }));
+  reactor->Attach(executor_->Cancel(request->execution_id(), reactor->Deadline(),
+                                    [this, reactor, response](const absl::StatusOr<bool>& r) {
+                                      // true: requested; false: the job had already stopped.
+                                      if (r.ok()) response->set_already_stopped(!*r);
+                                      if (metrics_ != nullptr) {
+                                        metrics_->RecordCancel(
+                                            r.ok() ? (*r ? "requested" : "already_stopped")
+                                                   : ResultLabel(r.status()));
+                                      }
+                                      reactor->Complete(r.status());
+                                    }));
   return reactor;
 }
 
@@ -698,16 +700,21 @@ grpc::ServerUnaryReactor* JobExecutorService::GetSchedule(grpc::CallbackServerCo
 
 grpc::ServerUnaryReactor* JobExecutorService::DeleteSchedule(
     grpc::CallbackServerContext* ctx, const pb::DeleteScheduleRequest* request,
-    pb::DeleteScheduleResponse*) {
+    pb::DeleteScheduleResponse* response) {
   if (auto* denied = Unauthenticated(ctx, "DeleteSchedule")) return denied;
   if (executor_ == nullptr) return NotConfigured(ctx, "DeleteSchedule");
   auto ticket = Admit(Admission::Kind::kUnary);
   if (!ticket.ok()) return FinishNow(ctx, "DeleteSchedule", ticket.status());
   auto* reactor = new CallReactor(ctx, "DeleteSchedule");
   reactor->Hold(*std::move(ticket));
-  reactor->Attach(executor_->DeleteSchedule(
-      request->namespace_(), request->schedule_id(), request->keep_runs(), reactor->Deadline(),
-      [reactor](const absl::StatusOr<bool>& r) { reactor->Complete(r.status()); }));
+  // true: deleted; false: there was none, which is no error (a retry finds it gone), and the
+  // answer says so for a caller that must tell a typo from a deletion.
+  reactor->Attach(executor_->DeleteSchedule(request->namespace_(), request->schedule_id(),
+                                            request->keep_runs(), reactor->Deadline(),
+                                            [reactor, response](const absl::StatusOr<bool>& r) {
+                                              if (r.ok()) response->set_existed(*r);
+                                              reactor->Complete(r.status());
+                                            }));
   return reactor;
 }
 

@@ -379,6 +379,47 @@ TEST_CASE("cancel requests each job and reports the first failure") {
   CHECK(server.service().recorded().cancels == std::vector<std::string>{"a", "b", "a"});
 }
 
+TEST_CASE("cancel of a job that had already stopped says so, with its status, and exits 0") {
+  FakeServer server;
+  server.service().jobs["done"] = Job("done", pb::JobInfo::SUCCEEDED);
+  server.service().jobs["failed"] = Job("failed", pb::JobInfo::FAILED);
+  server.service().jobs["running"] = Job("running", pb::JobInfo::STARTED);
+  Result r = RunCli({"cancel", "done", "failed", "running", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "already stopped (SUCCEEDED), nothing cancelled: done\n"
+        "already stopped (FAILED), nothing cancelled: failed\n"
+        "cancellation requested: running\n");
+  CHECK(r.err.empty());
+  // Status only for the stopped ones, whose outcome the line names.
+  CHECK(server.service().recorded().statuses == std::vector<std::string>{"done", "failed"});
+  Result json = RunCli({"cancel", "done", "running", "-o", "json", "--server", server.address()});
+  CHECK(json.code == 0);
+  CHECK(json.out == "{\"alreadyStopped\":true}\n{\"alreadyStopped\":false}\n");
+}
+
+TEST_CASE("cancel --ignore-not-found: a job that doesn't exist is no error, and says so") {
+  FakeServer server;
+  server.service().jobs["a"] = Job("a", pb::JobInfo::STARTED);
+  Result r = RunCli({"cancel", "zzz", "a", "--ignore-not-found", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "not found, nothing cancelled: zzz (no such application)\n"
+        "cancellation requested: a\n");
+  CHECK(r.err.empty());
+  // JSON on stdout is the server's answers alone.
+  Result json = RunCli(
+      {"cancel", "zzz", "a", "--ignore-not-found", "-o", "json", "--server", server.address()});
+  CHECK(json.code == 0);
+  CHECK(json.out == "{\"alreadyStopped\":false}\n");
+  CHECK(json.err == "not found, nothing cancelled: zzz (no such application)\n");
+  // Only NOT_FOUND is let pass.
+  server.service().required_token = "secret";
+  Result denied = RunCli({"cancel", "a", "--ignore-not-found", "--server", server.address()});
+  CHECK(denied.code == kExitAuth);
+  CHECK(denied.err.find("cancel \"a\": UNAUTHENTICATED") != std::string::npos);
+}
+
 TEST_CASE("logs prints the tail, and -f follows the stream") {
   FakeServer server;
   server.service().output_lines = {"line 1", "Pi is roughly 3.14"};

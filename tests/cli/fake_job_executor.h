@@ -38,6 +38,8 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
   std::map<std::string, pb::ScheduleInfo> schedules;
   // When not OK, every schedule RPC answers it (e.g. the Apache backend's FAILED_PRECONDITION).
   grpc::Status schedule_status = grpc::Status::OK;
+  // false: DeleteSchedule leaves `existed` unset, as a server older than the field does.
+  bool delete_says_existed = true;
 
   // What it was asked.
   struct Recorded {
@@ -81,13 +83,17 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     return grpc::Status::OK;
   }
 
+  // A job that has stopped is left as it is, as the server leaves it.
   grpc::Status Cancel(grpc::ServerContext* ctx, const pb::CancelRequest* request,
-                      pb::CancelResponse*) override {
+                      pb::CancelResponse* response) override {
     if (auto s = Begin(ctx); !s.ok()) return s;
-    if (!jobs.count(request->execution_id())) {
-      return {grpc::StatusCode::NOT_FOUND, "no such application"};
-    }
+    auto it = jobs.find(request->execution_id());
+    if (it == jobs.end()) return {grpc::StatusCode::NOT_FOUND, "no such application"};
     Record([&](Recorded& r) { r.cancels.push_back(request->execution_id()); });
+    pb::JobInfo::Status status = it->second.status();
+    response->set_already_stopped(status == pb::JobInfo::SUCCEEDED ||
+                                  status == pb::JobInfo::FAILED ||
+                                  status == pb::JobInfo::CANCELLED);
     return grpc::Status::OK;
   }
 
@@ -228,12 +234,14 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     return grpc::Status::OK;
   }
 
+  // OK whether or not the schedule existed, as the server answers.
   grpc::Status DeleteSchedule(grpc::ServerContext* ctx, const pb::DeleteScheduleRequest* request,
-                              pb::DeleteScheduleResponse*) override {
+                              pb::DeleteScheduleResponse* response) override {
     if (auto s = BeginSchedule(ctx); !s.ok()) return s;
     Record([&](Recorded& r) { r.deletes.push_back(*request); });
     absl::MutexLock lock(&mu_);
-    schedules.erase(request->schedule_id());
+    bool existed = schedules.erase(request->schedule_id()) > 0;
+    if (delete_says_existed) response->set_existed(existed);
     return grpc::Status::OK;
   }
 

@@ -385,7 +385,8 @@ TEST_CASE("schedule delete sends keep-runs and says what it did") {
   Result kept = RunCli({"schedule", "delete", "b", "--keep-runs", "-n", "ns", "-o", "json",
                         "--server", server.address()});
   CHECK(kept.code == 0);
-  CHECK(kept.out == "{}\n");
+  CHECK(kept.out == "{\n \"existed\": true\n}\n");
+  server.service().schedules["b"] = Stored("b", "@daily");
   Result table = RunCli({"schedule", "delete", "b", "--keep-runs", "--server", server.address()});
   CHECK(table.out == "deleted: b (its runs kept)\n");
   auto rec = server.service().recorded();
@@ -395,6 +396,52 @@ TEST_CASE("schedule delete sends keep-runs and says what it did") {
   CHECK(rec.deletes[1].namespace_() == "ns");
   CHECK(rec.deletes[1].schedule_id() == "b");
   CHECK(server.service().schedules.empty());
+}
+
+TEST_CASE("schedule delete of a schedule that doesn't exist exits 6 unless --ignore-not-found") {
+  FakeServer server;
+  server.service().schedules["nightly"] = Stored("nightly", "@daily");
+  Result typo = RunCli({"schedule", "delete", "nigthly", "--server", server.address()});
+  CHECK(typo.code == kExitNotFound);
+  CHECK(typo.out.empty());
+  CHECK(typo.err ==
+        "k8s-job-executor: schedule delete: NOT_FOUND: no schedule \"nigthly\" in the server's "
+        "namespace; nothing was deleted\n"
+        "k8s-job-executor: `schedule list` shows the schedules there; with --ignore-not-found a "
+        "missing one is no error\n");
+  Result json = RunCli({"schedule", "delete", "nigthly", "-n", "spark-jobs", "-o", "json",
+                        "--server", server.address()});
+  CHECK(json.code == kExitNotFound);
+  CHECK(json.out.empty());
+  CHECK(json.err.find("NOT_FOUND: no schedule \"nigthly\" in namespace \"spark-jobs\"; nothing "
+                      "was deleted\n") != std::string::npos);
+  CHECK(server.service().schedules.count("nightly") == 1);
+
+  Result ignored =
+      RunCli({"schedule", "delete", "nigthly", "--ignore-not-found", "--server", server.address()});
+  CHECK(ignored.code == 0);
+  CHECK(ignored.out == "not found, nothing deleted: nigthly\n");
+  CHECK(ignored.err.empty());
+  Result ignored_json = RunCli({"schedule", "delete", "nigthly", "--ignore-not-found", "-o", "json",
+                                "--server", server.address()});
+  CHECK(ignored_json.code == 0);
+  CHECK(ignored_json.out == "{\n \"existed\": false\n}\n");
+  Result there =
+      RunCli({"schedule", "delete", "nightly", "--ignore-not-found", "--server", server.address()});
+  CHECK(there.code == 0);
+  CHECK(there.out == "deleted: nightly\n");
+  CHECK(server.service().schedules.empty());
+}
+
+TEST_CASE("schedule delete against a server older than `existed` reports what it always did") {
+  FakeServer server;
+  server.service().delete_says_existed = false;
+  Result r = RunCli({"schedule", "delete", "gone", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out == "deleted: gone\n");
+  Result json = RunCli({"schedule", "delete", "gone", "-o", "json", "--server", server.address()});
+  CHECK(json.code == 0);
+  CHECK(json.out == "{}\n");
 }
 
 TEST_CASE("a server without schedules: every verb exits 1 with its message and a hint") {

@@ -231,6 +231,13 @@ server:
         self.assertEqual(self.transitions(out)[-1], "FAILED", out)
         code, _, _ = self.cli("status", execution_id)
         self.assertEqual(code, EXIT_FAILED)
+        # Cancelling it changes nothing, and says so rather than "cancellation requested".
+        code, out, err = self.cli("cancel", execution_id)
+        self.assertEqual((code, out), (EXIT_OK, "already stopped (FAILED), nothing cancelled: %s\n"
+                                       % execution_id), err)
+        app = self.cluster.app("default", "gravitino-job-3003") or {}
+        self.assertNotIn("gravitino.apache.org/cancel-requested",
+                         app.get("metadata", {}).get("annotations", {}))
 
     def test_cancel_of_a_running_job_then_watch_exits_with_the_cancelled_code(self):
         execution_id = self.submit_file("3004", outcome="hang")
@@ -322,6 +329,12 @@ server:
         self.assertIn("NOT_FOUND", err)
         code, _, err = self.cli("status", "nonsense")
         self.assertEqual(code, EXIT_NOT_FOUND, err)
+        gone = "default/sparkapp/default/gravitino-job-no-such"
+        code, _, err = self.cli("cancel", gone)
+        self.assertEqual(code, EXIT_NOT_FOUND, err)
+        code, out, err = self.cli("cancel", gone, "--ignore-not-found")
+        self.assertEqual(code, EXIT_OK, err)
+        self.assertTrue(out.startswith("not found, nothing cancelled: %s (" % gone), out)
 
     def test_events_follow_until_the_job_stops(self):
         execution_id = self.submit_file("3007", duration_ms=3000)
@@ -446,8 +459,12 @@ server:
                        60, "the runs to go with their schedule")
         code, _, err = self.cli("schedule", "get", "clinightly")
         self.assertEqual(code, EXIT_NOT_FOUND, err)
-        code, _, err = self.cli("schedule", "delete", "clinightly")
-        self.assertEqual(code, EXIT_OK, err)
+        # Gone (or never there, as after a typo) is no deletion: NOT_FOUND, unless that is fine.
+        code, out, err = self.cli("schedule", "delete", "clinightly")
+        self.assertEqual((code, out), (EXIT_NOT_FOUND, ""), err)
+        self.assertIn('schedule delete: NOT_FOUND: no schedule "clinightly"', err)
+        code, out, err = self.cli("schedule", "delete", "clinightly", "--ignore-not-found")
+        self.assertEqual((code, out), (EXIT_OK, "not found, nothing deleted: clinightly\n"), err)
 
     @unittest.skipIf(kje.OPERATOR == "kubeflow", "the Apache operator has no schedules")
     def test_schedule_verbs_on_the_apache_operator_say_why_not(self):

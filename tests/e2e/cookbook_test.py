@@ -540,11 +540,14 @@ class CookbookTest(unittest.TestCase):
         kje.wait_until(lambda: re.search(r"T(00|23):30:00Z$", json.loads(
             self.run_ok("get-schedule")).get("nextRun", "")), STREAM_TIMEOUT, "the new nextRun")
 
-        self.assertEqual(json.loads(self.run_ok("delete-schedule")), {})
+        deleted = json.loads(self.run_ok("delete-schedule"))
+        self.assertEqual(deleted, {"existed": True})
+        self.check_json_sample("delete-schedule", [deleted])
         code, out, err = self.run_command(self.buf_command("get-schedule"))
         self.assertNotEqual(code, 0, out)
         self.assertEqual(json.loads(err)["code"], "not_found", err)
-        self.assertEqual(json.loads(self.run_ok("delete-schedule")), {})
+        # Again: still OK (a retry is safe), and the answer says there was nothing to delete.
+        self.assertEqual(json.loads(self.run_ok("delete-schedule")), {"existed": False})
 
     # --- the CLI --------------------------------------------------------------------------------
 

@@ -58,6 +58,10 @@ class FakeJobExecutor final : public executor::JobExecutor {
   std::optional<absl::Status> answer_inline;
   // When set, StatusNow answers with it; otherwise it hands back a parsed id.
   std::optional<absl::StatusOr<executor::JobResult>> status_now;
+  // What an OK Cancel answers: true, cancellation requested; false, the job had already stopped.
+  bool cancel_requested = true;
+  // What an OK DeleteSchedule answers: whether there was a schedule to delete.
+  bool schedule_existed = true;
 
   // Waits for the next call (in the order they came) and takes it.
   std::shared_ptr<Call> Next(absl::Duration timeout = absl::Seconds(20)) {
@@ -113,9 +117,9 @@ class FakeJobExecutor final : public executor::JobExecutor {
 
   std::shared_ptr<executor::RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
                                               Done<bool> done) override {
-    return Record("Cancel", std::string(execution_id), deadline, [done](absl::Status s) {
+    return Record("Cancel", std::string(execution_id), deadline, [this, done](absl::Status s) {
       if (!s.ok()) return done(s);
-      done(true);
+      done(cancel_requested);
     });
   }
 
@@ -212,9 +216,9 @@ class FakeJobExecutor final : public executor::JobExecutor {
                                                       const std::string& schedule_id, bool,
                                                       absl::Time deadline,
                                                       Done<bool> done) override {
-    return Record("DeleteSchedule", schedule_id, deadline, [done](absl::Status s) {
+    return Record("DeleteSchedule", schedule_id, deadline, [this, done](absl::Status s) {
       if (!s.ok()) return done(s);
-      done(true);
+      done(schedule_existed);
     });
   }
   std::shared_ptr<executor::RpcHandle> RunScheduleNow(const std::string&,

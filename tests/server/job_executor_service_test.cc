@@ -233,8 +233,9 @@ std::vector<UnaryRpc> UnaryRpcs() {
          pb::DeleteScheduleRequest r;
          r.set_schedule_id("s");
          Call<pb::DeleteScheduleRequest, pb::DeleteScheduleResponse>(
-             &Async::DeleteSchedule, e, u, r,
-             [](const pb::DeleteScheduleResponse&) { return "c/sparkapp/ns/app"; });
+             &Async::DeleteSchedule, e, u, r, [](const pb::DeleteScheduleResponse& m) {
+               return m.has_existed() && m.existed() ? "c/sparkapp/ns/app" : "existed lost";
+             });
        }},
       {"RunScheduleNow",
        [](Edge& e, Unary& u) {
@@ -281,6 +282,46 @@ TEST_CASE("reactors: every unary RPC answered later gives the caller the convert
     CHECK(u.status.ok());
     CHECK(u.answer == "c/sparkapp/ns/app");
     CHECK_FALSE(call->handle->cancelled());
+  }
+}
+
+TEST_CASE("reactors: Cancel and DeleteSchedule say whether there was anything to do", "[server]") {
+  for (bool did : {true, false}) {
+    CAPTURE(did);
+    Edge edge;
+    edge.fake.cancel_requested = did;
+    edge.fake.schedule_existed = did;
+    Unary cancel;
+    pb::CancelRequest cancel_request;
+    cancel_request.set_execution_id("c/sparkapp/ns/app");
+    Call<pb::CancelRequest, pb::CancelResponse>(
+        &pb::JobExecutor::Stub::async_interface::Cancel, edge, cancel, cancel_request,
+        [](const pb::CancelResponse& m) {
+          return std::string(m.already_stopped() ? "already stopped" : "requested");
+        });
+    auto call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    call->finish(absl::OkStatus());
+    REQUIRE(cancel.Wait());
+    CHECK(cancel.status.ok());
+    CHECK(cancel.answer == (did ? "requested" : "already stopped"));
+
+    Unary del;
+    pb::DeleteScheduleRequest delete_request;
+    delete_request.set_schedule_id("s");
+    Call<pb::DeleteScheduleRequest, pb::DeleteScheduleResponse>(
+        &pb::JobExecutor::Stub::async_interface::DeleteSchedule, edge, del, delete_request,
+        [](const pb::DeleteScheduleResponse& m) {
+          if (!m.has_existed()) return std::string("unset");
+          return std::string(m.existed() ? "existed" : "none");
+        });
+    call = edge.fake.Next();
+    REQUIRE(call != nullptr);
+    call->finish(absl::OkStatus());
+    REQUIRE(del.Wait());
+    // OK either way: a retry of a delete that went through finds nothing and must not fail.
+    CHECK(del.status.ok());
+    CHECK(del.answer == (did ? "existed" : "none"));
   }
 }
 
