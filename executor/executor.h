@@ -30,7 +30,7 @@
 #include "executor/job_executor.h"
 #include "executor/namespace_policy.h"
 #include "k8s/client.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 #include "spark/backend.h"
 #include "spark/driver_pod.h"
 #include "spark/log_tail.h"

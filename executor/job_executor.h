@@ -20,7 +20,7 @@
 #include "absl/time/time.h"
 #include "async/cancellable.h"
 #include "k8s/event.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 #include "spark/execution_id.h"
 #include "spark/log_tail.h"
 #include "spark/run_details.h"

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "absl/functional/function_ref.h"
 #include "executor/job_executor.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
 #include "server/admission.h"
@@ -17,6 +18,7 @@ using executor::SubmitResult;
 
 // The lifetime every reactor of the service shares (job_executor_service.cc).
 class RpcLifetime;
+class CallReactor;
 
 // The gRPC edge of jobexecutor.v1.JobExecutor: callback reactors that never block. Each RPC hands
 // its work to the executor (one coroutine per RPC) and finishes from its completion; a cancelled
@@ -96,6 +98,18 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCal
   // A reactor for the call, or nullptr after answering UNAUTHENTICATED.
   grpc::ServerUnaryReactor* Unauthenticated(grpc::CallbackServerContext* ctx, const char* method);
 
+  // What every unary RPC whose work runs in the executor does first: the caller's token, an
+  // executor, the request's own checks (`check`, asked only then), a place under
+  // server.maxConcurrentRpcs. Either the reactor for the work, holding its place, or the call
+  // already answered.
+  struct UnaryStart {
+    CallReactor* reactor = nullptr;
+    grpc::ServerUnaryReactor* answered = nullptr;
+  };
+  UnaryStart StartUnary(
+      grpc::CallbackServerContext* ctx, const char* method,
+      absl::FunctionRef<absl::Status()> check = [] { return absl::OkStatus(); });
+
   // A stream's checks before its work starts: the caller's token, an executor, and a place under
   // server.maxStreams (held by `reactor`).
   absl::Status AdmitStream(grpc::CallbackServerContext* ctx, const char* method,
@@ -116,8 +130,5 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCal
   ArenaMessageAllocator<jobexecutor::v1::ListJobsRequest, jobexecutor::v1::ListJobsResponse>
       list_messages_;
 };
-
-// The template of a SubmitRequest as the SparkApplication builder takes it.
-spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
 
 }  // namespace kje::server

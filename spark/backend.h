@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "rapidjson/document.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
 #include "spark/run_details.h"

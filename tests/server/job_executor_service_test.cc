@@ -17,7 +17,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "base/log.h"
+#include "base/tsan.h"
 #include "server/job_info.h"
+#include "server/proto_convert.h"
 #include "tests/fakes/fake_job_executor.h"
 
 namespace kje::server {
@@ -772,18 +774,24 @@ TEST_CASE("reactors: past a global bound a call is refused at once, and the admi
   CHECK(edge.fake.calls_made() == 4);
 }
 
-// A stream's caller seen from a callback reactor: it reads until the end and says so.
+// A stream's caller seen from a callback reactor: it reads until the end and says so. Made on the
+// test's thread and run on gRPC's, which hands it over inside its library: the release and
+// acquires tell ThreadSanitizer, as the server's reactors do.
 class StreamEnd final : public grpc::ClientReadReactor<pb::JobInfo> {
  public:
   void Start(pb::JobExecutor::Stub* stub, const pb::WatchStatusRequest& request) {
     stub->async()->WatchStatus(&ctx, &request, this);
     StartRead(&message_);
+    KJE_TSAN_RELEASE(this);
     StartCall();
   }
   void OnReadDone(bool ok) override {
+    KJE_TSAN_ACQUIRE(this);
+    KJE_TSAN_RELEASE(this);
     if (ok) StartRead(&message_);
   }
   void OnDone(const grpc::Status& s) override {
+    KJE_TSAN_ACQUIRE(this);
     status = s;
     ended.Notify();
   }

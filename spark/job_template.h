@@ -1,0 +1,63 @@
+#pragma once
+
+// A job as the service takes it, whatever the operator: the template with its placeholders
+// resolved, the deployment's options that shape every application, and an application built by
+// an operator's backend.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spark/execution_id.h"
+
+namespace kje::spark {
+
+// The executor's configuration that shapes every SparkApplication (`gravitino.jobExecutor.k8s.*`
+// in the Java executor; validated when the server starts).
+struct BuilderOptions {
+  std::string cluster = "default";
+  std::string namespace_ = "default";  // Used unless the job sets spark.kubernetes.namespace.
+  std::string name_prefix = "gravitino-job";
+  std::string image;          // Required: spark.kubernetes.container.image unless the job sets it.
+  std::string spark_version;  // Required: spec.runtimeVersions.sparkVersion.
+  std::string service_account = "spark";
+  int64_t resource_retain_duration_ms = 86400000;  // Keeps the driver pod and its log.
+  int64_t ttl_after_stop_ms = 604800000;           // Then the app itself is deleted.
+  int64_t driver_start_timeout_ms = 3600000;
+  int64_t driver_ready_timeout_ms = 3600000;
+  // The executable of built-in (`builtin-*`) templates whose own one is a server-local path.
+  std::string builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
+  std::map<std::string, std::string> conf;  // Server-level Spark conf defaults.
+  // The largest application JSON a Submit may send: etcd's limit on an object (1.5 MiB), so that
+  // a cluster's late, opaque refusal becomes a clear one before anything is sent.
+  size_t max_application_bytes = 1572864;
+};
+
+// A Gravitino job template with its placeholders already resolved.
+struct SparkTemplate {
+  std::string name;
+  std::string comment;
+  std::string executable;
+  std::vector<std::string> arguments;
+  std::map<std::string, std::string> environments;
+  std::map<std::string, std::string> custom_fields;
+  bool is_shell = false;  // A SHELL template: rejected, only Spark jobs run on Kubernetes.
+  std::string class_name;
+  std::vector<std::string> jars;
+  std::vector<std::string> files;
+  std::vector<std::string> archives;
+  std::map<std::string, std::string> configs;
+};
+
+struct BuiltApplication {
+  std::string namespace_;
+  std::string name;
+  ExecutionId execution_id;
+  std::string json;  // The application to POST, in the operator's own API.
+  // What the builder ignored and the caller should log (never a value: values may be secrets).
+  std::vector<std::string> warnings;
+};
+
+}  // namespace kje::spark
