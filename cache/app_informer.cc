@@ -16,9 +16,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
 #include "async/strand_task.h"
+#include "async/wakeup.h"
 #include "base/log.h"
 #include "base/strings.h"
-#include "base/wakeup.h"
 #include "cache/subscriber_index.h"
 #include "k8s/errors.h"
 
@@ -258,7 +258,7 @@ class AppInformerImpl final : public AppInformer,
   // served, read and parsed beside it (a 100k-app list is 200 pages of about 1 MB). At most one
   // is in flight, a task of its own that Stop cancels.
   struct PageFetch {
-    std::shared_ptr<Wakeup> done = Wakeup::New();
+    std::shared_ptr<async::Wakeup> done = async::Wakeup::New();
     absl::Mutex mu;
     std::optional<absl::StatusOr<k8s::ListPage>> page ABSL_GUARDED_BY(mu);
 

@@ -10,10 +10,10 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "async/strand_task.h"
+#include "async/wakeup.h"
 #include "base/log.h"
 #include "base/quote.h"
 #include "base/strings.h"
-#include "base/wakeup.h"
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
@@ -59,7 +59,7 @@ absl::Status Overflowed(size_t capacity) {
 template <class T>
 asio::awaitable<absl::Status> Send(StreamWriter<T>* writer, T message,
                                    cache::Mailbox<cache::AppEvent>* mailbox) {
-  auto wakeup = std::make_shared<Wakeup>();
+  auto wakeup = std::make_shared<async::Wakeup>();
   auto outcome = std::make_shared<std::atomic<int>>(-1);
   writer->Write(std::move(message), [wakeup, outcome](bool ok) {
     outcome->store(ok ? 1 : 0);
@@ -85,7 +85,7 @@ asio::awaitable<absl::Status> Send(StreamWriter<T>* writer, T message,
 
 // Waits until `mailbox` has something (or ended), or the coroutine is cancelled.
 asio::awaitable<bool> WaitForChanges(cache::Mailbox<cache::AppEvent>& mailbox) {
-  auto wakeup = std::make_shared<Wakeup>();
+  auto wakeup = std::make_shared<async::Wakeup>();
   mailbox.OnReady(wakeup->Waker());
   co_await wakeup->Wait();
   mailbox.ForgetWakes();
@@ -406,7 +406,7 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
           absl::StrCat("following the log of ", id.namespace_, "/", driver.name), deadline,
           absl::Now());
     }
-    auto wakeup = std::make_shared<Wakeup>();
+    auto wakeup = std::make_shared<async::Wakeup>();
     buffer->OnReady(wakeup->Waker());
     co_await wakeup->Wait();
     if (co_await internal::Cancelled()) co_return absl::CancelledError("the call was cancelled");

@@ -24,9 +24,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "async/wakeup.h"
 #include "base/log.h"
 #include "base/strings.h"
-#include "base/wakeup.h"
 #include "k8s/errors.h"
 #include "k8s/watch_stream.h"
 
@@ -43,7 +43,7 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 constexpr int kMaxCredentialReloads = 3;
 
-std::chrono::steady_clock::duration ToChrono(absl::Duration d) { return TimerDuration(d); }
+std::chrono::steady_clock::duration ToChrono(absl::Duration d) { return async::TimerDuration(d); }
 
 // One connection to the API server. It serves one call at a time (the pool hands it over under
 // its mutex), and that call's coroutine is the only one touching it: its operations complete on
@@ -641,7 +641,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       std::optional<absl::StatusOr<Credentials>> result ABSL_GUARDED_BY(mu);
     };
     auto pending = std::make_shared<Pending>();
-    std::shared_ptr<Wakeup> wakeup = Wakeup::New();
+    std::shared_ptr<async::Wakeup> wakeup = async::Wakeup::New();
     config_.credentials->GetAsync(
         [pending, wake = wakeup->Waker()](absl::StatusOr<Credentials> credentials) {
           {
@@ -666,7 +666,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
   net::awaitable<absl::Status> Admit(const Request& req, CallState& state,
                                      std::shared_ptr<RequestLimiter::Ticket>& ticket) {
     if (options_.limiter == nullptr) co_return absl::OkStatus();
-    std::shared_ptr<Wakeup> wakeup = Wakeup::New();
+    std::shared_ptr<async::Wakeup> wakeup = async::Wakeup::New();
     ticket = std::make_shared<RequestLimiter::Ticket>(wakeup->Waker());
     for (;;) {
       absl::StatusOr<RequestLimiter::Decision> decision =

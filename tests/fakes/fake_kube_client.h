@@ -27,7 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
-#include "base/wakeup.h"
+#include "async/wakeup.h"
 #include "k8s/client.h"
 #include "k8s/connection_config.h"
 
@@ -75,7 +75,7 @@ class FakeKubeClient final : public k8s::Client,
     std::optional<absl::StatusOr<std::string>> result ABSL_GUARDED_BY(mu);
     std::optional<absl::StatusOr<k8s::ListPage>> page ABSL_GUARDED_BY(mu);
     std::optional<absl::Status> end ABSL_GUARDED_BY(mu);
-    std::shared_ptr<Wakeup> wakeup = Wakeup::New();
+    std::shared_ptr<async::Wakeup> wakeup = async::Wakeup::New();
   };
 
   explicit FakeKubeClient(boost::asio::io_context& io) : io_(io) {}

@@ -31,7 +31,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 
-namespace kje {
+namespace kje::async {
 
 // A steady-clock duration for a timer, clamped to [0, one year] (absl::InfiniteDuration and
 // negative waits included).
@@ -140,4 +140,4 @@ class Wakeup : public std::enable_shared_from_this<Wakeup> {
   std::function<void()> resume_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace kje
+}  // namespace kje::async
