@@ -13,7 +13,7 @@
 #include "base/strings.h"
 #include "fuzz/fuzz_check.h"
 #include "rapidjson/document.h"
-#include "spark/app_builder.h"
+#include "spark/apache/app_builder.h"
 
 namespace {
 
@@ -83,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.spark_version = "3.5.3";
   options.conf = {{"spark.executor.instances", "1"}};
   absl::StatusOr<kje::spark::BuiltApplication> built =
-      kje::spark::BuildSparkApplication(job_id, metalake, t, options);
+      kje::spark::apache::BuildSparkApplication(job_id, metalake, t, options);
   if (!built.ok()) {
     if (std::getenv("KJE_FUZZ_VERBOSE") != nullptr) {  // why a seed is refused
       std::fprintf(stderr, "%s\n", built.status().ToString().c_str());

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "spark/execution_id.h"
 
 namespace kje::spark {
@@ -59,5 +61,23 @@ struct BuiltApplication {
   // What the builder ignored and the caller should log (never a value: values may be secrets).
   std::vector<std::string> warnings;
 };
+
+// The Spark conf of a built-in job's `--spark-conf` argument (a JSON object; numbers and
+// booleans as their text, null as blank); empty when the argument is absent or blank.
+// INVALID_ARGUMENT, without quoting the text, when it isn't a JSON object of scalars.
+absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
+    const std::vector<std::string>& arguments);
+
+// The scheme of a URI ("https", "local"), or "" when the text has none (a plain path).
+std::string_view UriScheme(std::string_view uri);
+// Whether the text is a URI as java.net.URI accepts it, roughly: no spaces, controls or
+// "<>\\^`{|}, well-formed %-escapes, at most one '#', and something after "scheme:".
+bool IsValidUri(std::string_view uri);
+// Whether the cluster can fetch the resource: it has a URI scheme other than `file`.
+bool IsClusterReachable(std::string_view uri);
+// Whether the URI's path (query and fragment ignored), lower-cased, ends with ".py".
+bool IsPythonResource(std::string_view uri);
+// The same for ".r" (an R script).
+bool IsRResource(std::string_view uri);
 
 }  // namespace kje::spark

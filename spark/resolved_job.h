@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 #include "spark/execution_id.h"
 
 namespace kje::spark {

@@ -1,6 +1,6 @@
 #include "spark/apache/backend.h"
 
-#include "spark/app_builder.h"
+#include "spark/apache/app_builder.h"
 #include "spark/names.h"
 
 namespace kje::spark::apache {

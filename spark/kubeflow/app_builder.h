@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 
 namespace kje::spark::kubeflow {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "spark/app_builder.h"
+#include "spark/apache/app_builder.h"
 #include "spark/kubeflow/app_builder.h"
 
 namespace {
@@ -57,7 +57,7 @@ int Main(bool kubeflow) {
     std::string job_id = std::to_string(688822913391439376 + job++);
     auto built = kubeflow
                      ? kje::spark::kubeflow::BuildSparkApplication(job_id, "metalake_1", t, options)
-                     : kje::spark::BuildSparkApplication(job_id, "metalake_1", t, options);
+                     : kje::spark::apache::BuildSparkApplication(job_id, "metalake_1", t, options);
     if (!built.ok()) {
       std::fprintf(stderr, "%s: %s\n", t.name.c_str(), built.status().ToString().c_str());
       return 1;

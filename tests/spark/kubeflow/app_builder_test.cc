@@ -5,7 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "rapidjson/document.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 
 namespace kje::spark::kubeflow {
 namespace {

@@ -8,7 +8,7 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 #include "spark/kubeflow/app_builder.h"
 #include "spark/names.h"
 

@@ -1,25 +1,17 @@
-#include "spark/app_builder.h"
+#include "spark/job_template.h"
 
 #include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "base/names.h"
 #include "base/quote.h"
-#include "base/status_macros.h"
 #include "base/strings.h"
 #include "rapidjson/document.h"
-#include "spark/json_writer.h"
-#include "spark/names.h"
-#include "spark/resolved_job.h"
 
 namespace kje::spark {
 namespace {
 
-constexpr std::string_view kConfServiceAccount =
-    "spark.kubernetes.authenticate.driver.serviceAccountName";
 constexpr std::string_view kSparkConfArgument = "--spark-conf";
 
 bool IsSchemeChar(char c) {
@@ -61,32 +53,6 @@ std::optional<std::string> UriPath(std::string_view uri) {
   }
   return path;
 }
-
-// `existing,appended...`: the template's lists come after what the conf already names.
-void AppendList(std::map<std::string, std::string>& conf, std::string_view key,
-                const std::vector<std::string>& values) {
-  if (values.empty()) return;
-  std::string joined = absl::StrJoin(values, ",");
-  auto it = conf.find(std::string(key));
-  if (it == conf.end() || IsBlank(it->second)) {
-    conf[std::string(key)] = std::move(joined);
-  } else {
-    it->second = absl::StrCat(it->second, ",", joined);
-  }
-}
-
-void SetIfBlank(std::map<std::string, std::string>& conf, std::string_view key,
-                const std::string& value) {
-  auto it = conf.find(std::string(key));
-  if (it == conf.end() || IsBlank(it->second)) conf[std::string(key)] = value;
-}
-
-using json::Key;
-using json::KeyInt;
-using json::KeyStr;
-using json::KeyStrings;
-using json::Str;
-using json::Writer;
 
 }  // namespace
 
@@ -177,84 +143,6 @@ bool IsPythonResource(std::string_view uri) {
 bool IsRResource(std::string_view uri) {
   std::optional<std::string> path = UriPath(uri);
   return path.has_value() && absl::EndsWith(absl::AsciiStrToLower(*path), ".r");
-}
-
-absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
-                                                       std::string_view metalake,
-                                                       const SparkTemplate& spark_template,
-                                                       const BuilderOptions& options) {
-  ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
-  std::map<std::string, std::string> conf;
-  for (auto& [key, value] : job.conf) conf[key] = std::move(value.value);
-  AppendList(conf, kConfJars, job.jars);
-  AppendList(conf, kConfFiles, job.files);
-  AppendList(conf, kConfArchives, job.archives);
-  SetIfBlank(conf, kConfImage, options.image);
-  SetIfBlank(conf, kConfServiceAccount, options.service_account);
-  conf[std::string(kConfNamespace)] = job.namespace_;
-
-  BuiltApplication built;
-  built.namespace_ = job.namespace_;
-  built.name = job.name;
-  built.execution_id = job.execution_id;
-  const std::string& executable = job.executable;
-
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.StartObject();
-  KeyStr(w, "apiVersion", kApiVersion);
-  KeyStr(w, "kind", kKind);
-  Key(w, "metadata");
-  w.StartObject();
-  KeyStr(w, "name", built.name);
-  KeyStr(w, "namespace", built.namespace_);
-  Key(w, "labels");
-  w.StartObject();
-  KeyStr(w, kLabelManagedBy, kManagedByGravitino);
-  KeyStr(w, kLabelJobId, job_id);
-  w.EndObject();
-  Key(w, "annotations");
-  w.StartObject();
-  KeyStr(w, kAnnotationMetalake, metalake);
-  w.EndObject();
-  w.EndObject();  // metadata
-
-  Key(w, "spec");
-  w.StartObject();
-  if (!job.class_name.empty()) KeyStr(w, "mainClass", job.class_name);
-  KeyStr(w, IsPythonResource(executable) ? "pyFiles" : "jars", executable);
-  KeyStrings(w, "driverArgs", job.arguments);
-  Key(w, "sparkConf");
-  w.StartObject();
-  for (const auto& [key, value] : conf) KeyStr(w, key, value);
-  w.EndObject();
-  Key(w, "runtimeVersions");
-  w.StartObject();
-  KeyStr(w, "sparkVersion", options.spark_version);
-  w.EndObject();
-  Key(w, "applicationTolerations");
-  w.StartObject();
-  Key(w, "restartConfig");
-  w.StartObject();
-  // One job run is one execution; restarts would also make the failed states non-final.
-  KeyStr(w, "restartPolicy", "Never");
-  w.EndObject();
-  Key(w, "applicationTimeoutConfig");
-  w.StartObject();
-  KeyInt(w, "driverStartTimeoutMillis", options.driver_start_timeout_ms);
-  KeyInt(w, "driverReadyTimeoutMillis", options.driver_ready_timeout_ms);
-  w.EndObject();
-  // Keeps the driver pod, and so its log, after the job ends.
-  KeyStr(w, "resourceRetainPolicy", "Always");
-  KeyInt(w, "resourceRetainDurationMillis", options.resource_retain_duration_ms);
-  KeyInt(w, "ttlAfterStopMillis", options.ttl_after_stop_ms);
-  w.EndObject();  // applicationTolerations
-  w.EndObject();  // spec
-  w.EndObject();
-  RETURN_IF_ERROR(CheckApplicationSize(buffer.GetSize(), job, options));
-  built.json.assign(buffer.GetString(), buffer.GetSize());
-  built.warnings = std::move(job.warnings);
-  return built;
 }
 
 }  // namespace kje::spark

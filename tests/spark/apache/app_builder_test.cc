@@ -1,4 +1,4 @@
-#include "spark/app_builder.h"
+#include "spark/apache/app_builder.h"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -9,6 +9,8 @@
 
 namespace kje::spark {
 namespace {
+
+using apache::BuildSparkApplication;
 
 BuilderOptions Options() {
   BuilderOptions options;
@@ -546,6 +548,8 @@ TEST_CASE("Strings with JSON metacharacters are escaped") {
 
 namespace kje::spark {
 namespace {
+
+using apache::BuildSparkApplication;
 
 SparkTemplate BuiltinTemplate(const std::string& spark_conf) {
   SparkTemplate t;

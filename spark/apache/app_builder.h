@@ -1,7 +1,8 @@
 #pragma once
 
-// Builds the SparkApplication of a job exactly as the Java k8s executor does (as merged
-// upstream), so that both executors create the same resource from the same template.
+// Builds the apache/spark-kubernetes-operator SparkApplication (spark.apache.org/v1) of a job
+// exactly as the Java k8s executor does (as merged upstream), so that both executors create the
+// same resource from the same template.
 
 #include <cstdint>
 #include <map>
@@ -13,7 +14,7 @@
 #include "spark/execution_id.h"
 #include "spark/job_template.h"
 
-namespace kje::spark {
+namespace kje::spark::apache {
 
 // INVALID_ARGUMENT for a template the executor can't run, with the reason: a SHELL template, a
 // blank name or executable, an invalid job id, environments (listed by name, never by value),
@@ -35,22 +36,4 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        const SparkTemplate& spark_template,
                                                        const BuilderOptions& options);
 
-// The Spark conf of a built-in job's `--spark-conf` argument (a JSON object; numbers and
-// booleans as their text, null as blank); empty when the argument is absent or blank.
-// INVALID_ARGUMENT, without quoting the text, when it isn't a JSON object of scalars.
-absl::StatusOr<std::map<std::string, std::string>> ParseSparkConfArgument(
-    const std::vector<std::string>& arguments);
-
-// The scheme of a URI ("https", "local"), or "" when the text has none (a plain path).
-std::string_view UriScheme(std::string_view uri);
-// Whether the text is a URI as java.net.URI accepts it, roughly: no spaces, controls or
-// "<>\\^`{|}, well-formed %-escapes, at most one '#', and something after "scheme:".
-bool IsValidUri(std::string_view uri);
-// Whether the cluster can fetch the resource: it has a URI scheme other than `file`.
-bool IsClusterReachable(std::string_view uri);
-// Whether the URI's path (query and fragment ignored), lower-cased, ends with ".py".
-bool IsPythonResource(std::string_view uri);
-// The same for ".r" (an R script).
-bool IsRResource(std::string_view uri);
-
-}  // namespace kje::spark
+}  // namespace kje::spark::apache
