@@ -15,24 +15,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "tests/async/io_threads.h"
 
 namespace kje::async {
 namespace {
 
-// Two io threads, as the service runs: a strand's work may resume on either.
-struct Io {
-  asio::io_context io;
-  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
-  std::vector<std::thread> threads;
-  Io() {
-    for (int i = 0; i < 2; ++i) threads.emplace_back([this] { io.run(); });
-  }
-  ~Io() {
-    work.reset();
-    for (std::thread& t : threads) t.join();
-  }
-  asio::strand<asio::io_context::executor_type> Strand() { return asio::make_strand(io); }
-};
+using Io = testing::IoThreads;
 
 // What a task's done saw, and how often it was called.
 template <class R>

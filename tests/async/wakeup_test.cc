@@ -10,22 +10,12 @@
 
 #include "absl/synchronization/notification.h"
 #include "async/strand_task.h"
+#include "tests/async/io_threads.h"
 
 namespace kje::async {
 namespace {
 
-struct Io {
-  asio::io_context io;
-  asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
-  std::vector<std::thread> threads;
-  Io() {
-    for (int i = 0; i < 2; ++i) threads.emplace_back([this] { io.run(); });
-  }
-  ~Io() {
-    work.reset();
-    for (std::thread& t : threads) t.join();
-  }
-};
+using Io = testing::IoThreads;
 
 // Waits once, then says so.
 asio::awaitable<absl::Status> WaitOnce(std::shared_ptr<Wakeup> wakeup, absl::Time until,
@@ -40,7 +30,7 @@ TEST_CASE("wakeup: a firing before the wait is never lost", "[async]") {
   auto wakeup = Wakeup::New();
   wakeup->Fire();
   absl::Notification done;
-  StrandTask::Spawn(asio::make_strand(io.io), WaitOnce(wakeup, absl::InfiniteFuture(), nullptr),
+  StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), nullptr),
                     [&done](absl::Status) { done.Notify(); });
   CHECK(done.WaitForNotificationWithTimeout(absl::Seconds(20)));
 }
@@ -52,7 +42,7 @@ TEST_CASE("wakeup: a firing from another thread resumes the waiter, however ofte
     auto wakeup = Wakeup::New();
     absl::Notification waiting;
     absl::Notification done;
-    StrandTask::Spawn(asio::make_strand(io.io), WaitOnce(wakeup, absl::InfiniteFuture(), &waiting),
+    StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), &waiting),
                       [&done](absl::Status) { done.Notify(); });
     REQUIRE(waiting.WaitForNotificationWithTimeout(absl::Seconds(20)));
     std::thread a([&] { wakeup->Fire(); });
@@ -67,8 +57,7 @@ TEST_CASE("wakeup: a wait ends at its time limit without a firing", "[async]") {
   Io io;
   auto wakeup = Wakeup::New();
   absl::Notification done;
-  StrandTask::Spawn(asio::make_strand(io.io),
-                    WaitOnce(wakeup, absl::Now() + absl::Milliseconds(1), nullptr),
+  StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::Now() + absl::Milliseconds(1), nullptr),
                     [&done](absl::Status) { done.Notify(); });
   CHECK(done.WaitForNotificationWithTimeout(absl::Seconds(20)));
 }
@@ -80,19 +69,18 @@ TEST_CASE("wakeup: a cancellation ends the wait, and a later firing is kept for 
   absl::Notification waiting;
   absl::Notification done;
   absl::Status ended;
-  auto task =
-      StrandTask::Spawn(asio::make_strand(io.io),
-                        WaitOnce(wakeup, absl::InfiniteFuture(), &waiting), [&](absl::Status s) {
-                          ended = s;
-                          done.Notify();
-                        });
+  auto task = StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), &waiting),
+                                [&](absl::Status s) {
+                                  ended = s;
+                                  done.Notify();
+                                });
   REQUIRE(waiting.WaitForNotificationWithTimeout(absl::Seconds(20)));
   task->Cancel();
   REQUIRE(done.WaitForNotificationWithTimeout(absl::Seconds(20)));
   // The wait returned on the cancellation; whether Asio then throws is the coroutine's business.
   wakeup->Fire();
   absl::Notification second;
-  StrandTask::Spawn(asio::make_strand(io.io), WaitOnce(wakeup, absl::InfiniteFuture(), nullptr),
+  StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), nullptr),
                     [&second](absl::Status) { second.Notify(); });
   CHECK(second.WaitForNotificationWithTimeout(absl::Seconds(20)));
 }
