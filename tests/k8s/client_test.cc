@@ -22,6 +22,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "k8s/errors.h"
 #include "tests/k8s/async_test_util.h"
 #include "tests/k8s/subprocess.h"
@@ -461,11 +462,21 @@ TEST_CASE("Token rotation under steady load fails no request") {
   for (int i = 0; i < kRequests; ++i) absl::StrAppend(&responses, i ? "," : "", Ok(kPodJson));
   server.Script(kPodPath, responses + "]");
   auto client = NewClient(io.io(), server.Config(), FastRetries());
-  std::atomic<int> done{0};
+  // The token rotates every few requests, while the next one is under way, and never twice
+  // within one request: a 401 re-reads the token once, as a rotation every hour needs. Paced by
+  // the requests, not by the clock, so a slow machine (or ThreadSanitizer) changes nothing.
+  absl::Mutex mu;
+  int done = 0;  // guarded by mu
   std::thread rotator([&] {
-    for (int round = 0; done.load() < kRequests; ++round) {
+    for (int round = 0;; ++round) {
       server.RotateToken(absl::StrCat("rotated-", round));
-      absl::SleepFor(absl::Milliseconds(50));  // rotation pace, not synchronisation
+      absl::MutexLock lock(&mu);
+      const int next = done + 5;
+      auto progressed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+        return done >= next || done >= kRequests;
+      };
+      if (!mu.AwaitWithTimeout(absl::Condition(&progressed), absl::Seconds(60))) return;
+      if (done >= kRequests) return;
     }
   });
   int failures = 0;
@@ -475,6 +486,7 @@ TEST_CASE("Token rotation under steady load fails no request") {
       ++failures;
       UNSCOPED_INFO(r.status().ToString());
     }
+    absl::MutexLock lock(&mu);
     ++done;
   }
   rotator.join();
