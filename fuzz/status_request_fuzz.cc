@@ -4,6 +4,7 @@
 // execution_id, or both refuse. The bytes arrive in one slice or split in two, as gRPC may hand
 // them over.
 
+#include <google/protobuf/stubs/logging.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/slice.h>
 
@@ -16,6 +17,12 @@
 #include "server/status_wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Protobuf logs every string that isn't UTF-8 it refuses: a line per input, not a finding.
+  static const bool kQuiet = [] {
+    google::protobuf::SetLogHandler(nullptr);
+    return true;
+  }();
+  (void)kQuiet;
   const std::string_view bytes = kje::fuzz::AsText(data, size);
 
   jobexecutor::v1::StatusRequest reference;
