@@ -352,8 +352,7 @@ asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::s
   for (const k8s::ParsedJson& item : page->items) {
     auto app = ex.backend->Project(item.value());
     if (!app.ok()) continue;
-    spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp),
-                          std::string(app->namespace_()), std::string(app->name())};
+    spark::ExecutionId id = ex.IdOf(app->namespace_(), app->name());
     out.jobs.push_back(ex.ResultOf(id, *app, nullptr));
   }
   if (!page->continue_token.empty()) {
@@ -384,6 +383,11 @@ Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> cli
            std::move(backend)) {}
 
 Executor::~Executor() = default;
+
+spark::ExecutionId ExecutorContext::IdOf(std::string_view ns, std::string_view name) const {
+  return spark::ExecutionId{options.builder.cluster, std::string(spark::kKindSparkApp),
+                            std::string(ns), std::string(name)};
+}
 
 absl::Time ExecutorContext::Deadline(absl::Time rpc_deadline) const {
   return std::min(rpc_deadline, absl::Now() + options.request_timeout);
@@ -638,8 +642,7 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
         page.next_page_token = PageToken::AfterName(std::string(apps->back()->name())).Encode();
       }
       for (const auto& app : *apps) {
-        spark::ExecutionId id{ctx_.options.builder.cluster, std::string(spark::kKindSparkApp),
-                              std::string(app->namespace_()), std::string(app->name())};
+        spark::ExecutionId id = ctx_.IdOf(app->namespace_(), app->name());
         page.jobs.push_back(ctx_.ResultOf(id, *app, nullptr));
       }
       return Answer<JobPage>(done, std::move(page));

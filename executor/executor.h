@@ -30,9 +30,9 @@
 #include "executor/job_executor.h"
 #include "executor/namespace_policy.h"
 #include "k8s/client.h"
-#include "spark/job_template.h"
 #include "spark/backend.h"
 #include "spark/driver_pod.h"
+#include "spark/job_template.h"
 #include "spark/log_tail.h"
 #include "spark/status_mapping.h"
 
@@ -57,6 +57,11 @@ struct ExecutorOptions {
   // Bytes of a followed log held for a slow FollowOutput caller; beyond it, lines are dropped and
   // counted in the next chunk.
   size_t max_follow_buffer_bytes = 4 << 20;
+  // Execution ids one WatchStatus may follow (server.maxWatchedJobs).
+  size_t max_watched_jobs = 100;
+  // A follow without an RPC deadline still ends (the caller may re-open it): no stream is
+  // forever (server.maxFollowSeconds).
+  absl::Duration max_follow = absl::Hours(24);
   // Events returns at most this many events of each object (the application, its driver pod):
   // a real cluster keeps an hour of them, a crash-looping pod's repeats counted in one.
   size_t max_events_per_object = 1000;
@@ -85,6 +90,8 @@ class ExecutorContext {
 
   // A Kubernetes call's deadline: the RPC's, within options.request_timeout.
   absl::Time Deadline(absl::Time rpc_deadline) const;
+  // The execution id of the application `ns`/`name` of this cluster.
+  spark::ExecutionId IdOf(std::string_view ns, std::string_view name) const;
   // The execution id parsed for this cluster, within the namespace policy.
   absl::StatusOr<spark::ExecutionId> ParseId(std::string_view execution_id) const;
   absl::StatusOr<spark::ExecutionIdView> ParseIdView(std::string_view execution_id) const;

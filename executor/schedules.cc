@@ -173,8 +173,7 @@ asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, const Schedul
     for (const k8s::ParsedJson& item : page->items) {
       auto app = ex.backend->Project(item.value());
       if (!app.ok()) continue;
-      spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp), ns,
-                            std::string(app->name())};
+      spark::ExecutionId id = ex.IdOf(ns, app->name());
       runs.emplace_back(app->creation_time(), ex.ResultOf(id, *app, nullptr));
     }
     // Only the newest are kept between pages.
@@ -349,8 +348,7 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
     co_return absl::InternalError(
         absl::StrCat("can't start a run of ", ScheduleWhere(ref), ": ", run.status().message()));
   }
-  spark::ExecutionId id{ex.options.builder.cluster, std::string(spark::kKindSparkApp),
-                        run->namespace_, run->name};
+  spark::ExecutionId id = ex.IdOf(run->namespace_, run->name);
   auto create = ex.client->Create(AppsIn(ex, run->namespace_), std::move(run->json),
                                   ex.Deadline(rpc_deadline));
   auto created = co_await std::move(create);

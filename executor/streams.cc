@@ -26,13 +26,10 @@ namespace asio = boost::asio;
 
 namespace {
 
-constexpr size_t kMaxWatchedJobs = 100;
 constexpr int64_t kDefaultFollowTailLines = 100;
 constexpr size_t kMaxBatchLines = 1000;
 // Changes of one followed app that may wait while its log is being looked for.
 constexpr size_t kFollowChanges = 64;
-// A follow without an RPC deadline still ends (the caller may re-open it): no stream is forever.
-constexpr absl::Duration kMaxFollow = absl::Hours(24);
 
 bool SameInfo(const JobResult& a, const JobResult& b) {
   return a.info.status == b.info.status && a.info.operator_state == b.info.operator_state &&
@@ -205,9 +202,10 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
     return internal::FinishedHandle();
   };
   if (execution_ids.empty()) return fail(absl::InvalidArgumentError("no execution ids to watch"));
-  if (execution_ids.size() > kMaxWatchedJobs) {
+  if (execution_ids.size() > ctx_.options.max_watched_jobs) {
     return fail(absl::InvalidArgumentError(absl::StrCat(
-        "at most ", kMaxWatchedJobs, " execution ids per watch, got ", execution_ids.size())));
+        "at most ", ctx_.options.max_watched_jobs,
+        " execution ids per watch (server.maxWatchedJobs), got ", execution_ids.size())));
   }
   std::vector<spark::ExecutionId> ids;
   for (const std::string& raw : execution_ids) {
@@ -247,7 +245,7 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
     return internal::FinishedHandle();
   }
   if (tail_lines == 0) tail_lines = kDefaultFollowTailLines;
-  deadline = std::min(deadline, absl::Now() + kMaxFollow);
+  deadline = std::min(deadline, absl::Now() + ctx_.options.max_follow);
   return internal::Spawn(
       ctx_.io,
       [this, id = *std::move(id), tail_lines, deadline, writer]() mutable {

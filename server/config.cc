@@ -383,6 +383,23 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
     }
     srv.max_queued_changes = n;
   }
+  if (auto v = r.Get("server.maxWatchedJobs")) {
+    int n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 10000) {
+      return KeyError("server.maxWatchedJobs",
+                      absl::StrCat("must be a number from 1 to 10000, got ", QuoteBounded(*v)));
+    }
+    srv.max_watched_jobs = n;
+  }
+  if (auto v = r.Get("server.maxFollowSeconds")) {
+    int64_t n;
+    if (!absl::SimpleAtoi(*v, &n) || n < 1 || n > 604800) {
+      return KeyError("server.maxFollowSeconds",
+                      absl::StrCat("must be a number of seconds from 1 to 604800 (a week), got ",
+                                   QuoteBounded(*v)));
+    }
+    srv.max_follow_seconds = n;
+  }
   if (auto v = r.Get("server.staleAfterMs")) {
     int64_t n;
     if (!absl::SimpleAtoi(*v, &n) || n < 1) {
@@ -493,6 +510,8 @@ const std::vector<std::string>& KnownConfigKeys() {
       "server.readinessRequiresSync",
       "server.maxOnDemandInformers",
       "server.maxQueuedChanges",
+      "server.maxWatchedJobs",
+      "server.maxFollowSeconds",
       "server.maxConcurrentRpcs",
       "server.maxStreams",
       "server.maxInternedBytes",

@@ -47,6 +47,10 @@ struct ServerConfig {
   int max_on_demand_informers = 8;
   // Changes a WatchStatus caller may fall behind by before its stream ends RESOURCE_EXHAUSTED.
   int max_queued_changes = 1024;
+  // Execution ids one WatchStatus may follow.
+  int max_watched_jobs = 100;
+  // How long one FollowOutput lasts at most without a deadline of the caller's (it may re-open).
+  int64_t max_follow_seconds = 86400;
   // An informer that has heard nothing from the API server this long makes the replica not
   // ready (server/readiness.h).
   int64_t stale_after_ms = 180000;

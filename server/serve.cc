@@ -222,6 +222,8 @@ int RunServe(const ServeArgs& args) {
   b.conf = config->spark.conf;
   executor_options.no_status_timeout = absl::Milliseconds(config->no_status_timeout_ms);
   executor_options.max_queued_changes = static_cast<size_t>(config->server.max_queued_changes);
+  executor_options.max_watched_jobs = static_cast<size_t>(config->server.max_watched_jobs);
+  executor_options.max_follow = absl::Seconds(config->server.max_follow_seconds);
   executor::NamespacePolicy policy(config->namespace_, config->server.allowed_namespaces);
   std::vector<std::string> configured = policy.Configured();
   executor::Executor executor(ioc, *client, cache, std::move(policy), executor_options, clock,

@@ -403,6 +403,26 @@ class StalledWriter final : public StreamWriter<T> {
   std::function<void(bool)> pending_ ABSL_GUARDED_BY(mu_);
 };
 
+TEST_CASE("executor: a watch of more jobs than server.maxWatchedJobs is refused at once",
+          "[executor]") {
+  Fixture f(/*cache_on=*/true);
+  StalledWriter<JobResult> writer;
+  std::vector<std::string> ids;
+  for (int i = 0; i <= 100; ++i) ids.push_back(IdOf(absl::StrCat("app-", i)));
+  absl::Status ended;
+  bool called = false;
+  f.executor->WatchStatus(ids, absl::Now() + absl::Seconds(30), &writer, [&](absl::Status s) {
+    ended = std::move(s);
+    called = true;
+  });
+  REQUIRE(called);  // answered inline, before any request
+  CHECK(absl::IsInvalidArgument(ended));
+  CHECK_THAT(
+      std::string(ended.message()),
+      Catch::Contains("at most 100 execution ids per watch (server.maxWatchedJobs), got 101"));
+  CHECK_FALSE(f.client->HasPendingCall());
+}
+
 TEST_CASE("executor: a watcher that stops reading overflows alone; others keep their stream",
           "[executor]") {
   Fixture f(/*cache_on=*/true);

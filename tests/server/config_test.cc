@@ -371,12 +371,26 @@ TEST_CASE("config: unreadable config file", "[config]") {
 
 TEST_CASE("config: over-long or control-byte values are quoted bounded", "[config]") {
   const std::string huge = std::string(8999, 'x') + "\x1b";
-  for (const char* key :
-       {"cluster", "masterUrl", "namespace", "namePrefix", "statusCacheTtlMs",
-        "spark.builtinJobsJar", "server.listen", "server.allowedNamespaces", "server.ioThreads",
-        "server.readinessRequiresSync", "server.maxOnDemandInformers", "server.maxQueuedChanges",
-        "server.maxConcurrentRpcs", "server.maxStreams", "server.maxInternedBytes", "server.staleAfterMs", "server.logLevel",
-        "server.logFormat"}) {
+  for (const char* key : {"cluster",
+                          "masterUrl",
+                          "namespace",
+                          "namePrefix",
+                          "statusCacheTtlMs",
+                          "spark.builtinJobsJar",
+                          "server.listen",
+                          "server.allowedNamespaces",
+                          "server.ioThreads",
+                          "server.readinessRequiresSync",
+                          "server.maxOnDemandInformers",
+                          "server.maxQueuedChanges",
+                          "server.maxWatchedJobs",
+                          "server.maxFollowSeconds",
+                          "server.maxConcurrentRpcs",
+                          "server.maxStreams",
+                          "server.maxInternedBytes",
+                          "server.staleAfterMs",
+                          "server.logLevel",
+                          "server.logFormat"}) {
     CAPTURE(key);
     // The value a key of the cluster rule needs to fail.
     std::string value = std::string(key) == "cluster" ? huge + "/" : huge;
@@ -408,6 +422,21 @@ TEST_CASE("config: the global bounds", "[config]") {
         "server.maxStreams: must be a number from 1 to 1000000, got \"0\"");
   CHECK_THAT(ErrorOf(With("server:\n  maxConcurrentRpcs: many\n")),
              Catch::StartsWith("server.maxConcurrentRpcs: must be a number"));
+}
+
+TEST_CASE("config: a watch's and a follow's bounds", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->server.max_watched_jobs == 100);
+  CHECK(c->server.max_follow_seconds == 86400);
+  c = FromYaml(With("server:\n  maxWatchedJobs: 500\n  maxFollowSeconds: 3600\n"));
+  REQUIRE(c.ok());
+  CHECK(c->server.max_watched_jobs == 500);
+  CHECK(c->server.max_follow_seconds == 3600);
+  CHECK(ErrorOf(With("server:\n  maxWatchedJobs: 0\n")) ==
+        "server.maxWatchedJobs: must be a number from 1 to 10000, got \"0\"");
+  CHECK_THAT(ErrorOf(With("server:\n  maxFollowSeconds: 604801\n")),
+             Catch::StartsWith("server.maxFollowSeconds: must be a number of seconds from 1"));
 }
 
 TEST_CASE("config: server.staleAfterMs", "[config]") {
