@@ -74,7 +74,8 @@ class AppInformerImpl final : public AppInformer,
 
   void Start() override {
     if (started_.exchange(true)) return;
-    auto loop = async::StrandTask::Spawn(strand_, Loop(shared_from_this()), [](absl::Status) {});
+    auto loop =
+        async::StrandTask::Spawn(strand_, Loop(shared_from_this()), [](const absl::Status&) {});
     bool stopped = false;
     {
       absl::MutexLock lock(&tasks_mu_);

@@ -84,6 +84,7 @@ TEST_CASE("strand task: a cancel reaches the running coroutine, from any thread,
   auto task = StrandTask::Spawn(io.Strand(), Forever(&started), out.Done());
   REQUIRE(started.WaitForNotificationWithTimeout(absl::Seconds(20)));
   std::vector<std::thread> cancellers;
+  cancellers.reserve(4);
   for (int i = 0; i < 4; ++i) cancellers.emplace_back([&task] { task->Cancel(); });
   for (std::thread& t : cancellers) t.join();
   absl::Status s = out.Wait();

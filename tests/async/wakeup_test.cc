@@ -31,7 +31,7 @@ TEST_CASE("wakeup: a firing before the wait is never lost", "[async]") {
   wakeup->Fire();
   absl::Notification done;
   StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), nullptr),
-                    [&done](absl::Status) { done.Notify(); });
+                    [&done](const absl::Status&) { done.Notify(); });
   CHECK(done.WaitForNotificationWithTimeout(absl::Seconds(20)));
 }
 
@@ -43,7 +43,7 @@ TEST_CASE("wakeup: a firing from another thread resumes the waiter, however ofte
     absl::Notification waiting;
     absl::Notification done;
     StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), &waiting),
-                      [&done](absl::Status) { done.Notify(); });
+                      [&done](const absl::Status&) { done.Notify(); });
     REQUIRE(waiting.WaitForNotificationWithTimeout(absl::Seconds(20)));
     std::thread a([&] { wakeup->Fire(); });
     std::thread b([&] { wakeup->Waker()(); });
@@ -58,7 +58,7 @@ TEST_CASE("wakeup: a wait ends at its time limit without a firing", "[async]") {
   auto wakeup = Wakeup::New();
   absl::Notification done;
   StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::Now() + absl::Milliseconds(1), nullptr),
-                    [&done](absl::Status) { done.Notify(); });
+                    [&done](const absl::Status&) { done.Notify(); });
   CHECK(done.WaitForNotificationWithTimeout(absl::Seconds(20)));
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("wakeup: a cancellation ends the wait, and a later firing is kept for 
   absl::Status ended;
   auto task = StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), &waiting),
                                 [&](absl::Status s) {
-                                  ended = s;
+                                  ended = std::move(s);
                                   done.Notify();
                                 });
   REQUIRE(waiting.WaitForNotificationWithTimeout(absl::Seconds(20)));
@@ -81,7 +81,7 @@ TEST_CASE("wakeup: a cancellation ends the wait, and a later firing is kept for 
   wakeup->Fire();
   absl::Notification second;
   StrandTask::Spawn(io.Strand(), WaitOnce(wakeup, absl::InfiniteFuture(), nullptr),
-                    [&second](absl::Status) { second.Notify(); });
+                    [&second](const absl::Status&) { second.Notify(); });
   CHECK(second.WaitForNotificationWithTimeout(absl::Seconds(20)));
 }
 
