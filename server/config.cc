@@ -2,10 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -17,6 +19,7 @@
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
+#include "base/strings.h"
 #include "spark/operators.h"
 
 namespace kje::server {
@@ -42,6 +45,40 @@ absl::Status KeyError(const std::string& key, const std::string& rule) {
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
+// The edit distance of two short names (insertions, deletions, substitutions), case folded.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      const bool same = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean X?" for the candidate nearest `name` when it is a likely typo of it (a few
+// edits, fewer than a third of the name), else "".
+std::string DidYouMean(std::string_view name, const std::vector<std::string>& candidates) {
+  if (name.size() > 128) return "";  // no name of ours is that long; spare the quadratic cost
+  const std::string* best = nullptr;
+  size_t best_distance = std::max<size_t>(1, std::min<size_t>(3, name.size() / 3)) + 1;
+  for (const std::string& candidate : candidates) {
+    size_t d = EditDistance(name, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = &candidate;
+    }
+  }
+  return best == nullptr ? "" : absl::StrCat("; did you mean ", *best, "?");
+}
+
 bool IsKnownKey(const std::string& key) {
   for (const std::string& k : KnownConfigKeys()) {
     if (k == key) return true;
@@ -52,7 +89,8 @@ bool IsKnownKey(const std::string& key) {
 absl::Status Put(RawMap& raw, const std::string& key, std::string value, const std::string& origin,
                  bool allow_override) {
   if (!IsKnownKey(key) && !absl::StartsWith(key, kSparkConfPrefix)) {
-    return KeyError(key, absl::StrCat("unknown configuration key (from ", origin, ")"));
+    return KeyError(key, absl::StrCat("unknown configuration key (from ", origin, ")",
+                                      DidYouMean(key, KnownConfigKeys())));
   }
   auto it = raw.find(key);
   if (it != raw.end() && !allow_override) {
@@ -455,17 +493,46 @@ absl::StatusOr<Config> Build(const RawMap& raw) {
   return c;
 }
 
+// A K8S_JOB_EXECUTOR_* variable someone else sets: the links Kubernetes gives the pods of a
+// namespace with a Service named k8s-job-executor (_SERVICE_HOST, _SERVICE_PORT[_<name>], _PORT,
+// _PORT_<port>_<proto>[_PROTO|_PORT|_ADDR]), and the CLI's server address.
+bool IsForeignEnvName(std::string_view name) {
+  std::string_view rest = name.substr(sizeof(kEnvPrefix) - 1);
+  if (rest == "SERVER" || rest == "SERVICE_HOST" || rest == "SERVICE_PORT" || rest == "PORT" ||
+      absl::StartsWith(ToAbsl(rest), "SERVICE_PORT_")) {
+    return true;
+  }
+  std::vector<absl::string_view> parts = absl::StrSplit(ToAbsl(rest), '_');
+  if (parts.size() < 3 || parts.size() > 4 || parts[0] != "PORT" || parts[1].empty() ||
+      !std::all_of(parts[1].begin(), parts[1].end(), absl::ascii_isdigit)) {
+    return false;
+  }
+  if (parts[2] != "TCP" && parts[2] != "UDP" && parts[2] != "SCTP") return false;
+  return parts.size() == 3 || parts[3] == "PROTO" || parts[3] == "PORT" || parts[3] == "ADDR";
+}
+
 absl::StatusOr<Config> Load(const std::optional<std::string>& yaml_text,
                             const std::string& yaml_origin, const ConfigSources& sources) {
   RawMap raw;
   if (yaml_text) RETURN_IF_ERROR(ParseYaml(*yaml_text, yaml_origin, raw));
 
-  // Environment: only the known keys have variables; other K8S_JOB_EXECUTOR_* names are ignored.
+  // Environment: the known keys have variables; any other K8S_JOB_EXECUTOR_* name is a typo
+  // unless Kubernetes (a Service's links) or the CLI (its server address) set it.
+  std::vector<std::string> env_names;
   for (const std::string& key : KnownConfigKeys()) {
-    auto it = sources.env.find(EnvNameForKey(key));
+    env_names.push_back(EnvNameForKey(key));
+    auto it = sources.env.find(env_names.back());
     if (it != sources.env.end()) {
       RETURN_IF_ERROR(Put(raw, key, it->second, absl::StrCat("environment ", it->first), true));
     }
+  }
+  for (const auto& [name, value] : sources.env) {
+    if (!absl::StartsWith(name, kEnvPrefix) || IsForeignEnvName(name)) continue;
+    if (std::find(env_names.begin(), env_names.end(), name) != env_names.end()) continue;
+    // The value is never quoted: it may be a secret.
+    return KeyError(QuoteBounded(name), absl::StrCat("unknown configuration variable (from the "
+                                                     "environment)",
+                                                     DidYouMean(name, env_names)));
   }
   for (const auto& [key, value] : sources.flags) {
     RETURN_IF_ERROR(Put(raw, Trim(key), value, "command line", true));

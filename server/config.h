@@ -91,8 +91,9 @@ struct Config {
 // Where the raw values come from. Each is optional.
 struct ConfigSources {
   std::optional<std::string> yaml_path;  // --config FILE
-  // The process environment; only K8S_JOB_EXECUTOR_* names are read, unknown ones ignored
-  // (Kubernetes itself injects K8S_JOB_EXECUTOR_SERVICE_HOST and the like for a Service).
+  // The process environment; only K8S_JOB_EXECUTOR_* names are read, and one no key has is
+  // refused, but for those Kubernetes injects for a Service of that name (_SERVICE_HOST and the
+  // like) and the CLI's K8S_JOB_EXECUTOR_SERVER.
   std::map<std::string, std::string> env;
   // --set KEY=VALUE and the dedicated flags, in command-line order.
   std::vector<std::pair<std::string, std::string>> flags;

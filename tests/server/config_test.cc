@@ -424,6 +424,37 @@ TEST_CASE("config: the global bounds", "[config]") {
              Catch::StartsWith("server.maxConcurrentRpcs: must be a number"));
 }
 
+TEST_CASE("config: a misspelt key or variable says which one was meant", "[config]") {
+  CHECK(ErrorOf(With("spark:\n  imag: x\n")) ==
+        "spark.imag: unknown configuration key (from config); did you mean spark.image?");
+  CHECK_THAT(ErrorOf(kMinimal, Flags({{"server.maxStream", "3"}})),
+             Catch::EndsWith("; did you mean server.maxStreams?"));
+  // Nothing near: no guess.
+  CHECK_THAT(ErrorOf(kMinimal, Flags({{"volcano", "x"}})),
+             Catch::EndsWith("unknown configuration key (from command line)"));
+  ConfigSources env;
+  env.env = {{"K8S_JOB_EXECUTOR_NAMESAPCE", "secret-looking-value"}};
+  std::string message = ErrorOf(kMinimal, env);
+  CHECK(message ==
+        "\"K8S_JOB_EXECUTOR_NAMESAPCE\": unknown configuration variable (from the environment); "
+        "did you mean K8S_JOB_EXECUTOR_NAMESPACE?");
+  CHECK(message.find("secret-looking-value") == std::string::npos);
+  // What Kubernetes sets for a Service named k8s-job-executor, and the CLI's address, are not
+  // ours to refuse.
+  env.env = {{"K8S_JOB_EXECUTOR_SERVICE_HOST", "10.0.0.1"},
+             {"K8S_JOB_EXECUTOR_SERVICE_PORT", "50051"},
+             {"K8S_JOB_EXECUTOR_SERVICE_PORT_GRPC", "50051"},
+             {"K8S_JOB_EXECUTOR_PORT", "tcp://10.0.0.1:50051"},
+             {"K8S_JOB_EXECUTOR_PORT_50051_TCP", "tcp://10.0.0.1:50051"},
+             {"K8S_JOB_EXECUTOR_PORT_50051_TCP_PROTO", "tcp"},
+             {"K8S_JOB_EXECUTOR_PORT_50051_TCP_PORT", "50051"},
+             {"K8S_JOB_EXECUTOR_PORT_50051_TCP_ADDR", "10.0.0.1"},
+             {"K8S_JOB_EXECUTOR_SERVER", "localhost:50051"}};
+  CHECK(FromYaml(kMinimal, env).ok());
+  env.env = {{"K8S_JOB_EXECUTOR_PORT_50051_TCP_HOST", "x"}};
+  CHECK_THAT(ErrorOf(kMinimal, env), Catch::Contains("unknown configuration variable"));
+}
+
 TEST_CASE("config: a watch's and a follow's bounds", "[config]") {
   auto c = FromYaml(kMinimal);
   REQUIRE(c.ok());
