@@ -323,15 +323,25 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
   constexpr int kWorkers = 4;
   constexpr int kPerWorker = 300;
   // Rotations are paced by the requests, not by the clock: one after every kEvery completed
-  // requests, so a request's retry with the reloaded token (one round trip) always has a
-  // rotation's worth of other requests to finish in, however slow the build (TSan is 10x).
+  // requests, and only once every worker still running has finished a request since the last
+  // one. So every request in flight at a rotation started after the previous one, and no
+  // request meets two rotations (its one re-read of the token covers one), however slow the
+  // build or a worker (TSan is 10x).
   struct Progress {
     absl::Mutex mu;
     int completed ABSL_GUARDED_BY(mu) = 0;
     int finished ABSL_GUARDED_BY(mu) = 0;
     int due ABSL_GUARDED_BY(mu) = 0;
+    // The workers that finished a request since the last rotation, and those done with all.
+    std::vector<bool> moved ABSL_GUARDED_BY(mu) = std::vector<bool>(kWorkers, false);
+    std::vector<bool> done ABSL_GUARDED_BY(mu) = std::vector<bool>(kWorkers, false);
     bool RotationDue() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-      return completed >= due || finished == kWorkers;
+      if (finished == kWorkers) return true;
+      if (completed < due) return false;
+      for (int w = 0; w < kWorkers; ++w) {
+        if (!moved[w] && !done[w]) return false;
+      }
+      return true;
     }
   } progress;
   constexpr int kEvery = 25;
@@ -344,6 +354,7 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
         progress.due = (round + 1) * kEvery;
         progress.mu.Await(absl::Condition(&progress, &Progress::RotationDue));
         if (progress.finished == kWorkers) return;
+        progress.moved.assign(kWorkers, false);
       }
       sim.RotateToken(absl::StrCat("rotated-", round));
       ++rotations;
@@ -353,7 +364,7 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
   absl::Mutex mu;
   std::string first_error;
   for (int w = 0; w < kWorkers; ++w) {
-    workers.emplace_back([&] {
+    workers.emplace_back([&, w] {
       for (int i = 0; i < kPerWorker; ++i) {
         auto r = Await(
             io.io(), client->Get({"", "v1", "namespaces", "", "jobs", ""}, In(absl::Seconds(10))));
@@ -364,9 +375,11 @@ TEST_CASE("kubesim: token rotation under steady load fails no request") {
         }
         absl::MutexLock lock(&progress.mu);
         ++progress.completed;
+        progress.moved[w] = true;
       }
       absl::MutexLock lock(&progress.mu);
       ++progress.finished;
+      progress.done[w] = true;  // a worker that is done holds no rotation back
     });
   }
   for (auto& t : workers) t.join();
