@@ -17,7 +17,6 @@
 namespace kje::executor::internal {
 
 namespace asio = boost::asio;
-using Strand = asio::strand<asio::io_context::executor_type>;
 
 // Runs `make()` (which returns the coroutine, an awaitable of absl::Status or absl::StatusOr<T>)
 // on a new strand; `done` gets its result there.
