@@ -12,8 +12,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "spark/job_template.h"
 #include "spark/execution_id.h"
+#include "spark/job_template.h"
 
 namespace kje::spark {
 
