@@ -429,7 +429,7 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   result.job_id = app.job_id();
   result.driver_pod = driver ? driver->name : "";
   result.info = std::move(info);
-  result.details = backend->RunDetailsOf(app);
+  result.details = backend->RunDetailsOf(app).ToDetails();
   return result;
 }
 
@@ -451,7 +451,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
       spark::ShouldDeleteOrphanDriver(info, *driver, app->driver_container())) {
     return false;
   }
-  const spark::RunDetailsRef details(*app);
+  const spark::RunDetailsRef details = backend->RunDetailsOf(*app);
   // ResultOf's answer, with the app's own strings (an id's text is its parts joined by '/').
   JobView view;
   view.execution_id = text;

@@ -32,9 +32,9 @@
 #include "k8s/client.h"
 #include "spark/backend.h"
 #include "spark/driver_pod.h"
+#include "spark/job_status.h"
 #include "spark/job_template.h"
 #include "spark/log_tail.h"
-#include "spark/status_mapping.h"
 
 namespace boost::asio {
 class io_context;

@@ -21,11 +21,11 @@
 #include "async/cancellable.h"
 #include "k8s/event.h"
 #include "spark/execution_id.h"
+#include "spark/job_status.h"
 #include "spark/job_template.h"
 #include "spark/log_tail.h"
 #include "spark/run_details.h"
 #include "spark/schedule.h"
-#include "spark/status_mapping.h"
 
 namespace kje::executor {
 

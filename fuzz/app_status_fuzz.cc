@@ -9,11 +9,12 @@
 
 #include "fuzz/fuzz_check.h"
 #include "rapidjson/document.h"
-#include "spark/app_projection.h"
+#include "spark/apache/app_projection.h"
+#include "spark/apache/status_mapping.h"
 #include "spark/driver_pod.h"
-#include "spark/status_mapping.h"
 
 namespace spark = kje::spark;
+namespace apache = kje::spark::apache;
 
 namespace {
 
@@ -21,10 +22,10 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
   absl::Time now = absl::FromUnixSeconds(1778580000);  // 2026-05-12
   for (absl::Duration timeout :
        {absl::ZeroDuration(), absl::Minutes(10), absl::InfiniteDuration()}) {
-    spark::JobStatusInfo info = spark::MapStatus(app, driver, now, timeout);
-    FUZZ_CHECK(info.is_stopped == spark::IsStopped(app));
+    spark::JobStatusInfo info = apache::MapStatus(app, driver, now, timeout);
+    FUZZ_CHECK(info.is_stopped == apache::IsStopped(app));
     FUZZ_CHECK(info.deleting == app.deleting());
-    FUZZ_CHECK(info.operator_state == app.OperatorState());
+    FUZZ_CHECK(info.operator_state == apache::OperatorState(app));
     FUZZ_CHECK(!info.finished_at.has_value() || spark::IsTerminal(info.status));
     FUZZ_CHECK(!info.no_status_timed_out || info.status == spark::JobStatus::kFailed);
     FUZZ_CHECK(!spark::JobStatusName(info.status).empty());
@@ -35,8 +36,8 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
   absl::Status adopt = spark::CheckAdoption(app, app.job_id());
   FUZZ_CHECK(adopt.ok() || absl::IsAlreadyExists(adopt));
   if (adopt.ok()) FUZZ_CHECK(!app.deleting());
-  if (std::optional<spark::StateEntry> outcome = spark::LastOutcome(app)) {
-    FUZZ_CHECK(spark::IsOutcomeState(outcome->state));
+  if (std::optional<apache::StateEntry> outcome = apache::LastOutcome(app)) {
+    FUZZ_CHECK(apache::IsOutcomeState(outcome->state));
   }
 }
 
@@ -44,22 +45,24 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string_view> parts = kje::fuzz::SplitParts(kje::fuzz::AsText(data, size));
-  absl::StatusOr<spark::AppProjection> app = spark::ProjectAppJson(parts[0]);
+  absl::StatusOr<spark::AppProjection> app = apache::ProjectAppJson(parts[0]);
   if (!app.ok()) {
     FUZZ_CHECK(absl::IsInvalidArgument(app.status()));
     return 0;
   }
   FUZZ_CHECK(!app->name().empty() && !app->namespace_().empty());
-  std::vector<spark::StateEntry> history(app->history().begin(), app->history().end());
-  FUZZ_CHECK(history.size() == app->history().size());
+  const apache::StatusView status(*app);
+  std::vector<apache::StateEntry> history(status.history().begin(), status.history().end());
+  FUZZ_CHECK(history.size() == status.history().size());
   FUZZ_CHECK(std::is_sorted(history.begin(), history.end(),
                             [](const auto& a, const auto& b) { return a.id < b.id; }));
   // Packing loses nothing: the projection unpacked and packed again reads the same.
-  FUZZ_CHECK(spark::AppProjection(app->ToFields()).ToFields().history.size() == history.size());
+  FUZZ_CHECK(apache::StatusOf(spark::AppProjection(app->ToFields())).history.size() ==
+             history.size());
   FUZZ_CHECK(app->current_message().size() <= spark::kMaxMessageBytes + 3);
   FUZZ_CHECK(app->unknown_current_state().empty() ||
-             (!app->history().empty() && app->history().back().state == spark::AppState::kUnknown));
-  FUZZ_CHECK(spark::HasState(*app) == !app->history().empty());
+             (!history.empty() && history.back().state == apache::AppState::kUnknown));
+  FUZZ_CHECK(apache::HasState(*app) == !history.empty());
   size_t bytes = app->ApproximateBytes();
   FUZZ_CHECK(bytes >= app->name().size() + app->namespace_().size());
 

@@ -10,7 +10,7 @@
 #include "absl/time/time.h"
 #include "executor/job_executor.h"
 #include "jobexecutor/v1/job_executor.pb.h"
-#include "spark/status_mapping.h"
+#include "spark/job_status.h"
 
 namespace kje::server {
 

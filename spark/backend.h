@@ -17,10 +17,10 @@
 #include "rapidjson/document.h"
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
+#include "spark/job_status.h"
 #include "spark/job_template.h"
 #include "spark/run_details.h"
 #include "spark/schedule.h"
-#include "spark/status_mapping.h"
 
 namespace kje::spark {
 
@@ -36,7 +36,7 @@ class OperatorBackend {
  public:
   virtual ~OperatorBackend() = default;
 
-  // The applications' API version, e.g. "spark.apache.org/v1"; for logs and errors.
+  // The applications' API version (group/version); for logs and errors.
   virtual std::string_view Name() const = 0;
   // The operator's applications.
   virtual ResourceKind Applications() const = 0;
@@ -56,7 +56,8 @@ class OperatorBackend {
   // Whether the current state is an outcome or a stopped state; a stopped app has a state.
   virtual bool IsStopped(const AppProjection& app) const = 0;
   // The Spark application id, attempts and driver UI the operator reports for the current run.
-  virtual RunDetails RunDetailsOf(const AppProjection& app) const = 0;
+  // Read in place: the strings are the app's (RunDetailsRef).
+  virtual RunDetailsRef RunDetailsOf(const AppProjection& app) const = 0;
   // The label selector of an application's driver pods.
   virtual std::string DriverSelector(std::string_view app_name) const = 0;
   // The driver among an application's driver pods (DriverSelector's answer); nullptr when none

@@ -1,7 +1,8 @@
 #pragma once
 
-// Names, labels, annotations and CRD coordinates shared with the Java k8s job executor of
-// Apache Gravitino, so that both executors see the same jobs on a shared cluster.
+// Names, labels and annotations shared with the Java k8s job executor of Apache Gravitino, so
+// that both executors see the same jobs on a shared cluster. Each operator's folder names its
+// own resources.
 
 #include <string>
 #include <string_view>
@@ -9,13 +10,6 @@
 #include "absl/status/status.h"
 
 namespace kje::spark {
-
-// The SparkApplication CRD of apache/spark-kubernetes-operator.
-inline constexpr std::string_view kGroup = "spark.apache.org";
-inline constexpr std::string_view kVersion = "v1";
-inline constexpr std::string_view kApiVersion = "spark.apache.org/v1";
-inline constexpr std::string_view kKind = "SparkApplication";
-inline constexpr std::string_view kPlural = "sparkapplications";
 
 // On every SparkApplication we create.
 inline constexpr std::string_view kLabelManagedBy = "app.kubernetes.io/managed-by";

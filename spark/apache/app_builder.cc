@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "rapidjson/document.h"
+#include "spark/apache/names.h"
 #include "spark/json_writer.h"
 #include "spark/names.h"
 #include "spark/resolved_job.h"

@@ -1,6 +1,10 @@
 #include "spark/apache/backend.h"
 
 #include "spark/apache/app_builder.h"
+#include "spark/apache/app_projection.h"
+#include "spark/apache/names.h"
+#include "spark/apache/run_details.h"
+#include "spark/apache/status_mapping.h"
 #include "spark/names.h"
 
 namespace kje::spark::apache {
@@ -21,18 +25,18 @@ class Backend final : public OperatorBackend {
   }
 
   absl::StatusOr<AppProjection> Project(const rapidjson::Value& app) const override {
-    return ProjectApp(app);
+    return apache::ProjectApp(app);
   }
 
   JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
                           absl::Duration no_status_timeout) const override {
-    return spark::MapStatus(app, driver, now, no_status_timeout);
+    return apache::MapStatus(app, driver, now, no_status_timeout);
   }
 
-  bool HasState(const AppProjection& app) const override { return spark::HasState(app); }
-  bool IsStopped(const AppProjection& app) const override { return spark::IsStopped(app); }
-  RunDetails RunDetailsOf(const AppProjection& app) const override {
-    return spark::RunDetailsOf(app);
+  bool HasState(const AppProjection& app) const override { return apache::HasState(app); }
+  bool IsStopped(const AppProjection& app) const override { return apache::IsStopped(app); }
+  RunDetailsRef RunDetailsOf(const AppProjection& app) const override {
+    return apache::RunDetailsOf(app);
   }
 
   std::string DriverSelector(std::string_view app_name) const override {

@@ -28,7 +28,6 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   absl::StatusOr<AppFields> projected = ProjectMetadata(app);
   if (!projected.ok()) return projected.status();
   AppFields& projection = *projected;
-  projection.kind = OperatorKind::kKubeflow;
   const rapidjson::Value* spec = json::Member(app, "spec");
   if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
     projection.suspend_requested = suspend->IsBool() && suspend->GetBool();
@@ -41,7 +40,7 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   const rapidjson::Value* status = json::Member(app, "status");
   const rapidjson::Value* application_state = json::Member(status, "applicationState");
   std::string_view state = json::String(application_state, "state").value_or("");
-  KubeflowStatus& out = projection.kubeflow;
+  KubeflowStatus out;
   out.state = ParseState(state);
   if (out.state == State::kUnrecognized) projection.unknown_current_state = std::string(state);
   projection.current_message =
@@ -54,11 +53,72 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   out.submission_time = json::Time(status, "lastSubmissionAttemptTime");
   out.termination_time = json::Time(status, "terminationTime");
   out.execution_attempts = json::Int(status, "executionAttempts").value_or(0);
+  SetStatus(out, projection);
   return AppProjection(projection);
 }
 
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
   return ProjectJsonWith(json_text, ProjectApp);
+}
+
+// The operator's part: the three strings, then the two times and the attempts, each a zigzag
+// varint.
+void SetStatus(const KubeflowStatus& status, AppFields& fields) {
+  fields.operator_state = static_cast<uint8_t>(status.state);
+  std::string& out = fields.operator_status;
+  out.clear();
+  packing::PutBytes(out, status.submission_id);
+  packing::PutBytes(out, status.driver_pod_name);
+  packing::PutBytes(out, status.web_ui_address);
+  packing::PutSigned(out, status.submission_time);
+  packing::PutSigned(out, status.termination_time);
+  packing::PutSigned(out, status.execution_attempts);
+}
+
+KubeflowView ViewOf(const AppProjection& app) {
+  KubeflowView view;
+  view.state = static_cast<State>(app.operator_state());
+  std::string_view packed = app.operator_status();
+  if (packed.empty()) return view;  // a projection made without SetStatus
+  const char* at = packed.data();
+  view.submission_id = packing::GetBytes(at);
+  view.driver_pod_name = packing::GetBytes(at);
+  view.web_ui_address = packing::GetBytes(at);
+  view.submission_time = packing::GetSigned(at);
+  view.termination_time = packing::GetSigned(at);
+  view.execution_attempts = packing::GetSigned(at);
+  return view;
+}
+
+KubeflowStatus StatusOf(const AppProjection& app) {
+  const KubeflowView view = ViewOf(app);
+  KubeflowStatus status;
+  status.state = view.state;
+  status.submission_id = std::string(view.submission_id);
+  status.driver_pod_name = std::string(view.driver_pod_name);
+  status.submission_time = view.submission_time;
+  status.termination_time = view.termination_time;
+  status.execution_attempts = view.execution_attempts;
+  status.web_ui_address = std::string(view.web_ui_address);
+  return status;
+}
+
+std::string_view OperatorState(const AppProjection& app) {
+  if (!app.has_status()) return "";
+  const auto state = static_cast<State>(app.operator_state());
+  if (state == State::kUnrecognized) return app.unknown_current_state();
+  return StateName(state);
+}
+
+bool HasState(const AppProjection& app) { return app.has_status(); }
+
+bool IsStopped(const AppProjection& app) {
+  return app.has_status() && IsTerminated(static_cast<State>(app.operator_state()));
+}
+
+RunDetailsRef RunDetailsOf(const AppProjection& app) {
+  const KubeflowView view = ViewOf(app);
+  return RunDetailsRef(app.spark_app_id(), view.execution_attempts, view.web_ui_address);
 }
 
 }  // namespace kje::spark::kubeflow

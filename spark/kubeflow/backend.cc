@@ -107,10 +107,10 @@ class Backend final : public OperatorBackend {
     return kubeflow::MapStatus(app, driver, now, no_status_timeout, driver_start_timeout_);
   }
 
-  bool HasState(const AppProjection& app) const override { return spark::HasState(app); }
-  bool IsStopped(const AppProjection& app) const override { return spark::IsStopped(app); }
-  RunDetails RunDetailsOf(const AppProjection& app) const override {
-    return spark::RunDetailsOf(app);
+  bool HasState(const AppProjection& app) const override { return kubeflow::HasState(app); }
+  bool IsStopped(const AppProjection& app) const override { return kubeflow::IsStopped(app); }
+  RunDetailsRef RunDetailsOf(const AppProjection& app) const override {
+    return kubeflow::RunDetailsOf(app);
   }
 
   std::string DriverSelector(std::string_view app_name) const override {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/quote.h"
+#include "spark/kubeflow/app_projection.h"
 #include "spark/kubeflow/names.h"
 
 namespace kje::spark::kubeflow {
@@ -39,8 +40,8 @@ Class Classify(State state) {
 
 std::optional<absl::Time> FinishedAt(const AppProjection& app, const ContainerTimes* driver) {
   if (driver != nullptr && driver->finished != kNoTime) return ToOptionalTime(driver->finished);
-  if (app.kubeflow().termination_time != kNoTime) {
-    return ToOptionalTime(app.kubeflow().termination_time);
+  if (ViewOf(app).termination_time != kNoTime) {
+    return ToOptionalTime(ViewOf(app).termination_time);
   }
   return ToOptionalTime(app.deletion_time());
 }
@@ -49,9 +50,9 @@ std::optional<absl::Time> FinishedAt(const AppProjection& app, const ContainerTi
 
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
                         absl::Duration no_status_timeout, absl::Duration driver_start_timeout) {
-  const KubeflowView status = app.kubeflow();
+  const KubeflowView status = ViewOf(app);
   JobStatusInfo info;
-  info.operator_state = app.OperatorState();
+  info.operator_state = OperatorState(app);
   info.message = app.current_message();
   info.is_stopped = IsStopped(app);
   info.deleting = app.deleting();
@@ -130,7 +131,7 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
 
 const DriverPod* PickDriver(const AppProjection* app, const std::vector<DriverPod>& pods) {
   if (app == nullptr) return PickNewestDriver(pods);
-  const KubeflowView status = app->kubeflow();
+  const KubeflowView status = ViewOf(*app);
   if (status.submission_id.empty()) return nullptr;
   for (const DriverPod& pod : pods) {
     if (!status.driver_pod_name.empty() && pod.name != status.driver_pod_name) continue;

@@ -8,7 +8,7 @@
 #include "absl/time/time.h"
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
-#include "spark/status_mapping.h"
+#include "spark/job_status.h"
 
 namespace kje::spark::kubeflow {
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/status/status.h"
+#include "spark/apache/app_projection.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace kje::cache {
@@ -26,7 +27,7 @@ struct Loop {
 
 InformerOptions Prototype() {
   InformerOptions options;
-  options.project = spark::ProjectApp;
+  options.project = spark::apache::ProjectApp;
   options.collection = {"spark.apache.org", "v1", "sparkapplications", "", "", ""};
   options.label_selector = "app.kubernetes.io/managed-by=gravitino";
   return options;

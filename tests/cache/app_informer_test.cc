@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/strings.h"
 #include "k8s/errors.h"
+#include "spark/apache/app_projection.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace kje::cache {
@@ -33,7 +34,7 @@ std::string AppJson(const std::string& name, const std::string& rv, const std::s
 
 spark::AppProjection Projection(const std::string& name, const std::string& rv,
                                 const std::string& state) {
-  auto p = spark::ProjectAppJson(AppJson(name, rv, state));
+  auto p = spark::apache::ProjectAppJson(AppJson(name, rv, state));
   REQUIRE(p.ok());
   return *p;
 }
@@ -57,7 +58,7 @@ k8s::WatchEvent Event(k8s::WatchEvent::Type type, const std::string& name, const
 
 std::string StateOf(const AppInformer& informer, const std::string& name) {
   auto app = informer.Find(name);
-  return app ? std::string(app->OperatorState()) : "<missing>";
+  return app ? std::string(spark::apache::OperatorState(*app)) : "<missing>";
 }
 
 // An informer over a FakeKubeClient on a one-thread io_context.
@@ -71,7 +72,7 @@ struct Fixture {
 
   Fixture() {
     InformerOptions options;
-    options.project = spark::ProjectApp;
+    options.project = spark::apache::ProjectApp;
     options.collection = {"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""};
     options.label_selector = "app.kubernetes.io/managed-by=gravitino";
     options.page_size = 2;
@@ -407,7 +408,7 @@ TEST_CASE("informer: pages of the snapshot in name order, filtered", "[informer]
   CHECK(names(f.informer->ListAfter("b", 2, all)) == "cd");
   CHECK(names(f.informer->ListAfter("d", 2, all)) == "e");
   CHECK(names(f.informer->ListAfter("e", 2, all)).empty());
-  auto no_state = [](const spark::AppProjection& app) { return !spark::HasState(app); };
+  auto no_state = [](const spark::AppProjection& app) { return !spark::apache::HasState(app); };
   CHECK(names(f.informer->ListAfter("", 10, no_state)) == "cde");
 }
 
@@ -428,7 +429,7 @@ TEST_CASE("informer: a stop mid-list cancels the page in flight, and everything 
     client->set_complete_on_cancel(true);  // as the real client ends a cancelled request
     FakeClock clock;
     InformerOptions options;
-    options.project = spark::ProjectApp;
+    options.project = spark::apache::ProjectApp;
     options.collection = {"spark.apache.org", "v1", "sparkapplications", "jobs", "", ""};
     options.page_size = 2;
     std::shared_ptr<AppInformer> informer = NewAppInformer(io, client, options, clock);

@@ -1,108 +1,34 @@
 #include "spark/run_details.h"
 
 #include <catch2/catch.hpp>
-#include <cstdint>
 #include <optional>
 #include <string>
-
-#include "absl/strings/str_cat.h"
-#include "spark/kubeflow/app_projection.h"
 
 namespace kje::spark {
 namespace {
 
-AppProjection Apache(const std::string& json) {
-  absl::StatusOr<AppProjection> app = ProjectAppJson(json);
-  REQUIRE(app.ok());
-  return *std::move(app);
-}
+TEST_CASE("RunDetailsRef answers the app's strings, or an id it holds itself", "[run_details]") {
+  const std::string reported = "spark-1f2e";
+  const std::string ui = "10.96.12.7:4040";
+  const RunDetailsRef in_place(reported, 2, ui);
+  CHECK(in_place.spark_app_id().data() == reported.data());  // read in place, not copied
+  CHECK(in_place.ToDetails() == RunDetails{"spark-1f2e", 2, "10.96.12.7:4040"});
 
-AppProjection Kubeflow(const std::string& json) {
-  absl::StatusOr<AppProjection> app = kubeflow::ProjectAppJson(json);
-  REQUIRE(app.ok());
-  return *std::move(app);
-}
-
-TEST_CASE("the Apache operator's app id: name and attempt, hashed past 46 characters",
-          "[run_details]") {
-  CHECK(ApacheSparkAppId("default", "pi", 0) == "pi-0");
-  // 46 characters exactly stay readable.
-  std::string name46(44, 'a');
-  CHECK(ApacheSparkAppId("default", name46, 7) == name46 + "-7");
-  // 51 characters: the first 9, a dash, 36 base-36 digits of SHA-256("team-a/<name>/2"), as
-  // Python's hashlib and int-to-base-36 give them.
-  CHECK(ApacheSparkAppId("team-a", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2) ==
-        "gravitino-2q3imkxee8uv19619pyu480r6rhqg2y7z673");
-  // The namespace is part of the hash.
-  CHECK(ApacheSparkAppId("team-b", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2) !=
-        ApacheSparkAppId("team-a", "gravitino-job-a-very-long-job-id-from-gravitino-x", 2));
-}
-
-TEST_CASE("RunDetailsRef reads the app in place and holds a composed id of its own",
-          "[run_details]") {
-  const AppProjection app = Apache(R"({"metadata":{"name":"pi","namespace":"n"},
-      "status":{"currentState":{"currentStateSummary":"Submitted"},
-      "currentAttemptSummary":{"attemptInfo":{"id":4}}}})");
   std::optional<RunDetailsRef> copy;
   {
-    const RunDetailsRef ref(app);
+    std::string composed = "pi-4";
+    RunDetailsRef ref("", 5, "");
+    ref.HoldSparkAppId(composed);
+    composed.assign("overwritten");
     copy = ref;  // the original's buffer goes at the end of this scope
   }
   CHECK(copy->spark_app_id() == "pi-4");
   CHECK(copy->attempts() == 5);
-  CHECK(RunDetailsOf(app) == RunDetails{"pi-4", 5, ""});
-  // As StrCat writes a number, whatever its sign.
-  CHECK(ApacheSparkAppId("n", "pi", -1) == "pi--1");
-  CHECK(ApacheSparkAppId("n", "pi", INT64_MIN) == absl::StrCat("pi-", INT64_MIN));
-}
-
-TEST_CASE("Apache: no details before the operator's first status, then the current attempt's",
-          "[run_details]") {
-  CHECK(RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"}})")) == RunDetails{});
-  RunDetails first = RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"},
-      "status":{"currentState":{"currentStateSummary":"Submitted"},
-      "currentAttemptSummary":{"attemptInfo":{"id":0}}}})"));
-  CHECK(first.spark_app_id == "pi-0");
-  CHECK(first.attempts == 1);
-  CHECK(first.driver_ui_address.empty());
-  RunDetails restarted = RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"},
-      "status":{"currentState":{"currentStateSummary":"DriverRequested"},
-      "currentAttemptSummary":{"attemptInfo":{"id":2}}}})"));
-  CHECK(restarted.spark_app_id == "pi-2");
-  CHECK(restarted.attempts == 3);
-  // The operator sets spark.app.id only when the application doesn't.
-  RunDetails fixed = RunDetailsOf(Apache(R"({"metadata":{"name":"pi","namespace":"n"},
-      "spec":{"sparkConf":{"spark.app.id":"nightly-etl"}},
-      "status":{"currentState":{"currentStateSummary":"Submitted"}}})"));
-  CHECK(fixed.spark_app_id == "nightly-etl");
-  CHECK(fixed.attempts == 1);
-}
-
-TEST_CASE("Kubeflow: what the status reports, the UI address preferred to the service",
-          "[run_details]") {
-  RunDetails none = RunDetailsOf(Kubeflow(R"({"metadata":{"name":"pi","namespace":"n"}})"));
-  CHECK(none == RunDetails{});
-  RunDetails reported = RunDetailsOf(Kubeflow(R"({"metadata":{"name":"pi","namespace":"n"},
-      "status":{"applicationState":{"state":"RUNNING"},"sparkApplicationId":"spark-1f2e",
-      "executionAttempts":2,"driverInfo":{"podName":"pi-driver","webUIServiceName":"pi-ui-svc",
-      "webUIPort":4040,"webUIAddress":"10.96.12.7:4040"}}})"));
-  CHECK(reported.spark_app_id == "spark-1f2e");
-  CHECK(reported.attempts == 2);
-  CHECK(reported.driver_ui_address == "10.96.12.7:4040");
-  RunDetails service = RunDetailsOf(Kubeflow(R"({"metadata":{"name":"pi","namespace":"team-a"},
-      "status":{"applicationState":{"state":"SUBMITTED"},"executionAttempts":1,
-      "driverInfo":{"webUIServiceName":"pi-ui-svc","webUIPort":4040}}})"));
-  CHECK(service.spark_app_id.empty());
-  CHECK(service.attempts == 1);
-  CHECK(service.driver_ui_address == "pi-ui-svc.team-a.svc:4040");
-  for (const char* port : {"0", "-1", "70000", "\"4040\""}) {
-    INFO(port);
-    RunDetails bad = RunDetailsOf(Kubeflow(absl::StrCat(
-        R"({"metadata":{"name":"pi","namespace":"n"},"status":{"driverInfo":{
-        "webUIServiceName":"pi-ui-svc","webUIPort":)",
-        port, "}}}")));
-    CHECK(bad.driver_ui_address.empty());
-  }
+  // Never more than the longest composed id.
+  RunDetailsRef long_id;
+  long_id.HoldSparkAppId(std::string(60, 'x'));
+  CHECK(long_id.spark_app_id() == std::string(RunDetailsRef::kMaxComposedIdLength, 'x'));
+  CHECK(RunDetailsRef().ToDetails() == RunDetails{});
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "spark/kubeflow/status_mapping.h"
 #include "spark/time_util.h"
 
 namespace kje::spark::kubeflow {
@@ -31,7 +33,6 @@ constexpr char kApp[] = R"({
 TEST_CASE("a v1beta2 application projects its metadata and status", "[kubeflow]") {
   absl::StatusOr<AppProjection> app = ProjectAppJson(kApp);
   REQUIRE(app.ok());
-  CHECK(app->kind() == OperatorKind::kKubeflow);
   CHECK(app->name() == "gravitino-job-7");
   CHECK(app->namespace_() == "team-a");
   CHECK(app->uid() == "u-7");
@@ -44,17 +45,18 @@ TEST_CASE("a v1beta2 application projects its metadata and status", "[kubeflow]"
   CHECK(app->labels().size() == 3);
   CHECK(app->has_status());
   CHECK(app->driver_container() == "main");
-  CHECK(app->kubeflow().state == State::kFailed);
-  CHECK(app->OperatorState() == "FAILED");
+  CHECK(ViewOf(*app).state == State::kFailed);
+  CHECK(OperatorState(*app) == "FAILED");
   CHECK(app->current_message() == "driver container failed with ExitCode: 3, Reason: Error");
-  CHECK(app->kubeflow().submission_id == "5f0c");
-  CHECK(app->kubeflow().driver_pod_name == "gravitino-job-7-driver");
-  CHECK(app->kubeflow().submission_time == 1778580002000);
-  CHECK(app->kubeflow().termination_time == 1778580180000);
-  CHECK(app->kubeflow().execution_attempts == 2);
+  CHECK(ViewOf(*app).submission_id == "5f0c");
+  CHECK(ViewOf(*app).driver_pod_name == "gravitino-job-7-driver");
+  CHECK(ViewOf(*app).submission_time == 1778580002000);
+  CHECK(ViewOf(*app).termination_time == 1778580180000);
+  CHECK(ViewOf(*app).execution_attempts == 2);
   CHECK(HasState(*app));
   CHECK(IsStopped(*app));
-  CHECK_FALSE(IsHeldWithoutStatus(*app));
+  // The operator writes a status for a suspended app too: nothing is held without one.
+  CHECK_FALSE(MapStatus(*app, nullptr, absl::Now(), absl::Minutes(10)).held);
   CHECK(app->ApproximateBytes() > sizeof(AppProjection));
 }
 
@@ -65,14 +67,14 @@ TEST_CASE("a v1beta2 application without status, or with New, isn't stopped", "[
   REQUIRE(bare.ok());
   CHECK_FALSE(bare->has_status());
   CHECK_FALSE(HasState(*bare));
-  CHECK(bare->OperatorState().empty());
+  CHECK(OperatorState(*bare).empty());
   CHECK(bare->driver_container() == "drv");
   absl::StatusOr<AppProjection> fresh = ProjectAppJson(
       R"({"metadata":{"name":"a","namespace":"n"},
           "status":{"applicationState":{"state":""},"driverInfo":{}}})");
   REQUIRE(fresh.ok());
   CHECK(HasState(*fresh));
-  CHECK(fresh->kubeflow().state == State::kNew);
+  CHECK(ViewOf(*fresh).state == State::kNew);
   CHECK_FALSE(IsStopped(*fresh));
   CHECK(fresh->driver_container() == "spark-kubernetes-driver");
 }
@@ -83,12 +85,12 @@ TEST_CASE("malformed v1beta2 fields read as absent; no name is an error", "[kube
           "status":{"applicationState":{"state":7,"errorMessage":[]},"driverInfo":"x",
                     "submissionID":1,"executionAttempts":"2","terminationTime":"soon"}})");
   REQUIRE(odd.ok());
-  CHECK(odd->kubeflow().state == State::kNew);
+  CHECK(ViewOf(*odd).state == State::kNew);
   CHECK(odd->current_message().empty());
-  CHECK(odd->kubeflow().submission_id.empty());
-  CHECK(odd->kubeflow().driver_pod_name.empty());
-  CHECK(odd->kubeflow().execution_attempts == 0);
-  CHECK(odd->kubeflow().termination_time == kNoTime);
+  CHECK(ViewOf(*odd).submission_id.empty());
+  CHECK(ViewOf(*odd).driver_pod_name.empty());
+  CHECK(ViewOf(*odd).execution_attempts == 0);
+  CHECK(ViewOf(*odd).termination_time == kNoTime);
   CHECK_FALSE(ProjectAppJson(R"({"metadata":{"namespace":"n"}})").ok());
   CHECK_FALSE(ProjectAppJson(R"({"metadata":{"name":"a","namespace":""}})").ok());
   CHECK_FALSE(ProjectAppJson("{").ok());
@@ -98,6 +100,71 @@ TEST_CASE("malformed v1beta2 fields read as absent; no name is an error", "[kube
       R"({"state":"FAILED","errorMessage":")" + long_message + R"("}}})");
   REQUIRE(capped.ok());
   CHECK(capped->current_message().size() <= kMaxMessageBytes + 3);
+}
+
+AppProjection Kubeflow(const std::string& json) {
+  absl::StatusOr<AppProjection> app = ProjectAppJson(json);
+  REQUIRE(app.ok());
+  return *std::move(app);
+}
+
+RunDetails Details(const AppProjection& app) { return RunDetailsOf(app).ToDetails(); }
+
+TEST_CASE("Kubeflow: what the status reports, the UI address preferred to the service",
+          "[run_details]") {
+  RunDetails none = Details(Kubeflow(R"({"metadata":{"name":"pi","namespace":"n"}})"));
+  CHECK(none == RunDetails{});
+  RunDetails reported = Details(Kubeflow(R"({"metadata":{"name":"pi","namespace":"n"},
+      "status":{"applicationState":{"state":"RUNNING"},"sparkApplicationId":"spark-1f2e",
+      "executionAttempts":2,"driverInfo":{"podName":"pi-driver","webUIServiceName":"pi-ui-svc",
+      "webUIPort":4040,"webUIAddress":"10.96.12.7:4040"}}})"));
+  CHECK(reported.spark_app_id == "spark-1f2e");
+  CHECK(reported.attempts == 2);
+  CHECK(reported.driver_ui_address == "10.96.12.7:4040");
+  RunDetails service = Details(Kubeflow(R"({"metadata":{"name":"pi","namespace":"team-a"},
+      "status":{"applicationState":{"state":"SUBMITTED"},"executionAttempts":1,
+      "driverInfo":{"webUIServiceName":"pi-ui-svc","webUIPort":4040}}})"));
+  CHECK(service.spark_app_id.empty());
+  CHECK(service.attempts == 1);
+  CHECK(service.driver_ui_address == "pi-ui-svc.team-a.svc:4040");
+  for (const char* port : {"0", "-1", "70000", "\"4040\""}) {
+    INFO(port);
+    RunDetails bad = Details(Kubeflow(absl::StrCat(
+        R"({"metadata":{"name":"pi","namespace":"n"},"status":{"driverInfo":{
+        "webUIServiceName":"pi-ui-svc","webUIPort":)",
+        port, "}}}")));
+    CHECK(bad.driver_ui_address.empty());
+  }
+}
+
+TEST_CASE("Packed: the status reads back as it was given") {
+  KubeflowStatus status;
+  status.state = State::kFailing;
+  status.submission_id = "5f0c2c1e-sub";
+  status.driver_pod_name = "gravitino-job-1-driver";
+  status.submission_time = 1778580000100;
+  status.termination_time = kNoTime;
+  status.execution_attempts = 2;
+  status.web_ui_address = "10.96.0.17:4040";
+  AppFields fields;
+  fields.name = "a";
+  fields.namespace_ = "n";
+  fields.has_status = true;
+  SetStatus(status, fields);
+  const AppProjection app(fields);
+  const KubeflowStatus back = StatusOf(app);
+  CHECK(back.state == State::kFailing);
+  CHECK(back.submission_id == status.submission_id);
+  CHECK(back.driver_pod_name == status.driver_pod_name);
+  CHECK(back.submission_time == 1778580000100);
+  CHECK(back.termination_time == kNoTime);
+  CHECK(back.execution_attempts == 2);
+  CHECK(back.web_ui_address == status.web_ui_address);
+  CHECK(OperatorState(app) == "FAILING");
+  CHECK_FALSE(IsStopped(app));
+  // A projection made without SetStatus reads as New with nothing reported.
+  CHECK(ViewOf(AppProjection()).state == State::kNew);
+  CHECK(ViewOf(AppProjection()).submission_id.empty());
 }
 
 }  // namespace

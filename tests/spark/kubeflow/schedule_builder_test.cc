@@ -289,7 +289,6 @@ TEST_CASE("the reschedule patch clears nextRun, and the validation state when as
 
 TEST_CASE("a retried manual run adopts only that schedule's live run", "[kubeflow][schedule]") {
   AppFields fields;
-  fields.kind = OperatorKind::kKubeflow;
   fields.namespace_ = "default";
   fields.name = "gravitino-job-nightly-ra1";
   fields.labels = {{std::string(kLabelScheduledAppName), "gravitino-job-nightly"},

@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "spark/status_mapping.h"
+#include "spark/apache/status_mapping.h"
 #include "test_json.h"
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 using testing::Pod;
@@ -44,7 +44,7 @@ TEST_CASE("Sample 02: Submitted is QUEUED") {
 
 TEST_CASE("Sample 03: success - times from history or from the driver pod") {
   AppProjection app = Sample("03-succeeded-resource-released.json");
-  CHECK(app.history().size() == 7);
+  CHECK(StatusView(app).history().size() == 7);
   JobStatusInfo info = MapStatus(app, nullptr, kSoon, kTimeout);
   CHECK(info.status == JobStatus::kSucceeded);
   CHECK(info.operator_state == "ResourceReleased");
@@ -68,9 +68,9 @@ TEST_CASE("Sample 03: success - times from history or from the driver pod") {
 
 TEST_CASE("Sample 04: a restarted app with a trimmed history failed") {
   AppProjection app = Sample("04-restart-onfailure-trimmed-history.json");
-  REQUIRE(app.history().size() == 7);
-  CHECK(app.history().front().id == 6);
-  CHECK(app.history().back().id == 12);
+  REQUIRE(StatusView(app).history().size() == 7);
+  CHECK(StatusView(app).history().front().id == 6);
+  CHECK(StatusView(app).history().back().id == 12);
   JobStatusInfo info = MapStatus(app, nullptr, kSoon, kTimeout);
   CHECK(info.status == JobStatus::kFailed);
   CHECK(info.message == "The maximum number of restart attempts (1) has been exceeded.");
@@ -140,7 +140,7 @@ TEST_CASE("Verbatim: a status with only currentState") {
       R"({"metadata":{"name":"a","namespace":"b","creationTimestamp":"2025-01-01T00:00:00Z"},"status":)" +
       status + "}");
   REQUIRE(app.ok());
-  REQUIRE(app->history().size() == 1);
+  REQUIRE(StatusView(*app).history().size() == 1);
   JobStatusInfo info = MapStatus(*app, nullptr, T("2025-01-02T00:00:00Z"), kTimeout);
   CHECK(info.status == JobStatus::kQueued);
   CHECK(info.operator_state == "Submitted");
@@ -163,4 +163,4 @@ TEST_CASE("Verbatim: the docs' restart fragment (keys 5 - 6 - 11 - 12) succeeded
 }
 
 }  // namespace
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

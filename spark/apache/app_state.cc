@@ -1,9 +1,9 @@
-#include "spark/app_state.h"
+#include "spark/apache/app_state.h"
 
 #include <array>
 #include <utility>
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 constexpr std::array<std::pair<AppState, std::string_view>, 19> kNames = {{
@@ -94,4 +94,4 @@ bool IsStoppedState(AppState state) {
 
 bool IsSuspendedState(AppState state) { return state == AppState::kSuspended; }
 
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

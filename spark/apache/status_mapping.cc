@@ -1,18 +1,19 @@
-#include "spark/status_mapping.h"
+#include "spark/apache/status_mapping.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 
-namespace kje::spark {
+namespace kje::spark::apache {
+
 namespace {
 
 std::optional<absl::Time> StartedAt(const AppProjection& app, const ContainerTimes* driver) {
   if (driver != nullptr && driver->started != kNoTime) {
     return ToOptionalTime(driver->started);
   }
-  return ToOptionalTime(app.history_started());
+  return ToOptionalTime(StatusView(app).history_started());
 }
 
 std::optional<absl::Time> FinishedAt(const StateEntry& outcome, const ContainerTimes* driver) {
@@ -29,46 +30,9 @@ JobStatus OutcomeStatus(AppState state) {
 
 }  // namespace
 
-std::string_view JobStatusName(JobStatus status) {
-  switch (status) {
-    case JobStatus::kQueued:
-      return "QUEUED";
-    case JobStatus::kStarted:
-      return "STARTED";
-    case JobStatus::kSucceeded:
-      return "SUCCEEDED";
-    case JobStatus::kFailed:
-      return "FAILED";
-    case JobStatus::kCancelling:
-      return "CANCELLING";
-    case JobStatus::kCancelled:
-      return "CANCELLED";
-  }
-  return "UNKNOWN";
-}
-
-bool IsTerminal(JobStatus status) {
-  return status == JobStatus::kSucceeded || status == JobStatus::kFailed ||
-         status == JobStatus::kCancelled;
-}
-
-bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duration no_status_timeout,
-                         JobStatusInfo& info) {
-  if (app.creation_time() == kNoTime ||
-      absl::FromUnixMillis(app.creation_time()) + no_status_timeout >= now) {
-    return false;
-  }
-  info.status = JobStatus::kFailed;
-  info.no_status_timed_out = true;
-  info.message = absl::StrCat("The SparkApplication has had no status for more than ",
-                              absl::FormatDuration(no_status_timeout),
-                              ": is its namespace watched by the Spark operator?");
-  return true;
-}
-
 std::optional<StateEntry> LastOutcome(const AppProjection& app) {
   std::optional<StateEntry> outcome;
-  for (const StateEntry& entry : app.history()) {
+  for (const StateEntry& entry : StatusView(app).history()) {
     if (IsOutcomeState(entry.state)) outcome = entry;
   }
   return outcome;
@@ -76,8 +40,9 @@ std::optional<StateEntry> LastOutcome(const AppProjection& app) {
 
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, absl::Time now,
                         absl::Duration no_status_timeout) {
+  const StatusView status(app);
   JobStatusInfo info;
-  info.operator_state = app.OperatorState();
+  info.operator_state = OperatorState(app);
   info.message = app.current_message();
   info.is_stopped = IsStopped(app);
   info.deleting = app.deleting();
@@ -88,7 +53,8 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   // As in the Java executor, whatever the status; JobManager drops it from a QUEUED report.
   info.started_at = StartedAt(app, driver);
   const bool has_state = HasState(app);
-  const bool stopped_state = has_state && IsStoppedState(app.current_state());
+  const bool stopped_state = has_state && IsStoppedState(status.current_state());
+  info.operator_removes_driver = has_state && IsSuspendedState(status.current_state());
 
   // 1 and 2: the app is over; its outcome, if any, is somewhere in the history.
   if ((app.cancel_requested() && (app.deleting() || info.is_stopped)) || app.deleting() ||
@@ -114,20 +80,21 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     }
     info.status = JobStatus::kQueued;
   } else {
-    const AppState current = app.current_state();
+    const AppState current = status.current_state();
     if (IsQueuedState(current)) {  // 4
       info.status = JobStatus::kQueued;
     } else if (IsOutcomeState(current)) {  // 5
       info.status = OutcomeStatus(current);
-      info.finished_at = FinishedAt(app.history().back(), driver);
+      info.finished_at = FinishedAt(status.history().back(), driver);
       return info;
     } else if (IsStartedState(current)) {  // 6
       info.status = JobStatus::kStarted;
     } else {  // 7. Suspended, or a newer operator's state: it can't be told whether it is final.
       if (IsSuspendedState(current)) {
         info.suspended = true;
-        info.suspend_reason =
-            app.suspend_reason().empty() ? std::string(kSuspendReasonSpec) : app.suspend_reason();
+        info.suspend_reason = status.suspend_reason().empty()
+                                  ? std::string(kSuspendReasonSpec)
+                                  : std::string(status.suspend_reason());
         info.message =
             info.message.empty()
                 ? absl::StrCat("Suspended (suspendReason ", info.suspend_reason, ")")
@@ -135,7 +102,8 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
       } else {
         info.unknown_state = true;
       }
-      bool started = std::any_of(app.history().begin(), app.history().end(),
+      const HistoryView history = status.history();
+      bool started = std::any_of(history.begin(), history.end(),
                                  [](const StateEntry& e) { return IsStartedState(e.state); });
       info.status = started ? JobStatus::kStarted : JobStatus::kQueued;
     }
@@ -145,27 +113,4 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   return info;
 }
 
-bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver,
-                              std::string_view driver_container) {
-  return info.status == JobStatus::kFailed && !info.suspended && !info.operator_removes_driver &&
-         info.operator_state != AppStateName(AppState::kSuspended) &&
-         driver.IsAlive(driver_container) && !driver.deleting;
-}
-
-absl::Status CheckAdoption(const AppProjection& existing, std::string_view job_id) {
-  if (existing.deleting()) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "SparkApplication ", ToAbsl(existing.namespace_()), "/", ToAbsl(existing.name()),
-        " is being deleted and can't be used for job ", ToAbsl(job_id), " until it is gone"));
-  }
-  if (existing.job_id() != job_id) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "SparkApplication ", ToAbsl(existing.namespace_()), "/", ToAbsl(existing.name()),
-        " already exists and can't be used for job ", ToAbsl(job_id),
-        ". If it belongs to another Gravitino deployment sharing the namespace, use a different "
-        "namePrefix for each of them"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

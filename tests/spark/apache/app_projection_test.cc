@@ -1,16 +1,17 @@
-#include "spark/app_projection.h"
+#include "spark/apache/app_projection.h"
 
 #include <malloc.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "test_json.h"
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 using testing::App;
@@ -48,39 +49,10 @@ TEST_CASE("Metadata - labels and annotations are projected") {
   CHECK(app.deleting());
   CHECK(app.creation_time() == ParseRfc3339Millis("2026-05-12T10:00:00Z"));
   CHECK(app.deletion_time() == ParseRfc3339Millis("2026-05-12T10:03:00Z"));
-  CHECK(app.history().empty());
+  CHECK(StatusView(app).history().empty());
   CHECK_FALSE(HasState(app));
   CHECK_FALSE(IsStopped(app));
-  CHECK(app.OperatorState().empty());
-}
-
-TEST_CASE("A stopped app always has a state, whichever the operator and the state") {
-  // The executor's cached Status asks IsStopped alone on that account.
-  int stopped = 0;
-  for (OperatorKind kind : {OperatorKind::kApache, OperatorKind::kKubeflow}) {
-    for (int state = 0; state <= static_cast<int>(AppState::kSuspended); ++state) {
-      for (bool has_status : {false, true}) {
-        for (bool has_history : {false, true}) {
-          AppFields fields;
-          fields.kind = kind;
-          fields.namespace_ = "spark-jobs";
-          fields.name = "gravitino-job-1";
-          fields.has_status = has_status;
-          fields.kubeflow.state = static_cast<kubeflow::State>(
-              state % (static_cast<int>(kubeflow::State::kUnrecognized) + 1));
-          if (has_history) {
-            fields.history.push_back(
-                {kCurrentStateId, kNoTime, kNoTime, kNoTime, static_cast<AppState>(state)});
-          }
-          AppProjection app(fields);
-          if (!IsStopped(app)) continue;
-          ++stopped;
-          CHECK(HasState(app));
-        }
-      }
-    }
-  }
-  CHECK(stopped >= 10);  // both operators' stopped states were among them
+  CHECK(OperatorState(app).empty());
 }
 
 TEST_CASE("Only the exact value true requests a cancel") {
@@ -108,13 +80,13 @@ TEST_CASE("History is sorted numerically - not as strings") {
                                {"9", State("RunningHealthy", "2026-05-12T10:00:09Z")},
                                {"0", State("Submitted", "2026-05-12T10:00:00Z")}});
   AppProjection app = Project(App(status));
-  REQUIRE(app.history().size() == 4);
-  CHECK(app.history()[0].id == 0);
-  CHECK(app.history()[1].id == 2);
-  CHECK(app.history()[2].id == 9);
-  CHECK(app.history()[3].id == 10);
-  CHECK(app.history()[3].state == AppState::kSucceeded);
-  CHECK(app.OperatorState() == "Succeeded");
+  REQUIRE(StatusView(app).history().size() == 4);
+  CHECK(StatusView(app).history()[0].id == 0);
+  CHECK(StatusView(app).history()[1].id == 2);
+  CHECK(StatusView(app).history()[2].id == 9);
+  CHECK(StatusView(app).history()[3].id == 10);
+  CHECK(StatusView(app).history()[3].state == AppState::kSucceeded);
+  CHECK(OperatorState(app) == "Succeeded");
   CHECK(IsStopped(app));
 }
 
@@ -123,10 +95,11 @@ TEST_CASE("The current state is appended when the history doesn't end with it") 
                                {"7", State("DriverRequested", "2026-05-12T10:00:07Z")}},
                               State("RunningHealthy", "2026-05-12T10:00:20Z", "", "running"));
   AppProjection app = Project(App(status));
-  REQUIRE(app.history().size() == 3);
-  CHECK(app.history().back().id == kCurrentStateId);
-  CHECK(app.history().back().state == AppState::kRunningHealthy);
-  CHECK(app.history().back().transition_time == ParseRfc3339Millis("2026-05-12T10:00:20Z"));
+  REQUIRE(StatusView(app).history().size() == 3);
+  CHECK(StatusView(app).history().back().id == kCurrentStateId);
+  CHECK(StatusView(app).history().back().state == AppState::kRunningHealthy);
+  CHECK(StatusView(app).history().back().transition_time ==
+        ParseRfc3339Millis("2026-05-12T10:00:20Z"));
   CHECK(app.current_message() == "running");
 }
 
@@ -135,8 +108,8 @@ TEST_CASE("The current state is not duplicated when the history ends with it") {
                                {"1", State("DriverRequested", "2026-05-12T10:00:01Z")}},
                               State("DriverRequested", "2026-05-12T10:00:01Z", "", "requested"));
   AppProjection app = Project(App(status));
-  REQUIRE(app.history().size() == 2);
-  CHECK(app.history().back().id == 1);
+  REQUIRE(StatusView(app).history().size() == 2);
+  CHECK(StatusView(app).history().back().id == 1);
   CHECK(app.current_message() == "requested");
 }
 
@@ -151,18 +124,18 @@ TEST_CASE("Entries with a non-numeric id or without a string summary are skipped
                                {"+1", State("Submitted", "2026-05-12T10:00:00Z")},
                                {"-1", State("DriverRequested", "2026-05-12T10:00:00Z")}});
   AppProjection app = Project(App(status));
-  REQUIRE(app.history().size() == 2);
-  CHECK(app.history()[0].id == -1);
-  CHECK(app.history()[0].state == AppState::kDriverRequested);
-  CHECK(app.history()[1].id == 1);
-  CHECK(app.history()[1].state == AppState::kSubmitted);
+  REQUIRE(StatusView(app).history().size() == 2);
+  CHECK(StatusView(app).history()[0].id == -1);
+  CHECK(StatusView(app).history()[0].state == AppState::kDriverRequested);
+  CHECK(StatusView(app).history()[1].id == 1);
+  CHECK(StatusView(app).history()[1].state == AppState::kSubmitted);
 }
 
 TEST_CASE("A status with only currentState has a one-entry history") {
   AppProjection app = Project(
       App(R"({"currentState":)" + State("Submitted", "2025-01-01T00:00:00Z", "", "test") + "}"));
-  REQUIRE(app.history().size() == 1);
-  CHECK(app.history()[0].state == AppState::kSubmitted);
+  REQUIRE(StatusView(app).history().size() == 1);
+  CHECK(StatusView(app).history()[0].state == AppState::kSubmitted);
   CHECK(app.current_message() == "test");
 }
 
@@ -172,7 +145,7 @@ TEST_CASE("Malformed status parts read as absent") {
                              R"({"currentState":{"currentStateSummary":null}})"}) {
     INFO(status);
     AppProjection app = Project(App(status));
-    CHECK(app.history().empty());
+    CHECK(StatusView(app).history().empty());
   }
 }
 
@@ -182,28 +155,29 @@ TEST_CASE("Driver container times come from lastObservedDriverStatus") {
             PodStatus({{"spark-kubernetes-driver",
                         Terminated("2026-05-12T10:00:02Z", "2026-05-12T10:00:40Z")}}));
   AppProjection app = Project(App(Status({{"5", failed}})));
-  REQUIRE(app.history().size() == 1);
-  CHECK(app.history()[0].driver_started == ParseRfc3339Millis("2026-05-12T10:00:02Z"));
-  CHECK(app.history()[0].driver_finished == ParseRfc3339Millis("2026-05-12T10:00:40Z"));
-  CHECK(app.history()[0].transition_time == ParseRfc3339Millis("2026-05-12T10:00:40.9Z"));
+  REQUIRE(StatusView(app).history().size() == 1);
+  CHECK(StatusView(app).history()[0].driver_started == ParseRfc3339Millis("2026-05-12T10:00:02Z"));
+  CHECK(StatusView(app).history()[0].driver_finished == ParseRfc3339Millis("2026-05-12T10:00:40Z"));
+  CHECK(StatusView(app).history()[0].transition_time ==
+        ParseRfc3339Millis("2026-05-12T10:00:40.9Z"));
 }
 
 TEST_CASE("Unparsable transition and container times are absent") {
   std::string state =
       State("Failed", "not-a-time", PodStatus({{"spark-kubernetes-driver", Terminated("x", "y")}}));
   AppProjection app = Project(App(Status({{"1", state}})));
-  REQUIRE(app.history().size() == 1);
-  CHECK(app.history()[0].transition_time == kNoTime);
-  CHECK(app.history()[0].driver_started == kNoTime);
-  CHECK(app.history()[0].driver_finished == kNoTime);
+  REQUIRE(StatusView(app).history().size() == 1);
+  CHECK(StatusView(app).history()[0].transition_time == kNoTime);
+  CHECK(StatusView(app).history()[0].driver_started == kNoTime);
+  CHECK(StatusView(app).history()[0].driver_finished == kNoTime);
 }
 
 TEST_CASE("An unknown current state keeps its spelling") {
   AppProjection app = Project(App(Status({{"0", State("Submitted", "2026-05-12T10:00:00Z")},
                                           {"1", State("Hibernating", "2026-05-12T10:00:01Z")}})));
-  REQUIRE(app.history().size() == 2);
-  CHECK(app.history().back().state == AppState::kUnknown);
-  CHECK(app.OperatorState() == "Hibernating");
+  REQUIRE(StatusView(app).history().size() == 2);
+  CHECK(StatusView(app).history().back().state == AppState::kUnknown);
+  CHECK(OperatorState(app) == "Hibernating");
   CHECK_FALSE(IsStopped(app));
 }
 
@@ -211,8 +185,8 @@ TEST_CASE("An unknown current state differing from an unknown last entry is appe
   std::string status = Status({{"1", State("Hibernating", "2026-05-12T10:00:01Z")}},
                               State("Dreaming", "2026-05-12T10:00:02Z"));
   AppProjection app = Project(App(status));
-  REQUIRE(app.history().size() == 2);
-  CHECK(app.OperatorState() == "Dreaming");
+  REQUIRE(StatusView(app).history().size() == 2);
+  CHECK(OperatorState(app) == "Dreaming");
 }
 
 TEST_CASE("Long messages are capped on a UTF-8 boundary") {
@@ -241,7 +215,7 @@ TEST_CASE("Objects without metadata.name or namespace are INVALID_ARGUMENT") {
 TEST_CASE("A projection is far smaller than its JSON") {
   std::string json = testing::ReadTestData("04-restart-onfailure-trimmed-history.json");
   AppProjection app = Project(json);
-  CHECK(app.history().size() == 7);
+  CHECK(StatusView(app).history().size() == 7);
   // 100k applications must fit in well under 200 MB.
   CHECK(app.ApproximateBytes() < 1000);
   CHECK(app.ApproximateBytes() * 4 < json.size());
@@ -278,7 +252,7 @@ TEST_CASE("100k projections take far less than 200 MB of heap") {
               {"6", State("ResourceReleased", "2026-05-12T10:00:41Z")}},
              State("ResourceReleased", "2026-05-12T10:00:41Z", "", std::string(300, 'm')));
   AppProjection one = Project(App(status, meta));
-  REQUIRE(one.history().size() == 7);
+  REQUIRE(StatusView(one).history().size() == 7);
   constexpr size_t kApps = 100000;
   size_t before = mallinfo2().uordblks;
   std::vector<AppProjection> apps;
@@ -296,9 +270,9 @@ TEST_CASE("100k projections take far less than 200 MB of heap") {
 }
 
 }  // namespace
-}  // namespace kje::spark
+}  // namespace kje::spark::apache
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 TEST_CASE("Operator 1.1 fields: spec.suspend - the Kueue label - suspendReason - attempt id") {
@@ -315,23 +289,23 @@ TEST_CASE("Operator 1.1 fields: spec.suspend - the Kueue label - suspendReason -
   CHECK(app.kueue_queued());
   CHECK(IsHeldWithoutStatus(app));
   CHECK(app.has_status());
-  CHECK(app.attempt_id() == 3);
-  CHECK(app.suspend_reason() == "KueueEviction");
+  CHECK(StatusView(app).attempt_id() == 3);
+  CHECK(StatusView(app).suspend_reason() == "KueueEviction");
   CHECK(app.driver_container() == "main");
-  REQUIRE(app.history().size() == 1);
+  REQUIRE(StatusView(app).history().size() == 1);
   // lastObservedDriverStatus is read for the app's own driver container, not the sidecar.
-  CHECK(app.history()[0].driver_started == ParseRfc3339Millis("2026-05-12T10:00:02Z"));
-  CHECK(app.history()[0].driver_finished == ParseRfc3339Millis("2026-05-12T10:00:03Z"));
-  CHECK(app.OperatorState() == "Suspended");
+  CHECK(StatusView(app).history()[0].driver_started == ParseRfc3339Millis("2026-05-12T10:00:02Z"));
+  CHECK(StatusView(app).history()[0].driver_finished == ParseRfc3339Millis("2026-05-12T10:00:03Z"));
+  CHECK(OperatorState(app) == "Suspended");
   CHECK(app.ApproximateBytes() > sizeof(AppProjection));
 
   AppProjection plain = Project(R"({"metadata":{"name":"a","namespace":"n"},
       "spec":{"suspend":false},"status":{"currentState":{"currentStateSummary":"Suspended"}}})");
   CHECK_FALSE(plain.suspend_requested());
   CHECK_FALSE(plain.kueue_queued());
-  CHECK(plain.suspend_reason() == "SpecSuspend");  // absent means SpecSuspend
+  CHECK(StatusView(plain).suspend_reason() == "SpecSuspend");  // absent means SpecSuspend
   CHECK(plain.driver_container() == "spark-kubernetes-driver");
-  CHECK(plain.attempt_id() == 0);
+  CHECK(StatusView(plain).attempt_id() == 0);
 
   for (const char* missing : {R"(,"status":null)", "", R"(,"status":{})"}) {
     INFO(missing);
@@ -342,5 +316,54 @@ TEST_CASE("Operator 1.1 fields: spec.suspend - the Kueue label - suspendReason -
   CHECK(Project(R"({"metadata":{"name":"a","namespace":"n"},"status":{"x":1}})").has_status());
 }
 
+TEST_CASE("Packed: the history reads back as it was given, extreme ids and times included") {
+  ApacheStatus status;
+  status.history = {
+      {std::numeric_limits<int64_t>::min(), kNoTime, kNoTime, kNoTime, AppState::kSubmitted},
+      {-1, 1778580000000, kNoTime, kNoTime, AppState::kDriverRequested},
+      {7, 1778580001000, 1778580000500, kNoTime, AppState::kDriverStarted},
+      {3, std::numeric_limits<int64_t>::min() + 1, kNoTime, std::numeric_limits<int64_t>::max(),
+       AppState::kFailed},
+      {kCurrentStateId, 1778580041000, 1778580002000, 1778580040000, AppState::kUnknown},
+  };
+  status.suspend_reason = "KueueEviction";
+  status.attempt_id = -3;
+  AppFields fields;
+  fields.name = "a";
+  fields.namespace_ = "n";
+  SetStatus(status, fields);
+  const AppProjection app(fields);
+  const ApacheStatus back = StatusOf(app);
+  REQUIRE(back.history.size() == status.history.size());
+  for (size_t i = 0; i < status.history.size(); ++i) {
+    INFO("entry " << i);
+    CHECK(back.history[i].id == status.history[i].id);
+    CHECK(back.history[i].transition_time == status.history[i].transition_time);
+    CHECK(back.history[i].driver_started == status.history[i].driver_started);
+    CHECK(back.history[i].driver_finished == status.history[i].driver_finished);
+    CHECK(back.history[i].state == status.history[i].state);
+  }
+  CHECK(back.suspend_reason == "KueueEviction");
+  CHECK(back.attempt_id == -3);
+  const StatusView view(app);
+  CHECK(view.history().back().id == kCurrentStateId);
+  CHECK(view.history()[3].driver_finished == std::numeric_limits<int64_t>::max());
+  // Kept beside the history: the earliest driver start of any entry.
+  CHECK(view.history_started() == 1778580000500);
+  CHECK(view.current_state() == AppState::kUnknown);
+  // And through a copy of the fields, as the executor re-packs an edited projection.
+  CHECK(StatusOf(AppProjection(app.ToFields())).history.size() == 5);
+
+  AppFields none;
+  SetStatus(ApacheStatus{}, none);
+  const AppProjection empty(none);
+  CHECK(StatusView(empty).history().empty());
+  CHECK(StatusView(empty).history_started() == kNoTime);
+  CHECK_FALSE(HasState(empty));
+  // A projection made without SetStatus reads as one without a status.
+  CHECK(StatusView(AppProjection()).history().empty());
+  CHECK(StatusView(AppProjection()).attempt_id() == 0);
+}
+
 }  // namespace
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

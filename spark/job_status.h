@@ -1,7 +1,7 @@
 #pragma once
 
-// The mapping from a SparkApplication (and its driver pod) to a job status with times, rule for
-// rule as the Java k8s executor's SparkApplicationStatusUtils, plus CANCELLING.
+// A job's status as every operator's mapping reports it (each operator's folder maps its own
+// SparkApplication to one), and the rules that read it the same way for every operator.
 
 #include <optional>
 #include <string>
@@ -18,6 +18,9 @@ enum class JobStatus { kQueued, kStarted, kSucceeded, kFailed, kCancelling, kCan
 
 std::string_view JobStatusName(JobStatus status);  // "QUEUED", "STARTED", ...
 bool IsTerminal(JobStatus status);                 // SUCCEEDED, FAILED or CANCELLED
+
+// The suspend reason of an app held by its own spec.suspend.
+inline constexpr std::string_view kSuspendReasonSpec = "SpecSuspend";
 
 struct JobStatusInfo {
   JobStatus status = JobStatus::kQueued;
@@ -39,34 +42,17 @@ struct JobStatusInfo {
   bool start_timed_out = false;
   // The current state is unknown to this build: the caller should log a warning.
   bool unknown_state = false;
-  bool is_stopped = false;  // IsStopped(app): the driver pod is worth fetching.
+  bool is_stopped = false;  // the backend's IsStopped(app): the driver pod is worth fetching.
   bool deleting = false;    // The app has a deletionTimestamp.
-  // The current state is Suspended (operator 1.1): the operator removes the driver itself.
+  // The operator holds the app suspended (spec.suspend, or evicted by a queue).
   bool suspended = false;
-  std::string suspend_reason;  // SpecSuspend or KueueEviction when suspended; "" otherwise
+  std::string suspend_reason;  // why, in the operator's words, when suspended; "" otherwise
   // No status yet, and none is owed: the app is held by spec.suspend or waits for Kueue.
   bool held = false;
-  // The operator removes the driver itself whatever the state (kubeflow/spark-operator): never
-  // an orphan for us to delete.
+  // The operator removes the driver itself (in every state for some operators, in a suspended
+  // one for others): never an orphan for us to delete.
   bool operator_removes_driver = false;
 };
-
-// Evaluation order (first match wins):
-//  1. cancel requested and (deleting or stopped): CANCELLED;
-//  2. deleting or the current state is ResourceReleased/TerminatedWithoutReleaseResources: the
-//     last outcome in the history (newest first), else FAILED;
-//  3. no state: with a .status the operator wrote but this build can't read, QUEUED for good
-//     (Java #13700); without a .status, QUEUED while held (spec.suspend, a Kueue queue label),
-//     else FAILED once creationTimestamp + no_status_timeout < now, else QUEUED;
-//  4. a queued state: QUEUED;  5. an outcome: SUCCEEDED or FAILED;  6. a started state: STARTED;
-//  7. Suspended, or unknown: STARTED if the history has a started state, else QUEUED (the
-//     suspendReason goes into the message; only an unknown state sets unknown_state).
-// The driver container's times come from the container the app names (driver_container).
-// A QUEUED or STARTED result becomes CANCELLING while the cancel annotation is set (the app is
-// then neither deleting nor stopped).
-// `driver` is the newest driver pod, or nullptr; its container times win over the operator's.
-JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
-                        absl::Duration no_status_timeout);
 
 // Rule 3's timeout, for either operator: when `app` (which has no .status) was created more than
 // `no_status_timeout` before `now`, sets `info` FAILED with no_status_timed_out and the message
@@ -74,14 +60,11 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl:
 bool MarkNoStatusTimeout(const AppProjection& app, absl::Time now, absl::Duration no_status_timeout,
                          JobStatusInfo& info);
 
-// The newest outcome (Succeeded or a failure) in the history; nullopt when there is none.
-std::optional<StateEntry> LastOutcome(const AppProjection& app);
-
-// A FAILED job whose driver pod is alive (e.g. after DriverStartTimedOut) could still run the
+// A FAILED job whose driver pod is alive (e.g. after a driver start timeout) could still run the
 // job: the caller deletes that pod. A terminated driver is kept so its log stays readable (its
 // container decides, whatever a sidecar does: DriverPod::IsAlive with the app's
 // `driver_container`, AppProjection::driver_container), a pod already being deleted needs nothing
-// more, and a Suspended app's driver is the operator's.
+// more, and a driver the operator removes itself is the operator's.
 bool ShouldDeleteOrphanDriver(const JobStatusInfo& info, const DriverPod& driver,
                               std::string_view driver_container);
 

@@ -1,10 +1,10 @@
-#include "spark/app_state.h"
+#include "spark/apache/app_state.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 const std::vector<std::string> kAllStates = {
@@ -102,4 +102,4 @@ TEST_CASE("The classes hold the states the reference lists") {
 }
 
 }  // namespace
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace kje::spark {
+namespace kje::spark::apache {
 
 enum class AppState : uint8_t {
   kUnknown = 0,  // A state this build does not know (a newer operator).
@@ -50,8 +50,8 @@ bool IsStoppedState(AppState state);
 // Suspended (operator 1.1): known, not terminal, not stopped.
 bool IsSuspendedState(AppState state);
 
-// status.currentState.suspendReason of a Suspended state (operator 1.1); absent means SpecSuspend.
-inline constexpr std::string_view kSuspendReasonSpec = "SpecSuspend";
+// status.currentState.suspendReason of a Suspended state (operator 1.1); absent means
+// kSuspendReasonSpec (spark/job_status.h).
 inline constexpr std::string_view kSuspendReasonKueue = "KueueEviction";
 
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

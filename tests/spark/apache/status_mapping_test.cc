@@ -1,4 +1,4 @@
-#include "spark/status_mapping.h"
+#include "spark/apache/status_mapping.h"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "test_json.h"
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 using testing::App;
@@ -484,9 +484,9 @@ TEST_CASE("Job status names and terminality") {
 }
 
 }  // namespace
-}  // namespace kje::spark
+}  // namespace kje::spark::apache
 
-namespace kje::spark {
+namespace kje::spark::apache {
 namespace {
 
 using testing::App;
@@ -629,7 +629,7 @@ TEST_CASE("A resumed app maps from its current attempt: QUEUED - STARTED - SUCCE
   };
   absl::StatusOr<AppProjection> app = ProjectAppJson(resumed({"Submitted"}));
   REQUIRE(app.ok());
-  CHECK(app->attempt_id() == 1);
+  CHECK(StatusView(*app).attempt_id() == 1);
   JobStatusInfo queued = MapAt(resumed({"Submitted"}), kLongAfter);
   CHECK(queued.status == JobStatus::kQueued);
   CHECK_FALSE(queued.started_at.has_value());  // the new attempt hasn't started
@@ -685,4 +685,4 @@ TEST_CASE("The app's driver container gives the times - and the sidecar doesn't 
 }
 
 }  // namespace
-}  // namespace kje::spark
+}  // namespace kje::spark::apache

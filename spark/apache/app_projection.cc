@@ -1,0 +1,249 @@
+// The operator's part of the projection is: a varint attempt id, the suspend reason's bytes,
+// then the history, a run of entries: the state, a byte of flags, then the id and times present
+// as zigzag varints of their difference from the previous id or time (ids count up by one and
+// times by seconds, so most take one or two bytes).
+
+#include "spark/apache/app_projection.h"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "spark/driver_pod.h"
+#include "spark/job_status.h"
+#include "spark/json_util.h"
+#include "spark/names.h"
+
+namespace kje::spark::apache {
+namespace {
+
+using packing::GetBytes;
+using packing::GetDelta;
+using packing::GetSigned;
+using packing::PutBytes;
+using packing::PutDelta;
+using packing::PutSigned;
+
+enum EntryFlag : uint8_t {
+  kCurrentId = 1,  // the id is kCurrentStateId (not encoded)
+  kHasTransition = 2,
+  kHasDriverStarted = 4,
+  kHasDriverFinished = 8,
+};
+
+void PackHistory(const std::vector<StateEntry>& history, std::string& out) {
+  uint64_t previous_id = 0;
+  uint64_t previous_time = 0;
+  for (const StateEntry& entry : history) {
+    uint8_t flags = 0;
+    if (entry.id == kCurrentStateId) flags |= kCurrentId;
+    if (entry.transition_time != kNoTime) flags |= kHasTransition;
+    if (entry.driver_started != kNoTime) flags |= kHasDriverStarted;
+    if (entry.driver_finished != kNoTime) flags |= kHasDriverFinished;
+    out.push_back(static_cast<char>(entry.state));
+    out.push_back(static_cast<char>(flags));
+    if (!(flags & kCurrentId)) PutDelta(out, previous_id, entry.id);
+    if (flags & kHasTransition) PutDelta(out, previous_time, entry.transition_time);
+    if (flags & kHasDriverStarted) PutDelta(out, previous_time, entry.driver_started);
+    if (flags & kHasDriverFinished) PutDelta(out, previous_time, entry.driver_finished);
+  }
+}
+
+EpochMillis HistoryStarted(const std::vector<StateEntry>& history) {
+  EpochMillis earliest = kNoTime;
+  EpochMillis first_started = kNoTime;  // stays kNoTime if the first started entry has no time
+  bool started = false;
+  for (const StateEntry& entry : history) {
+    if (entry.driver_started != kNoTime &&
+        (earliest == kNoTime || entry.driver_started < earliest)) {
+      earliest = entry.driver_started;
+    }
+    if (!started && IsStartedState(entry.state)) {
+      started = true;
+      first_started = entry.transition_time;
+    }
+  }
+  return earliest != kNoTime ? earliest : first_started;
+}
+
+// Java's Long.parseLong, which the reference uses on history keys: an optional sign and decimal
+// digits, nothing else, within int64.
+std::optional<int64_t> ParseHistoryId(std::string_view key) {
+  std::string_view digits = key;
+  bool negative = false;
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    negative = digits.front() == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) return std::nullopt;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  // Parse with the sign attached so that int64's minimum is accepted, as Java does.
+  // Appended in place: at -O3, GCC 12 warns (-Wrestrict, wrongly) on "-" + std::string.
+  std::string text;
+  text.reserve(digits.size() + 1);
+  if (negative) text.push_back('-');
+  text.append(digits);
+  int64_t id = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return id;
+}
+
+struct RawEntry {
+  int64_t id;
+  std::string_view summary;
+  const rapidjson::Value* value;
+};
+
+StateEntry ToEntry(const RawEntry& raw, std::string_view driver_container) {
+  StateEntry entry;
+  entry.id = raw.id;
+  entry.state = ParseAppState(raw.summary);
+  entry.transition_time = json::Time(raw.value, "lastTransitionTime");
+  if (const rapidjson::Value* driver = json::Member(raw.value, "lastObservedDriverStatus")) {
+    ContainerTimes times = DriverContainerTimes(*driver, driver_container);
+    entry.driver_started = times.started;
+    entry.driver_finished = times.finished;
+  }
+  return entry;
+}
+
+// The history (sorted, the current state appended when it was trimmed away) and the current
+// state's message, unknown spelling and suspend reason.
+void ProjectHistory(const rapidjson::Value* status, AppFields& fields, ApacheStatus& out) {
+  std::vector<RawEntry> raw;
+  const rapidjson::Value* history = json::Member(status, "stateTransitionHistory");
+  if (history != nullptr && history->IsObject()) {
+    raw.reserve(history->MemberCount());
+    for (const auto& member : history->GetObject()) {
+      std::optional<int64_t> id = ParseHistoryId(json::View(member.name));
+      std::optional<std::string_view> summary = json::String(&member.value, "currentStateSummary");
+      if (!id || !summary) continue;
+      raw.push_back(RawEntry{*id, *summary, &member.value});
+    }
+  }
+  std::stable_sort(raw.begin(), raw.end(),
+                   [](const RawEntry& a, const RawEntry& b) { return a.id < b.id; });
+  const rapidjson::Value* current = json::Member(status, "currentState");
+  std::optional<std::string_view> current_summary = json::String(current, "currentStateSummary");
+  // The history may have been trimmed on a restart; the current state is the truth.
+  if (current_summary && (raw.empty() || raw.back().summary != *current_summary)) {
+    raw.push_back(RawEntry{kCurrentStateId, *current_summary, current});
+  }
+  out.history.reserve(raw.size());
+  for (const RawEntry& entry : raw) out.history.push_back(ToEntry(entry, fields.driver_container));
+  if (raw.empty()) return;
+  if (out.history.back().state == AppState::kUnknown) {
+    fields.unknown_current_state = std::string(raw.back().summary);
+  }
+  const rapidjson::Value* message_source = current != nullptr ? current : raw.back().value;
+  fields.current_message = CapMessage(json::String(message_source, "message").value_or(""));
+  if (IsSuspendedState(out.history.back().state)) {
+    std::optional<std::string_view> reason = json::String(current, "suspendReason");
+    out.suspend_reason = std::string(reason && !reason->empty() ? *reason : kSuspendReasonSpec);
+  }
+}
+
+}  // namespace
+
+void SetStatus(const ApacheStatus& status, AppFields& fields) {
+  fields.operator_state = static_cast<uint8_t>(
+      status.history.empty() ? AppState::kUnknown : status.history.back().state);
+  fields.status_started = HistoryStarted(status.history);
+  fields.operator_status.clear();
+  PutSigned(fields.operator_status, status.attempt_id);
+  PutBytes(fields.operator_status, status.suspend_reason);
+  PackHistory(status.history, fields.operator_status);
+}
+
+StatusView::StatusView(const AppProjection& app)
+    : current_state_(static_cast<AppState>(app.operator_state())),
+      history_started_(app.status_started()) {
+  std::string_view packed = app.operator_status();
+  if (packed.empty()) return;  // a projection made without SetStatus
+  const char* at = packed.data();
+  attempt_id_ = GetSigned(at);
+  suspend_reason_ = GetBytes(at);
+  history_ = packed.substr(static_cast<size_t>(at - packed.data()));
+}
+
+ApacheStatus StatusOf(const AppProjection& app) {
+  const StatusView view(app);
+  ApacheStatus status;
+  for (const StateEntry& entry : view.history()) status.history.push_back(entry);
+  status.suspend_reason = std::string(view.suspend_reason());
+  status.attempt_id = view.attempt_id();
+  return status;
+}
+
+void HistoryDecoder::operator()(const char*& at, StateEntry& entry) {
+  entry.state = static_cast<AppState>(static_cast<uint8_t>(*at++));
+  auto flags = static_cast<uint8_t>(*at++);
+  entry.id = (flags & kCurrentId) ? kCurrentStateId : GetDelta(at, previous_id);
+  entry.transition_time = (flags & kHasTransition) ? GetDelta(at, previous_time) : kNoTime;
+  entry.driver_started = (flags & kHasDriverStarted) ? GetDelta(at, previous_time) : kNoTime;
+  entry.driver_finished = (flags & kHasDriverFinished) ? GetDelta(at, previous_time) : kNoTime;
+}
+
+StateEntry HistoryView::back() const {
+  StateEntry last;
+  for (const StateEntry& entry : *this) last = entry;
+  return last;
+}
+
+StateEntry HistoryView::operator[](size_t i) const {
+  Iterator it = begin();
+  std::advance(it, i);
+  return *it;
+}
+
+absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
+  absl::StatusOr<AppFields> projected = ProjectMetadata(app);
+  if (!projected.ok()) return projected.status();
+  AppFields& fields = *projected;
+  const rapidjson::Value* labels = json::Member(json::Member(app, "metadata"), "labels");
+  fields.kueue_queued = json::String(labels, kLabelKueueQueueName).has_value();
+  const rapidjson::Value* spec = json::Member(app, "spec");
+  if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
+    fields.suspend_requested = suspend->IsBool() && suspend->GetBool();
+  }
+  fields.driver_container = DriverContainerName(spec);
+  fields.spark_app_id =
+      std::string(json::String(json::Member(spec, "sparkConf"), kConfAppId).value_or(""));
+
+  const rapidjson::Value* status = json::Member(app, "status");
+  ApacheStatus apache;
+  apache.attempt_id =
+      json::Int(json::Member(json::Member(status, "currentAttemptSummary"), "attemptInfo"), "id")
+          .value_or(0);
+  ProjectHistory(status, fields, apache);
+  SetStatus(apache, fields);
+  return AppProjection(fields);
+}
+
+absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
+  return ProjectJsonWith(json_text, ProjectApp);
+}
+
+std::string_view OperatorState(const AppProjection& app) {
+  if (!HasState(app)) return "";
+  const auto state = static_cast<AppState>(app.operator_state());
+  if (state == AppState::kUnknown) return app.unknown_current_state();
+  return AppStateName(state);
+}
+
+bool HasState(const AppProjection& app) { return !StatusView(app).history().empty(); }
+
+bool IsHeldWithoutStatus(const AppProjection& app) {
+  return app.suspend_requested() || app.kueue_queued();
+}
+
+bool IsStopped(const AppProjection& app) {
+  if (!HasState(app)) return false;
+  const auto state = static_cast<AppState>(app.operator_state());
+  return IsOutcomeState(state) || IsStoppedState(state);
+}
+
+}  // namespace kje::spark::apache

@@ -1,0 +1,74 @@
+// What every operator's backend answers alike. This file, as the registry it tests, may name
+// each operator: it builds their statuses to ask their backends.
+
+#include "spark/operators.h"
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "spark/apache/app_projection.h"
+#include "spark/kubeflow/app_projection.h"
+
+namespace kje::spark {
+namespace {
+
+// Every status an operator's folder can pack, for a state code: with and without a history of
+// that state (Apache), or the state itself (Kubeflow).
+using StatusesOf = std::function<std::vector<AppFields>(int code)>;
+
+std::vector<AppFields> ApacheStatuses(int code) {
+  if (code > static_cast<int>(apache::AppState::kSuspended)) return {};
+  std::vector<AppFields> out;
+  for (bool has_history : {false, true}) {
+    apache::ApacheStatus status;
+    if (has_history) {
+      status.history.push_back({apache::kCurrentStateId, kNoTime, kNoTime, kNoTime,
+                                static_cast<apache::AppState>(code)});
+    }
+    AppFields fields;
+    apache::SetStatus(status, fields);
+    out.push_back(fields);
+  }
+  return out;
+}
+
+std::vector<AppFields> KubeflowStatuses(int code) {
+  if (code > static_cast<int>(kubeflow::State::kUnrecognized)) return {};
+  kubeflow::KubeflowStatus status;
+  status.state = static_cast<kubeflow::State>(code);
+  AppFields fields;
+  kubeflow::SetStatus(status, fields);
+  return {fields};
+}
+
+TEST_CASE("A stopped app always has a state, whichever the operator and the state") {
+  // The executor's cached Status asks IsStopped alone on that account.
+  const std::vector<std::pair<std::string_view, StatusesOf>> operators = {
+      {"apache", ApacheStatuses}, {"kubeflow", KubeflowStatuses}};
+  REQUIRE(operators.size() == OperatorNames().size());
+  for (const auto& [name, statuses] : operators) {
+    INFO(name);
+    absl::StatusOr<std::unique_ptr<OperatorBackend>> backend = NewOperatorBackend(name);
+    REQUIRE(backend.ok());
+    int stopped = 0;
+    for (int code = 0; code < 256; ++code) {
+      for (AppFields fields : statuses(code)) {
+        for (bool has_status : {false, true}) {
+          fields.namespace_ = "spark-jobs";
+          fields.name = "gravitino-job-1";
+          fields.has_status = has_status;
+          const AppProjection app(fields);
+          if (!(*backend)->IsStopped(app)) continue;
+          ++stopped;
+          CHECK((*backend)->HasState(app));
+        }
+      }
+    }
+    CHECK(stopped >= 2);  // the operator's stopped states were among them
+  }
+}
+
+}  // namespace
+}  // namespace kje::spark
