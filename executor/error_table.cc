@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 #include "k8s/errors.h"
+#include "spark/build_error.h"
 
 namespace kje::executor {
 namespace {
@@ -128,6 +129,23 @@ std::string_view OutcomeOf(const absl::Status& status, absl::Time rpc_deadline, 
   }
   if (code >= 500 && code <= 599) return "other 5xx";
   return "other";
+}
+
+absl::Status FromBuild(const absl::Status& status, Rpc rpc) {
+  if (status.ok()) return status;
+  switch (spark::BuildInputOf(status)) {
+    case spark::BuildInput::kServerConfig:
+      return absl::InternalError(status.message());
+    case spark::BuildInput::kJobId:
+      if (rpc == Rpc::kCreateSchedule) {
+        return absl::InvalidArgumentError(absl::StrCat("schedule_id: ", status.message()));
+      }
+      return absl::InvalidArgumentError(status.message());
+    case spark::BuildInput::kTemplate:
+    case spark::BuildInput::kRunId:
+      break;
+  }
+  return status;
 }
 
 absl::Status FromKubernetes(const absl::Status& status, Rpc rpc, std::string_view what,

@@ -63,4 +63,10 @@ std::string_view OutcomeOf(const absl::Status& status, absl::Time rpc_deadline, 
 absl::Status FromKubernetes(const absl::Status& status, Rpc rpc, std::string_view what,
                             absl::Time rpc_deadline, absl::Time now);
 
+// The caller's status for a builder's refusal (spark/build_error.h) while serving `rpc`: one the
+// executor's own configuration causes is INTERNAL (the caller can't fix it); a refused id is
+// INVALID_ARGUMENT, and for CreateSchedule names its field, schedule_id; the rest (the template,
+// a run id) keep the builder's code.
+absl::Status FromBuild(const absl::Status& status, Rpc rpc);
+
 }  // namespace kje::executor

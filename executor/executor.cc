@@ -528,9 +528,7 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
   auto built = ctx_.backend->Build(job_id, metalake, job, ctx_.options.builder);
   if (!built.ok()) {
     // Nothing was created: the template can't run as an application.
-    absl::Status error = built.status();
-    if (absl::IsFailedPrecondition(error)) error = absl::InternalError(error.message());
-    return Answer<SubmitResult>(done, error);
+    return Answer<SubmitResult>(done, FromBuild(built.status(), Rpc::kSubmit));
   }
   if (absl::Status allowed = ctx_.policy.Check(built->namespace_); !allowed.ok()) {
     return Answer<SubmitResult>(done, allowed);

@@ -21,6 +21,7 @@
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "spark/build_error.h"
 #include "spark/names.h"
 #include "spark/operators.h"
 
@@ -341,10 +342,7 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
   auto run = ref.ops->BuildRun(*got, run_id);
   if (!run.ok()) {
     // The name was checked before: what's left is a schedule the API server returned unreadable.
-    if (absl::IsInvalidArgument(run.status()) &&
-        absl::StrContains(run.status().message(), "run_id")) {
-      co_return run.status();
-    }
+    if (spark::BuildInputOf(run.status()) == spark::BuildInput::kRunId) co_return run.status();
     co_return absl::InternalError(
         absl::StrCat("can't start a run of ", ScheduleWhere(ref), ": ", run.status().message()));
   }
@@ -401,12 +399,7 @@ std::shared_ptr<RpcHandle> Executor::CreateSchedule(
   }
   auto built = ctx_.backend->Build(schedule_id, metalake, job, ctx_.options.builder);
   if (!built.ok()) {
-    absl::Status error = built.status();
-    if (absl::IsFailedPrecondition(error)) error = absl::InternalError(error.message());
-    if (absl::StrContains(error.message(), "job id")) {
-      error = absl::InvalidArgumentError(absl::StrCat("schedule_id: ", error.message()));
-    }
-    return Refuse<ScheduleResult>(done, error);
+    return Refuse<ScheduleResult>(done, FromBuild(built.status(), Rpc::kCreateSchedule));
   }
   auto ref = ResolveSchedule(ctx_, built->namespace_, schedule_id);
   if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());

@@ -8,10 +8,16 @@
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "spark/build_error.h"
 #include "spark/names.h"
 
 namespace kje::spark {
 namespace {
+
+// The executor's own configuration can't make this job: not the caller's to fix.
+absl::Status ServerConfigError(absl::string_view message) {
+  return TagBuildError(BuildInput::kServerConfig, absl::FailedPreconditionError(message));
+}
 
 constexpr std::string_view kBuiltinPrefix = "builtin-";
 constexpr std::string_view kK8sMasterPrefix = "k8s://";
@@ -90,10 +96,9 @@ absl::Status CheckTemplate(std::string_view job_id, std::string_view metalake,
   }
   if (IsBlank(metalake)) return absl::InvalidArgumentError("The job has no metalake");
   if (IsBlank(options.image) || IsBlank(options.spark_version)) {
-    return absl::FailedPreconditionError(
-        "The executor is configured without a Spark image or Spark version");
+    return ServerConfigError("The executor is configured without a Spark image or Spark version");
   }
-  RETURN_IF_ERROR(ValidateJobId(options.name_prefix, job_id));
+  RETURN_IF_ERROR(TagBuildError(BuildInput::kJobId, ValidateJobId(options.name_prefix, job_id)));
   if (!spark_template.environments.empty()) {
     // A few names are enough to act on; a template may set thousands.
     constexpr size_t kNamesShown = 5;
@@ -165,7 +170,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
   if (builtin && !IsClusterReachable(job.executable)) {
     // Built-in jobs name the jobs jar on the server; the Spark image carries its own copy.
     if (!IsValidUri(options.builtin_jobs_jar) || !IsClusterReachable(options.builtin_jobs_jar)) {
-      return absl::FailedPreconditionError(absl::StrCat(
+      return ServerConfigError(absl::StrCat(
           "The executor's spark.builtinJobsJar isn't a URI reachable from the cluster: ",
           QuoteBounded(options.builtin_jobs_jar)));
     }
@@ -199,14 +204,14 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
     }
   }
   if (!IsDns1123Label(job.namespace_)) {
-    return absl::FailedPreconditionError(
+    return ServerConfigError(
         absl::StrCat("The executor's default namespace isn't a valid namespace name: ",
                      QuoteBounded(job.namespace_)));
   }
   job.name = ResourceName(options.name_prefix, job_id);
   absl::StatusOr<ExecutionId> id =
       ExecutionId::Of(options.cluster, kKindSparkApp, job.namespace_, job.name);
-  if (!id.ok()) return absl::FailedPreconditionError(id.status().message());
+  if (!id.ok()) return ServerConfigError(id.status().message());
   job.execution_id = *std::move(id);
   if (!IsBlank(spark_template.class_name)) job.class_name = spark_template.class_name;
   job.arguments = spark_template.arguments;

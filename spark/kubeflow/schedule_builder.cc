@@ -10,6 +10,7 @@
 #include "base/strings.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "spark/build_error.h"
 #include "spark/json_util.h"
 #include "spark/json_writer.h"
 #include "spark/kubeflow/cron_check.h"
@@ -277,10 +278,11 @@ absl::StatusOr<std::string> ManualRunName(std::string_view schedule_name, std::s
   bool plain = !run_id.empty();
   for (char c : run_id) plain = plain && (absl::ascii_islower(c) || absl::ascii_isdigit(c));
   if (!plain || run_id.size() > room) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("run_id ", QuoteBounded(run_id), " must be 1 to ", room,
-                     " lower-case letters and digits, so that the run's name stays within ",
-                     kMaxNameLength, " characters"));
+    return TagBuildError(BuildInput::kRunId,
+                         absl::InvalidArgumentError(absl::StrCat(
+                             "run_id ", QuoteBounded(run_id), " must be 1 to ", room,
+                             " lower-case letters and digits, so that the run's name stays within ",
+                             kMaxNameLength, " characters")));
   }
   return absl::StrCat(ToAbsl(schedule_name), "-", ToAbsl(kManualRunMarker), ToAbsl(run_id));
 }

@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "base/strings.h"
 #include "k8s/errors.h"
+#include "spark/build_error.h"
 
 namespace kje::executor {
 namespace {
@@ -146,6 +147,25 @@ TEST_CASE("Only the service's own queue is throttled; an answer too large is no 
 
 TEST_CASE("A success passes through untouched") {
   CHECK(FromKubernetes(absl::OkStatus(), Rpc::kAny, "x", absl::Now(), absl::Now()).ok());
+}
+
+TEST_CASE("A builder's refusal: the executor's configuration is INTERNAL, an id names its field") {
+  const absl::Status config = spark::TagBuildError(spark::BuildInput::kServerConfig,
+                                                   absl::FailedPreconditionError("no Spark image"));
+  for (Rpc rpc : {Rpc::kSubmit, Rpc::kCreateSchedule}) {
+    CHECK(FromBuild(config, rpc) == absl::InternalError("no Spark image"));
+  }
+  const absl::Status id =
+      spark::TagBuildError(spark::BuildInput::kJobId, absl::InvalidArgumentError("too long"));
+  CHECK(FromBuild(id, Rpc::kSubmit) == absl::InvalidArgumentError("too long"));
+  CHECK(FromBuild(id, Rpc::kCreateSchedule) == absl::InvalidArgumentError("schedule_id: too long"));
+  // The template's and a run id's errors are the builder's, words about ids notwithstanding.
+  const absl::Status words = absl::InvalidArgumentError("the job id in spark.app.id");
+  CHECK(FromBuild(words, Rpc::kCreateSchedule) == words);
+  const absl::Status run =
+      spark::TagBuildError(spark::BuildInput::kRunId, absl::InvalidArgumentError("run_id x"));
+  CHECK(FromBuild(run, Rpc::kRunScheduleNow) == run);
+  CHECK(FromBuild(absl::OkStatus(), Rpc::kSubmit).ok());
 }
 
 }  // namespace
