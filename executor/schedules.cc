@@ -76,21 +76,6 @@ absl::StatusOr<ScheduleRef> ResolveSchedule(const ExecutorContext& ex, const std
 
 // The built application's labels: the schedule carries them, and the controller copies them to
 // every run, so runs are found like jobs.
-std::map<std::string, std::string> LabelsOf(const std::string& app_json) {
-  std::map<std::string, std::string> labels;
-  rapidjson::Document doc;
-  doc.Parse(app_json.data(), app_json.size());
-  if (doc.HasParseError() || !doc.IsObject()) return labels;
-  auto metadata = doc.FindMember("metadata");
-  if (metadata == doc.MemberEnd() || !metadata->value.IsObject()) return labels;
-  auto found = metadata->value.FindMember("labels");
-  if (found == metadata->value.MemberEnd() || !found->value.IsObject()) return labels;
-  for (const auto& m : found->value.GetObject()) {
-    if (m.value.IsString()) labels[m.name.GetString()] = m.value.GetString();
-  }
-  return labels;
-}
-
 }  // namespace
 
 namespace coroutines {
@@ -406,7 +391,7 @@ std::shared_ptr<RpcHandle> Executor::CreateSchedule(
   spark::ScheduleMeta meta;
   meta.name = ref->name;
   meta.namespace_ = built->namespace_;
-  meta.labels = LabelsOf(built->json);
+  meta.labels = built->labels;
   if (!metalake.empty()) meta.annotations[std::string(spark::kAnnotationMetalake)] = metalake;
   auto schedule = ref->ops->Build(meta, spec, built->json);
   if (!schedule.ok()) return Refuse<ScheduleResult>(done, schedule.status());

@@ -58,6 +58,8 @@ struct BuiltApplication {
   std::string name;
   ExecutionId execution_id;
   std::string json;  // The application to POST, in the operator's own API.
+  // The labels it carries (a schedule of it carries them too, and copies them to its runs).
+  std::map<std::string, std::string> labels;
   // What the builder ignored and the caller should log (never a value: values may be secrets).
   std::vector<std::string> warnings;
 };

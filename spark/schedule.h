@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "rapidjson/document.h"
 #include "spark/app_projection.h"
+#include "spark/object_meta.h"
 #include "spark/time_util.h"
 
 namespace kje::spark {
@@ -54,15 +55,9 @@ struct ScheduleUpdate {
 // `spec` with the fields `update` sets.
 ScheduleSpec Merged(ScheduleSpec spec, const ScheduleUpdate& update);
 
-struct ScheduleMeta {
-  std::string name;
-  std::string namespace_;  // "" takes the application's
-  // On the schedule and, copied by the operator, on every run: the executor's identity labels
-  // belong here.
-  std::map<std::string, std::string> labels;
-  // On the schedule only.
-  std::map<std::string, std::string> annotations;
-};
+// namespace_ "" takes the application's. Labels go on the schedule and, copied by the operator,
+// on every run: the executor's identity labels belong there; annotations on the schedule only.
+using ScheduleMeta = ObjectMeta;
 
 // A built resource, ready to send.
 struct BuiltObject {

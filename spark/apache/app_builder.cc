@@ -14,6 +14,7 @@
 #include "spark/apache/names.h"
 #include "spark/json_writer.h"
 #include "spark/names.h"
+#include "spark/object_meta.h"
 #include "spark/resolved_job.h"
 
 namespace kje::spark::apache {
@@ -67,6 +68,8 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   built.namespace_ = job.namespace_;
   built.name = job.name;
   built.execution_id = job.execution_id;
+  const ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  built.labels = meta.labels;
   const std::string& executable = job.executable;
 
   rapidjson::StringBuffer buffer;
@@ -74,20 +77,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.StartObject();
   KeyStr(w, "apiVersion", kApiVersion);
   KeyStr(w, "kind", kKind);
-  Key(w, "metadata");
-  w.StartObject();
-  KeyStr(w, "name", built.name);
-  KeyStr(w, "namespace", built.namespace_);
-  Key(w, "labels");
-  w.StartObject();
-  KeyStr(w, kLabelManagedBy, kManagedByGravitino);
-  KeyStr(w, kLabelJobId, job_id);
-  w.EndObject();
-  Key(w, "annotations");
-  w.StartObject();
-  KeyStr(w, kAnnotationMetalake, metalake);
-  w.EndObject();
-  w.EndObject();  // metadata
+  WriteObjectMeta(w, meta);
 
   Key(w, "spec");
   w.StartObject();

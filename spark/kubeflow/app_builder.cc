@@ -17,6 +17,7 @@
 #include "spark/json_writer.h"
 #include "spark/kubeflow/names.h"
 #include "spark/names.h"
+#include "spark/object_meta.h"
 #include "spark/resolved_job.h"
 
 namespace kje::spark::kubeflow {
@@ -169,25 +170,13 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   std::vector<std::string> files = TakeList(conf, kConfFiles, job.files);
   std::vector<std::string> archives = TakeList(conf, kConfArchives, job.archives);
 
+  const ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
   KeyStr(w, "apiVersion", kApiVersion);
   KeyStr(w, "kind", kKind);
-  Key(w, "metadata");
-  w.StartObject();
-  KeyStr(w, "name", job.name);
-  KeyStr(w, "namespace", job.namespace_);
-  Key(w, "labels");
-  w.StartObject();
-  KeyStr(w, spark::kLabelManagedBy, spark::kManagedByGravitino);
-  KeyStr(w, spark::kLabelJobId, job_id);
-  w.EndObject();
-  Key(w, "annotations");
-  w.StartObject();
-  KeyStr(w, spark::kAnnotationMetalake, metalake);
-  w.EndObject();
-  w.EndObject();  // metadata
+  WriteObjectMeta(w, meta);
 
   Key(w, "spec");
   w.StartObject();
@@ -226,6 +215,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   built.namespace_ = job.namespace_;
   built.name = job.name;
   built.execution_id = std::move(job.execution_id);
+  built.labels = meta.labels;
   built.json.assign(buffer.GetString(), buffer.GetSize());
   built.warnings = std::move(job.warnings);
   return built;

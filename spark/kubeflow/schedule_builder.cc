@@ -146,13 +146,9 @@ absl::StatusOr<BuiltObject> BuildScheduledApplication(const ScheduleMeta& meta,
   w.StartObject();
   KeyStr(w, "apiVersion", kApiVersion);
   KeyStr(w, "kind", kScheduledKind);
-  Key(w, "metadata");
-  w.StartObject();
-  KeyStr(w, "name", meta.name);
-  KeyStr(w, "namespace", namespace_);
-  if (!meta.labels.empty()) WriteStringMap(w, "labels", meta.labels);
-  if (!meta.annotations.empty()) WriteStringMap(w, "annotations", meta.annotations);
-  w.EndObject();  // metadata
+  ObjectMeta written = meta;
+  written.namespace_ = std::string(namespace_);
+  WriteObjectMeta(w, written);
   Key(w, "spec");
   w.StartObject();
   KeyStr(w, "schedule", spec.cron);

@@ -1,6 +1,7 @@
 #include "spark/apache/app_builder.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -104,6 +105,11 @@ TEST_CASE("The SparkApplication equals the Java executor's - field for field") {
   CHECK(built->name == "gravitino-job-688822913391439376");
   CHECK(built->execution_id.ToString() ==
         "prod/sparkapp/spark-jobs/gravitino-job-688822913391439376");
+  // The labels it reports are the ones it wrote (a schedule copies them).
+  const std::map<std::string, std::string> labels = {
+      {"app.kubernetes.io/managed-by", "gravitino"},
+      {"gravitino.apache.org/job-id", "688822913391439376"}};
+  CHECK(built->labels == labels);
 }
 
 TEST_CASE("Options reach the tolerations - image - service account and runtime version") {
