@@ -13,29 +13,6 @@
 namespace kje::spark::kubeflow {
 namespace {
 
-Schedule Neutral(ScheduleProjection s) {
-  Schedule out;
-  out.namespace_ = std::move(s.namespace_);
-  out.name = std::move(s.name);
-  out.uid = std::move(s.uid);
-  out.resource_version = std::move(s.resource_version);
-  out.creation_time = s.creation_time;
-  out.deleting = s.deleting;
-  out.labels = std::move(s.labels);
-  out.spec = std::move(s.spec);
-  out.unrecognized_policy = std::move(s.unrecognized_policy);
-  out.state = s.state == ScheduleState::kUnrecognized ? std::move(s.unrecognized_state)
-                                                      : std::string(ScheduleStateName(s.state));
-  out.refused = s.state == ScheduleState::kFailedValidation;
-  out.reason = std::move(s.reason);
-  out.last_run = s.last_run;
-  out.next_run = s.next_run;
-  out.last_run_name = std::move(s.last_run_name);
-  out.past_successful_run_names = std::move(s.past_successful_run_names);
-  out.past_failed_run_names = std::move(s.past_failed_run_names);
-  return out;
-}
-
 // ScheduledSparkApplications, run by the operator's own controller.
 class ScheduledApps final : public ScheduleBackend {
  public:
@@ -49,9 +26,7 @@ class ScheduledApps final : public ScheduleBackend {
     return BuildScheduledApplication(meta, spec, application_json);
   }
   absl::StatusOr<Schedule> Project(const rapidjson::Value& schedule) const override {
-    auto projected = ProjectSchedule(schedule);
-    if (!projected.ok()) return projected.status();
-    return Neutral(*std::move(projected));
+    return ProjectSchedule(schedule);
   }
   absl::StatusOr<std::string> UpdatePatch(const ScheduleUpdate& update) const override {
     return BuildScheduleUpdatePatch(update);

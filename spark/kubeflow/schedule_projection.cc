@@ -106,11 +106,11 @@ std::string_view ScheduleStateName(ScheduleState state) {
   return "";
 }
 
-absl::StatusOr<ScheduleProjection> ProjectSchedule(const rapidjson::Value& schedule) {
+absl::StatusOr<Schedule> ProjectSchedule(const rapidjson::Value& schedule) {
   if (!schedule.IsObject()) {
     return absl::InvalidArgumentError("a ScheduledSparkApplication must be a JSON object");
   }
-  ScheduleProjection out;
+  Schedule out;
   ASSIGN_OR_RETURN(const rapidjson::Value* metadata, ObjectAt(&schedule, "metadata", "metadata"));
   ASSIGN_OR_RETURN(out.name, StringAt(metadata, "name", "metadata.name"));
   ASSIGN_OR_RETURN(out.namespace_, StringAt(metadata, "namespace", "metadata.namespace"));
@@ -156,8 +156,10 @@ absl::StatusOr<ScheduleProjection> ProjectSchedule(const rapidjson::Value& sched
 
   ASSIGN_OR_RETURN(const rapidjson::Value* status, ObjectAt(&schedule, "status", "status"));
   ASSIGN_OR_RETURN(std::string state, StringAt(status, "scheduleState", "status.scheduleState"));
-  out.state = ParseScheduleState(state);
-  if (out.state == ScheduleState::kUnrecognized) out.unrecognized_state = CapMessage(state);
+  const ScheduleState known = ParseScheduleState(state);
+  out.state = known == ScheduleState::kUnrecognized ? CapMessage(state)
+                                                    : std::string(ScheduleStateName(known));
+  out.refused = known == ScheduleState::kFailedValidation;
   ASSIGN_OR_RETURN(std::string reason, StringAt(status, "reason", "status.reason"));
   out.reason = CapMessage(reason);
   ASSIGN_OR_RETURN(out.last_run, TimeAt(status, "lastRun", "status.lastRun"));
@@ -170,7 +172,7 @@ absl::StatusOr<ScheduleProjection> ProjectSchedule(const rapidjson::Value& sched
   return out;
 }
 
-absl::StatusOr<ScheduleProjection> ProjectScheduleJson(std::string_view json_text) {
+absl::StatusOr<Schedule> ProjectScheduleJson(std::string_view json_text) {
   rapidjson::Document document;
   document.Parse(json_text.data(), json_text.size());
   if (document.HasParseError()) {
