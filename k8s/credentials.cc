@@ -46,82 +46,19 @@ std::string JsonString(const rapidjson::Value& object, const char* name) {
 absl::StatusOr<std::unique_ptr<TokenFileCredentialProvider>> TokenFileCredentialProvider::Create(
     std::string path, std::string client_cert_pem, std::string client_key_pem, const Clock& clock,
     absl::Duration recheck) {
-  std::unique_ptr<TokenFileCredentialProvider> provider(new TokenFileCredentialProvider(
-      std::move(path), std::move(client_cert_pem), std::move(client_key_pem), clock, recheck));
-  absl::MutexLock lock(&provider->mu_);
-  if (absl::Status s = provider->Refresh(); !s.ok()) return s;
-  provider->next_look_ns_ = absl::ToUnixNanos(clock.Now() + recheck);
-  return provider;
-}
-
-absl::Status TokenFileCredentialProvider::Refresh() {
-  FileVersion version;
-  struct stat st;
-  if (::stat(path_.c_str(), &st) == 0) {
-    version.exists = true;
-    version.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    version.size = st.st_size;
-    version.inode = st.st_ino;
-  }
-  if (seen_ && *seen_ == version) return absl::OkStatus();
-  std::string token;
-  if (version.exists) {
-    std::ifstream in(path_, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    token = Trimmed(buffer.str());
-  }
-  std::string current;
-  {
-    absl::MutexLock lock(&token_mu_);
-    current = token_;
-  }
-  if (!current.empty() && token.empty()) {
-    // Keep serving the last good token: a rotation may truncate or replace the file first.
-    if (!seen_ || *seen_ != version) {
-      log::Warn("token file is empty or missing; keeping the last token")
-          .Kv("path", path_)
-          .Kv("exists", version.exists);
-    }
-    seen_ = version;
-    return absl::OkStatus();
-  }
-  if (token.empty()) {
-    return version.exists
-               ? absl::FailedPreconditionError(absl::StrCat("token file ", path_, " is empty"))
-               : absl::NotFoundError(absl::StrCat("token file ", path_, " does not exist"));
-  }
-  if (!current.empty() && token != current) log::Info("token file changed").Kv("path", path_);
-  {
-    absl::MutexLock lock(&token_mu_);
-    token_ = std::move(token);
-  }
-  seen_ = version;
-  return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<SecretFile>> token =
+      SecretFile::Open(std::move(path), "token file", clock, recheck);
+  if (!token.ok()) return token.status();
+  return std::unique_ptr<TokenFileCredentialProvider>(new TokenFileCredentialProvider(
+      *std::move(token), std::move(client_cert_pem), std::move(client_key_pem)));
 }
 
 absl::StatusOr<Credentials> TokenFileCredentialProvider::Get() {
-  absl::Time now = clock_.Now();
-  // The look is due, and nobody else is looking: this request looks (a stat, and a read if the
-  // file changed). Everyone else takes the token as it is.
-  if (absl::ToUnixNanos(now) >= next_look_ns_.load(std::memory_order_acquire) && mu_.TryLock()) {
-    next_look_ns_.store(absl::ToUnixNanos(now + recheck_), std::memory_order_release);
-    absl::Status error = Refresh();
-    mu_.Unlock();
-    if (!error.ok()) return error;
-  }
-  absl::MutexLock lock(&token_mu_);
-  if (token_.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("token file ", path_, " is empty"));
-  }
-  return Credentials{token_, cert_, key_};
+  token_->MaybeReload();
+  return Credentials{token_->Value(), cert_, key_};
 }
 
-void TokenFileCredentialProvider::Invalidate() {
-  absl::MutexLock lock(&mu_);
-  seen_.reset();  // force a re-read even if stat says nothing changed (same-second rewrite)
-  next_look_ns_.store(0, std::memory_order_release);
-}
+void TokenFileCredentialProvider::Invalidate() { token_->Invalidate(); }
 
 absl::StatusOr<ExecCredentialResult> ParseExecCredential(std::string_view json,
                                                          std::string_view expected_api_version) {

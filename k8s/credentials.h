@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/secret_file.h"
 
 namespace kje::k8s {
 
@@ -52,12 +53,10 @@ class StaticCredentialProvider final : public CredentialProvider {
   const Credentials credentials_;
 };
 
-// A bearer token read from a file and re-read whenever the file changes (mtime, size or inode).
-// Once a token was read, an emptied or removed file keeps the last token and warns once per file
-// version, so a rotation that replaces the file non-atomically never fails requests. Create()
-// fails when the file is missing or empty at start. A client certificate may ride along.
-// The file is looked at on a timer (at most once per `recheck`, by whichever request finds the
-// look due while nobody else is looking), not per request; Invalidate() makes the next Get() look.
+// A bearer token read from a file, rotated as every secret file is (base/secret_file.h: looked at
+// on a timer, re-read when its version changes, the last token kept with a warning per file
+// version if it is emptied or removed). Create() fails when the file is missing or empty at start.
+// A client certificate may ride along. Invalidate() makes the next Get() read the file.
 class TokenFileCredentialProvider final : public CredentialProvider {
  public:
   static absl::StatusOr<std::unique_ptr<TokenFileCredentialProvider>> Create(
@@ -68,33 +67,12 @@ class TokenFileCredentialProvider final : public CredentialProvider {
   void Invalidate() override;
 
  private:
-  struct FileVersion {
-    bool exists = false;
-    int64_t mtime_ns = 0;
-    int64_t size = 0;
-    uint64_t inode = 0;
-    bool operator==(const FileVersion&) const = default;
-  };
+  TokenFileCredentialProvider(std::unique_ptr<SecretFile> token, std::string cert, std::string key)
+      : token_(std::move(token)), cert_(std::move(cert)), key_(std::move(key)) {}
 
-  TokenFileCredentialProvider(std::string path, std::string cert, std::string key,
-                              const Clock& clock, absl::Duration recheck)
-      : path_(std::move(path)),
-        cert_(std::move(cert)),
-        key_(std::move(key)),
-        clock_(clock),
-        recheck_(recheck) {}
-  absl::Status Refresh() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  const std::string path_;
+  const std::unique_ptr<SecretFile> token_;
   const std::string cert_;
   const std::string key_;
-  const Clock& clock_;
-  const absl::Duration recheck_;
-  absl::Mutex mu_;  // held by the one request that looks at the file
-  std::optional<FileVersion> seen_ ABSL_GUARDED_BY(mu_);
-  mutable absl::Mutex token_mu_;
-  std::string token_ ABSL_GUARDED_BY(token_mu_);
-  std::atomic<int64_t> next_look_ns_ = 0;  // clock time of the next look, for the fast path
 };
 
 // A kubeconfig `user.exec` section.

@@ -1,23 +1,19 @@
 #pragma once
 
 // Bearer-token authentication of callers on the gRPC port (server.tokenFile). The accepted token
-// is the file's content, re-read when the file changes, so a mounted Secret can be rotated without
-// a restart; if the file is emptied or removed later, the last token stays in force (and a warning
-// is logged once), as with the Kubernetes token file. Tokens never reach a log.
-//
-// The file is looked at on a timer, not per request: at most once per `recheck` (and, for a
-// token that doesn't match, once per `recheck_on_mismatch`, so a caller that rotated first isn't
-// refused for long). A check takes a shared lock for the comparison and never waits for a file.
+// is the file's content, rotated as every secret file is (base/secret_file.h: re-read on a timer
+// when it changes, the last token kept if it is emptied or removed). A token that doesn't match
+// has the file looked at sooner, once per `recheck_on_mismatch`, so a caller that rotated first
+// isn't refused for long. A check never waits for the file. Tokens never reach a log.
 
-#include <ctime>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "base/clock.h"
+#include "base/secret_file.h"
 
 namespace kje::server {
 
@@ -34,33 +30,12 @@ class TokenAuthenticator {
   absl::Status Check(std::string_view authorization);
 
  private:
-  TokenAuthenticator(std::string path, const Clock& clock, absl::Duration recheck,
-                     absl::Duration recheck_on_mismatch)
-      : path_(std::move(path)),
-        clock_(clock),
-        recheck_(recheck),
-        recheck_on_mismatch_(recheck_on_mismatch) {}
+  TokenAuthenticator(std::unique_ptr<SecretFile> token, absl::Duration recheck_on_mismatch)
+      : token_(std::move(token)), recheck_on_mismatch_(recheck_on_mismatch) {}
   bool Matches(std::string_view authorization) const;
-  // Looks at the file when the last look is older than `interval` and nobody else is looking.
-  void MaybeRefresh(absl::Duration interval);
-  // Re-reads the file if its modification time or size changed.
-  void Refresh() ABSL_EXCLUSIVE_LOCKS_REQUIRED(file_mu_);
 
-  const std::string path_;
-  const Clock& clock_;
-  const absl::Duration recheck_;
+  const std::unique_ptr<SecretFile> token_;
   const absl::Duration recheck_on_mismatch_;
-
-  mutable absl::Mutex token_mu_;
-  std::string token_ ABSL_GUARDED_BY(token_mu_);
-
-  // Held only by the one request that looks at the file; the others don't wait for it.
-  absl::Mutex file_mu_;
-  absl::Time last_look_ ABSL_GUARDED_BY(file_mu_) = absl::InfinitePast();
-  timespec mtime_ ABSL_GUARDED_BY(file_mu_) = {};
-  off_t size_ ABSL_GUARDED_BY(file_mu_) = -1;
-  bool warned_ ABSL_GUARDED_BY(file_mu_) = false;
-  bool has_token_ ABSL_GUARDED_BY(file_mu_) = false;
 };
 
 }  // namespace kje::server
