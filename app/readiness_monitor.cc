@@ -21,12 +21,13 @@ ReadinessOptions ReadinessOptionsFrom(const server::Config& config) {
   return options;
 }
 
-ReadinessMonitor::ReadinessMonitor(boost::asio::any_io_executor executor, ReadinessOptions options,
-                                   ReadinessInputs inputs, const Clock& clock)
+ReadinessMonitor::ReadinessMonitor(const boost::asio::any_io_executor& executor,
+                                   ReadinessOptions options, ReadinessInputs inputs,
+                                   const Clock& clock)
     : options_(options),
       inputs_(std::move(inputs)),
       clock_(clock),
-      strand_(boost::asio::make_strand(std::move(executor))),
+      strand_(boost::asio::make_strand(executor)),
       timer_(strand_) {}
 
 void ReadinessMonitor::Start() {

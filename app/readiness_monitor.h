@@ -55,7 +55,7 @@ struct ReadinessInputs {
 class ReadinessMonitor {
  public:
   // `clock` (not owned) outlives the monitor; so does the executor's io_context.
-  ReadinessMonitor(boost::asio::any_io_executor executor, ReadinessOptions options,
+  ReadinessMonitor(const boost::asio::any_io_executor& executor, ReadinessOptions options,
                    ReadinessInputs inputs, const Clock& clock);
 
   ReadinessMonitor(const ReadinessMonitor&) = delete;

@@ -70,12 +70,12 @@ std::string DidYouMean(std::string_view name, const std::vector<std::string>& ca
 
 // The variables of the known keys, in the keys' order.
 const std::vector<std::string>& KnownEnvNames() {
-  static const std::vector<std::string> names = [] {
+  static const std::vector<std::string> kNames = [] {
     std::vector<std::string> out;
     for (const std::string& key : KnownConfigKeys()) out.push_back(EnvNameForKey(key));
     return out;
   }();
-  return names;
+  return kNames;
 }
 
 bool IsKnownKey(const std::string& key) {
@@ -198,14 +198,14 @@ absl::StatusOr<Config> Load(const std::optional<std::string>& yaml_text,
 }  // namespace
 
 const std::vector<std::string>& KnownConfigKeys() {
-  static const std::vector<std::string> keys = [] {
+  static const std::vector<std::string> kKeys = [] {
     std::vector<std::string> names;
     for (const ConfigSection& section : ConfigSections()) {
       for (const ConfigKey& key : section.keys) names.push_back(key.name);
     }
     return names;
   }();
-  return keys;
+  return kKeys;
 }
 
 std::string EnvNameForKey(const std::string& key) {

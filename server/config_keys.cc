@@ -427,8 +427,8 @@ absl::Status KeyError(const std::string& key, const std::string& rule) {
 }
 
 const std::vector<ConfigSection>& ConfigSections() {
-  static const std::vector<ConfigSection> sections = MakeSections();
-  return sections;
+  static const std::vector<ConfigSection> kSections = MakeSections();
+  return kSections;
 }
 
 absl::StatusOr<Config> Build(const RawMap& raw) {
