@@ -19,8 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/grpc_codes.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "grpc_util/poll_keeper.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
-#include "server/poll_keeper.h"
 
 namespace kje::bench {
 namespace {
@@ -492,9 +492,9 @@ absl::StatusOr<WatchResult> RunWatch(const LoadOptions& options, const WatchHook
   for (const auto& channel : *channels) stubs.push_back(pb::JobExecutor::NewStub(channel));
 
   // This client's reactions run on gRPC's callback threads, which sleep through a quiet second
-  // as the server's do (server/poll_keeper.h): the first changes after one would be late here,
+  // as the server's do (grpc_util/poll_keeper.h): the first changes after one would be late here,
   // not on the server. The server answers the keeper's path UNIMPLEMENTED.
-  server::PollKeeper keeper(channels->front(), server::PollKeeper::kMethod);
+  grpc_util::PollKeeper keeper(channels->front(), grpc_util::PollKeeper::kMethod);
   WatchRun run(options.concurrency);
   std::vector<std::unique_ptr<WatchStream>> streams;
   streams.reserve(static_cast<size_t>(options.concurrency));

@@ -1201,7 +1201,7 @@ def stalled_rows(streams, changes, with_stall):
 
 def p10_quiet_status(calls=20, gap_s=1.05):
     """Status calls with a quiet second between them: gRPC's callback threads sleep 100 ms after
-    a second without work, and a call landing then waited for them (server/poll_keeper.h)."""
+    a second without work, and a call landing then waited for them (grpc_util/poll_keeper.h)."""
     with cluster_and_server(["%s:%d:Running" % (NS, 10)]) as (cluster, server):
         ids = seeded_ids("Running", 10)
         channel = server.channel()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the tests labelled tsan (C++ tests of server/, executor/, cache/, k8s/ and the end-to-end
-# tests that start the server) from a ThreadSanitizer build, against the instrumented Abseil in
-# BUILD_DIR/absl-tsan. Every process writes its reports to BUILD_DIR/tsan-reports (child processes
-# too: the server and kubesim started by the e2e tests), and any report fails the run.
+# Runs the tests labelled tsan (C++ tests of async/, grpc_util/, server/, app/, executor/, cache/,
+# k8s/ and the end-to-end tests that start the server) from a ThreadSanitizer build, against the
+# instrumented Abseil in BUILD_DIR/absl-tsan. Every process writes its reports to
+# BUILD_DIR/tsan-reports (child processes too: the server and kubesim started by the e2e tests),
+# and any report fails the run.
 # Usage: scripts/test-tsan.sh BUILD_DIR [ctest args...]
 set -uo pipefail
 

@@ -52,7 +52,7 @@ struct ServerConfig {
   // How long one FollowOutput lasts at most without a deadline of the caller's (it may re-open).
   int64_t max_follow_seconds = 86400;
   // An informer that has heard nothing from the API server this long makes the replica not
-  // ready (server/readiness.h).
+  // ready (app/readiness.h).
   int64_t stale_after_ms = 180000;
   // Global bounds (server/admission.h): unary RPCs in flight, open streams.
   int64_t max_concurrent_rpcs = 4096;

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "base/strings.h"
-#include "server/poll_keeper.h"
+#include "grpc_util/poll_keeper.h"
 
 namespace kje::server {
 namespace {
@@ -88,7 +88,7 @@ grpc::experimental::Interceptor* GrpcMetricsInterceptorFactory::CreateServerInte
   // The server's own keeper (poll_keeper.h) is no caller: its ticks would be four "unknown"
   // calls a second on every dashboard. Only in-process calls are left out, so a caller that
   // sends the same path over the network is counted like any other.
-  if (full == PollKeeper::kMethod && !FromNetwork(info->server_context())) {
+  if (full == grpc_util::PollKeeper::kMethod && !FromNetwork(info->server_context())) {
     return nullptr;
   }
   size_t slash = full.rfind('/');

@@ -74,8 +74,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     return absl::UnavailableError(absl::StrCat("server.listen: can't listen on ", config.listen,
                                                " (address in use or not local?)"));
   }
-  s->keeper_ = std::make_unique<PollKeeper>(s->server_->InProcessChannel(grpc::ChannelArguments()),
-                                            PollKeeper::kMethod);
+  s->keeper_ = std::make_unique<grpc_util::PollKeeper>(
+      s->server_->InProcessChannel(grpc::ChannelArguments()), grpc_util::PollKeeper::kMethod);
   auto* health = s->server_->GetHealthCheckService();
   for (const char* name : kHealthServices) health->SetServingStatus(name, true);
   return s;

@@ -11,8 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "grpc_util/poll_keeper.h"
 #include "server/config.h"
-#include "server/poll_keeper.h"
 
 namespace kje::server {
 
@@ -45,7 +45,7 @@ class GrpcServer {
   GrpcServer() = default;
 
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<PollKeeper> keeper_;  // stopped before the server
+  std::unique_ptr<grpc_util::PollKeeper> keeper_;  // stopped before the server
   int port_ = 0;
   bool shut_down_ = false;
 };

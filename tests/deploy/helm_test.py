@@ -243,11 +243,10 @@ def make_certificates(d):
 
 
 def known_config_keys():
-    with open(os.path.join(SOURCE_DIR, "server", "config.cc")) as f:
+    """The keys of the server's key table: each row is Key<field>("name", reader, validator)."""
+    with open(os.path.join(SOURCE_DIR, "server", "config_keys.cc")) as f:
         text = f.read()
-    body = re.search(r"KnownConfigKeys\(\) \{(.*?)\};", text, re.S)
-    assert body, "KnownConfigKeys() not found in server/config.cc"
-    keys = set(re.findall(r'"([A-Za-z.]+)"', body.group(1)))
+    keys = set(re.findall(r'Key<[^>]*>\(\s*"([A-Za-z.]+)"', text))
     assert "server.listen" in keys and "spark.image" in keys, keys
     return keys
 

@@ -17,7 +17,7 @@ SOURCE = os.environ.get("KJE_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 
 # The layers that must name no operator.
-NEUTRAL = ["server", "executor", "cache", "k8s", "base", "async", "app"]
+NEUTRAL = ["server", "executor", "cache", "k8s", "base", "async", "app", "grpc_util"]
 # spark/'s own files are the neutral domain too, but for the registry, which names each operator
 # once; its subfolders are the operators.
 REGISTRY = ["operators.h", "operators.cc"]

@@ -1,11 +1,11 @@
-#include "server/poll_keeper.h"
+#include "grpc_util/poll_keeper.h"
 
 #include <utility>
 
 #include "absl/synchronization/notification.h"
 #include "base/tsan.h"
 
-namespace kje::server {
+namespace kje::grpc_util {
 namespace {
 
 // Bounds a call that doesn't complete (a channel stuck connecting), so stopping never hangs.
@@ -55,4 +55,4 @@ void PollKeeper::Run() {
   }
 }
 
-}  // namespace kje::server
+}  // namespace kje::grpc_util

@@ -26,7 +26,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 
-namespace kje::server {
+namespace kje::grpc_util {
 
 class PollKeeper {
  public:
@@ -58,4 +58,4 @@ class PollKeeper {
   std::thread thread_;
 };
 
-}  // namespace kje::server
+}  // namespace kje::grpc_util

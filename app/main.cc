@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "app/serve.h"
 #include "base/quote.h"
 #include "cli/cli.h"
 #include "cli/client.h"
 #include "cli/exit_codes.h"
-#include "server/serve.h"
 
 namespace {
 
@@ -47,17 +47,17 @@ int main(int argc, char** argv) {
     return kje::cli::Run(args, io);
   }
   if (args[0] == "serve") {
-    auto parsed = kje::server::ParseServeArgs({args.begin() + 1, args.end()});
+    auto parsed = kje::app::ParseServeArgs({args.begin() + 1, args.end()});
     if (!parsed.ok()) {
       std::cerr << "k8s-job-executor serve: " << parsed.status().message() << "\n"
-                << kje::server::ServeUsage();
+                << kje::app::ServeUsage();
       return 2;
     }
     if (parsed->help) {
-      std::cout << kje::server::ServeUsage();
+      std::cout << kje::app::ServeUsage();
       return 0;
     }
-    return kje::server::RunServe(*parsed);
+    return kje::app::RunServe(*parsed);
   }
   std::cerr << "k8s-job-executor: unknown command " << kje::QuoteBounded(args[0]) << "\n"
             << Usage();

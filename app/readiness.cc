@@ -1,8 +1,8 @@
-#include "server/readiness.h"
+#include "app/readiness.h"
 
 #include "absl/strings/str_cat.h"
 
-namespace kje::server {
+namespace kje::app {
 
 Readiness JudgeReadiness(const std::vector<std::pair<std::string, cache::InformerStats>>& informers,
                          absl::Time now, absl::Duration stale_after, bool requires_sync) {
@@ -41,4 +41,4 @@ bool ShouldProbe(const k8s::RequestMetrics::Health& health, absl::Time now,
   return now - health.last_answered > stale_after / 2;
 }
 
-}  // namespace kje::server
+}  // namespace kje::app

@@ -1,8 +1,8 @@
-#include "server/readiness.h"
+#include "app/readiness.h"
 
 #include <catch2/catch.hpp>
 
-namespace kje::server {
+namespace kje::app {
 namespace {
 
 using Informers = std::vector<std::pair<std::string, cache::InformerStats>>;
@@ -84,4 +84,4 @@ TEST_CASE("readiness without informers: the requests tell, answered or not", "[r
 }
 
 }  // namespace
-}  // namespace kje::server
+}  // namespace kje::app

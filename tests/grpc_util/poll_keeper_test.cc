@@ -1,4 +1,4 @@
-#include "server/poll_keeper.h"
+#include "grpc_util/poll_keeper.h"
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -15,7 +15,7 @@
 #include "server/metrics.h"
 #include "tests/server/prometheus_text.h"
 
-namespace kje::server {
+namespace kje::grpc_util {
 namespace {
 
 using kje::testing::ParsePromText;
@@ -43,7 +43,7 @@ struct Calls {
   absl::Notification enough;
 };
 
-double UnknownCalls(const Metrics& metrics) {
+double UnknownCalls(const server::Metrics& metrics) {
   auto t = ParsePromText(metrics.Render());
   REQUIRE(t.errors.empty());
   double n = 0;
@@ -56,13 +56,13 @@ double UnknownCalls(const Metrics& metrics) {
 
 struct Served {
   FakeClock clock;
-  Metrics metrics{"test", clock};
-  std::unique_ptr<GrpcServer> server;
+  server::Metrics metrics{"test", clock};
+  std::unique_ptr<server::GrpcServer> server;
 
   Served() {
-    ServerConfig config;
+    server::ServerConfig config;
     config.listen = "127.0.0.1:0";
-    auto s = GrpcServer::Start(config, {}, &metrics);
+    auto s = server::GrpcServer::Start(config, {}, &metrics);
     REQUIRE(s.ok());
     server = std::move(*s);
   }
@@ -120,4 +120,4 @@ TEST_CASE("poll keeper: calls that fail don't stop it, and it stops when destroy
 }
 
 }  // namespace
-}  // namespace kje::server
+}  // namespace kje::grpc_util

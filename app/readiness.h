@@ -14,7 +14,7 @@
 #include "cache/app_informer.h"
 #include "k8s/metrics.h"
 
-namespace kje::server {
+namespace kje::app {
 
 struct Readiness {
   bool ready = true;
@@ -37,4 +37,4 @@ Readiness JudgeApiReadiness(const k8s::RequestMetrics::Health& health, absl::Tim
 bool ShouldProbe(const k8s::RequestMetrics::Health& health, absl::Time now,
                  absl::Duration stale_after);
 
-}  // namespace kje::server
+}  // namespace kje::app

@@ -8,10 +8,10 @@
 #include "absl/status/statusor.h"
 #include "server/config.h"
 
-namespace kje::server {
+namespace kje::app {
 
 struct ServeArgs {
-  ConfigSources sources;
+  server::ConfigSources sources;
   bool help = false;
 };
 
@@ -26,4 +26,4 @@ std::string ServeUsage();
 // 0 after a clean shutdown, 2 for a bad configuration, 1 when it can't start.
 int RunServe(const ServeArgs& args);
 
-}  // namespace kje::server
+}  // namespace kje::app

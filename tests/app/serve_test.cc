@@ -1,8 +1,8 @@
-#include "server/serve.h"
+#include "app/serve.h"
 
 #include <catch2/catch.hpp>
 
-namespace kje::server {
+namespace kje::app {
 namespace {
 
 TEST_CASE("serve args: flags map onto configuration keys", "[serve]") {
@@ -31,4 +31,4 @@ TEST_CASE("serve args: mistakes are named", "[serve]") {
 }
 
 }  // namespace
-}  // namespace kje::server
+}  // namespace kje::app

@@ -1,0 +1,69 @@
+#include "app/options.h"
+
+#include <utility>
+
+namespace kje::app {
+
+k8s::ConnectionOptions ConnectionOptionsFrom(const server::Config& config) {
+  return {config.kubeconfig, config.context, config.master_url, config.ca_cert_file,
+          config.token_file};
+}
+
+k8s::LimiterOptions LimiterOptionsFrom(const server::Config& config) {
+  return {config.kubernetes.qps, config.kubernetes.burst,
+          static_cast<size_t>(config.kubernetes.max_in_flight)};
+}
+
+spark::OperatorOptions OperatorOptionsFrom(const server::Config& config) {
+  spark::OperatorOptions options;
+  options.driver_start_timeout = absl::Milliseconds(config.spark.driver_start_timeout_ms);
+  return options;
+}
+
+cache::InformerOptions InformerOptionsFrom(std::shared_ptr<const spark::OperatorBackend> backend) {
+  cache::InformerOptions options;
+  const spark::ResourceKind apps = backend->Applications();
+  options.collection = k8s::CollectionRef(apps.group, apps.version, apps.plural, "");
+  options.label_selector = backend->ManagedSelector();
+  options.project = [backend = std::move(backend)](const rapidjson::Value& app) {
+    return backend->Project(app);
+  };
+  return options;
+}
+
+cache::CacheOptions CacheOptionsFrom(const server::Config& config) {
+  cache::CacheOptions options;
+  options.enabled = config.status_cache_ttl_ms > 0;
+  options.max_on_demand = static_cast<size_t>(config.server.max_on_demand_informers);
+  return options;
+}
+
+executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
+  executor::ExecutorOptions options;
+  spark::BuilderOptions& b = options.builder;
+  b.cluster = config.cluster;
+  b.namespace_ = config.namespace_;
+  b.name_prefix = config.name_prefix;
+  b.image = config.spark.image;
+  b.spark_version = config.spark.spark_version;
+  b.service_account = config.spark.service_account;
+  b.resource_retain_duration_ms = config.spark.resource_retain_duration_ms;
+  b.ttl_after_stop_ms = config.spark.ttl_after_stop_ms;
+  b.driver_start_timeout_ms = config.spark.driver_start_timeout_ms;
+  b.driver_ready_timeout_ms = config.spark.driver_ready_timeout_ms;
+  b.builtin_jobs_jar = config.spark.builtin_jobs_jar;
+  b.conf = config.spark.conf;
+  options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
+  options.max_queued_changes = static_cast<size_t>(config.server.max_queued_changes);
+  options.max_watched_jobs = static_cast<size_t>(config.server.max_watched_jobs);
+  options.max_follow = absl::Seconds(config.server.max_follow_seconds);
+  return options;
+}
+
+server::MetricsHttpOptions MetricsHttpOptionsFrom(const server::Config& config) {
+  server::MetricsHttpOptions options;
+  options.listen = config.server.metrics_listen;
+  return options;
+}
+
+}  // namespace kje::app

@@ -1,0 +1,449 @@
+#include "server/config_keys.h"
+
+#include <cctype>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/log.h"
+#include "base/names.h"
+#include "base/quote.h"
+#include "base/status_macros.h"
+#include "spark/operators.h"
+
+namespace kje::server::config_internal {
+namespace {
+
+constexpr char kSparkConfPrefix[] = "spark.conf.";
+constexpr char kNamePrefixRule[] =
+    "must match [a-z]([-a-z0-9]*[a-z0-9])? and have at most 24 characters, so that the resource "
+    "name (prefix, '-', job id of up to 19 digits) stays within 44 characters and the operator "
+    "does not hash-truncate the Spark app id";
+
+std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
+
+// ---- Fields: a key's place in Config, as a path of members (&Config::spark, &SparkConfig::image).
+
+template <auto... Path>
+auto& FieldOf(Config& c) {
+  return (c.*....*Path);
+}
+template <auto... Path>
+const auto& FieldOf(const Config& c) {
+  return (c.*....*Path);
+}
+
+template <auto... Path>
+using FieldType = std::remove_cvref_t<decltype(FieldOf<Path...>(std::declval<Config&>()))>;
+
+template <typename T>
+using Reader = std::function<absl::Status(const std::string& key, const std::string& value, T&)>;
+template <typename T>
+using Validator = std::function<absl::Status(const std::string& key, const T&, const Config&)>;
+
+// A row of the table: the key, what reads its value into the field at Path, what judges it.
+template <auto... Path>
+ConfigKey Key(std::string name, Reader<FieldType<Path...>> read,
+              Validator<FieldType<Path...>> validate = nullptr) {
+  ConfigKey key;
+  key.name = name;
+  key.read = [name, read = std::move(read)](const std::string& value, Config& c) {
+    return read(name, value, FieldOf<Path...>(c));
+  };
+  if (validate) {
+    key.validate = [name, validate = std::move(validate)](const Config& c) {
+      return validate(name, FieldOf<Path...>(c), c);
+    };
+  }
+  return key;
+}
+
+// ---- Readers.
+
+Reader<std::string> Text() {
+  return [](const std::string&, const std::string& value, std::string& out) {
+    out = value;
+    return absl::OkStatus();
+  };
+}
+
+Reader<int64_t> Millis() {
+  return [](const std::string& key, const std::string& value, int64_t& out) {
+    if (!absl::SimpleAtoi(value, &out)) {
+      return KeyError(key, absl::StrCat("must be a number of milliseconds: ", QuoteBounded(value)));
+    }
+    return absl::OkStatus();
+  };
+}
+
+// A number from `min` to `max`; `rule` says so in the error ("a number from 1 to 64").
+template <typename T>
+Reader<T> NumberIn(T min, T max, std::string rule) {
+  return
+      [min, max, rule = std::move(rule)](const std::string& key, const std::string& value, T& out) {
+        T n;
+        bool parsed;
+        if constexpr (std::is_floating_point_v<T>) {
+          parsed = absl::SimpleAtod(value, &n);
+        } else {
+          parsed = absl::SimpleAtoi(value, &n);
+        }
+        // Written so that a NaN is out of range.
+        if (!parsed || !(n >= min) || n > max) {
+          return KeyError(key, absl::StrCat("must be ", rule, ", got ", QuoteBounded(value)));
+        }
+        out = n;
+        return absl::OkStatus();
+      };
+}
+
+Reader<bool> Boolean() {
+  return [](const std::string& key, const std::string& value, bool& out) {
+    if (value != "true" && value != "false") {
+      return KeyError(key, absl::StrCat("must be true or false, got ", QuoteBounded(value)));
+    }
+    out = value == "true";
+    return absl::OkStatus();
+  };
+}
+
+// A comma-separated list (YAML lists arrive joined) of namespace names; blank entries are skipped.
+Reader<std::vector<std::string>> NamespaceList() {
+  return [](const std::string& key, const std::string& value, std::vector<std::string>& out) {
+    for (absl::string_view part : absl::StrSplit(value, ',')) {
+      std::string ns = Trim(std::string(part));
+      if (ns.empty()) continue;
+      if (!IsDns1123Label(ns)) {
+        return KeyError(
+            key, absl::StrCat("every entry must be a DNS-1123 label, got ", QuoteBounded(ns)));
+      }
+      out.push_back(ns);
+    }
+    return absl::OkStatus();
+  };
+}
+
+// ---- Validators.
+
+absl::Status FileMustExist(const std::string& key, const std::string& path) {
+  if (path.empty()) return absl::OkStatus();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return KeyError(key, absl::StrCat("file does not exist or is not a regular file: ", path));
+  }
+  std::ifstream f(path);
+  if (!f) return KeyError(key, absl::StrCat("file is not readable: ", path));
+  return absl::OkStatus();
+}
+
+Validator<std::string> ExistingFile() {
+  return [](const std::string& key, const std::string& path, const Config&) {
+    return FileMustExist(key, path);
+  };
+}
+
+// `rule` is the whole message after the key ("is required: the Spark container image").
+Validator<std::string> Required(std::string rule) {
+  return [rule = std::move(rule)](const std::string& key, const std::string& value, const Config&) {
+    return value.empty() ? KeyError(key, rule) : absl::OkStatus();
+  };
+}
+
+Validator<int64_t> Positive() {
+  return [](const std::string& key, const int64_t& value, const Config&) {
+    return value <= 0 ? KeyError(key, absl::StrCat("must be greater than 0, got ", value))
+                      : absl::OkStatus();
+  };
+}
+
+bool IsNamePrefix(const std::string& s) {
+  if (s.empty() || s.size() > 24) return false;
+  if (!(s.front() >= 'a' && s.front() <= 'z')) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.back())) return false;
+  for (char c : s) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// HOST:PORT with a numeric port 0-65535; HOST may be a bracketed IPv6 address.
+absl::Status ValidateHostPort(const std::string& key, const std::string& value) {
+  std::string rule =
+      absl::StrCat("must be HOST:PORT with a port from 0 to 65535, got ", QuoteBounded(value));
+  size_t colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) {
+    return KeyError(key, rule);
+  }
+  std::string host = value.substr(0, colon);
+  if (host.front() == '[' && host.back() != ']') return KeyError(key, rule);
+  if (host.front() != '[' && host.find(':') != std::string::npos) return KeyError(key, rule);
+  std::string port = value.substr(colon + 1);
+  for (char c : port) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return KeyError(key, rule);
+  }
+  int p;
+  if (port.size() > 5 || !absl::SimpleAtoi(port, &p) || p > 65535) return KeyError(key, rule);
+  return absl::OkStatus();
+}
+
+// `optional`: an empty value (nothing to listen on) is good.
+Validator<std::string> HostPort(bool optional = false) {
+  return [optional](const std::string& key, const std::string& value, const Config&) {
+    if (optional && value.empty()) return absl::OkStatus();
+    return ValidateHostPort(key, value);
+  };
+}
+
+// The URI scheme of a resource location, lower-cased; empty when there is none. Windows-style
+// one-letter "schemes" don't occur in a cluster URI and count as none.
+std::string SchemeOf(const std::string& uri) {
+  size_t colon = uri.find(':');
+  if (colon == std::string::npos || colon < 2) return "";
+  for (size_t i = 0; i < colon; ++i) {
+    char c = uri[i];
+    bool ok = std::isalpha(static_cast<unsigned char>(c)) ||
+              (i > 0 &&
+               (std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'));
+    if (!ok) return "";
+  }
+  return absl::AsciiStrToLower(uri.substr(0, colon));
+}
+
+absl::Status KnownOperator(const std::string& key, const std::string& name, const Config&) {
+  // The backend is made here only to check the operator's name (and, with spark.conf.*, what
+  // the operator refuses).
+  auto backend = spark::NewOperatorBackend(name);
+  if (!backend.ok()) return KeyError(key, std::string(backend.status().message()));
+  return absl::OkStatus();
+}
+
+absl::Status NoSlash(const std::string& key, const std::string& cluster, const Config&) {
+  if (cluster.find('/') == std::string::npos) return absl::OkStatus();
+  return KeyError(key, absl::StrCat("must not contain '/', as it is part of the execution id: ",
+                                    QuoteBounded(cluster)));
+}
+
+absl::Status Dns1123Label(const std::string& key, const std::string& ns, const Config&) {
+  if (IsDns1123Label(ns)) return absl::OkStatus();
+  return KeyError(key,
+                  absl::StrCat("must be a DNS-1123 label ([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?), "
+                               "got ",
+                               QuoteBounded(ns)));
+}
+
+absl::Status NamePrefix(const std::string& key, const std::string& prefix, const Config&) {
+  if (IsNamePrefix(prefix)) return absl::OkStatus();
+  return KeyError(key, absl::StrCat(kNamePrefixRule, ": ", QuoteBounded(prefix)));
+}
+
+absl::Status ClusterUri(const std::string& key, const std::string& jar, const Config&) {
+  std::string scheme = SchemeOf(jar);
+  if (!scheme.empty() && scheme != "file") return absl::OkStatus();
+  return KeyError(key, absl::StrCat("must be a URI reachable from the cluster (local://, https://, "
+                                    "s3a://, hdfs://), not a file on this server: ",
+                                    QuoteBounded(jar)));
+}
+
+absl::Status LogLevel(const std::string& key, const std::string& level, const Config&) {
+  auto parsed = log::ParseLevel(level);
+  return parsed.ok() ? absl::OkStatus() : KeyError(key, std::string(parsed.status().message()));
+}
+
+absl::Status LogFormat(const std::string& key, const std::string& format, const Config&) {
+  auto parsed = log::ParseFormat(format);
+  return parsed.ok() ? absl::OkStatus() : KeyError(key, std::string(parsed.status().message()));
+}
+
+absl::Status IncludesDefaultNamespace(const std::string& key,
+                                      const std::vector<std::string>& allowed, const Config& c) {
+  if (allowed.empty()) return absl::OkStatus();
+  for (const auto& ns : allowed) {
+    if (ns == c.namespace_) return absl::OkStatus();
+  }
+  return KeyError(key, absl::StrCat("must include the default namespace ",
+                                    QuoteBounded(c.namespace_), " (key namespace)"));
+}
+
+// ---- The sections' checks of keys that only make sense together. Files are looked at after
+// the keys agree: a file given to a key that must not be set is reported as that.
+
+absl::Status CheckConnection(const RawMap&, Config& c) {
+  if (!c.master_url.empty()) {
+    if (!c.kubeconfig.empty()) {
+      return KeyError("masterUrl", "can't be set together with kubeconfig");
+    }
+    if (!c.context.empty()) return KeyError("masterUrl", "can't be set together with context");
+    std::string scheme = SchemeOf(c.master_url);
+    if (scheme != "https" && scheme != "http") {
+      return KeyError("masterUrl", absl::StrCat("must be an https:// or http:// URL, got ",
+                                                QuoteBounded(c.master_url)));
+    }
+  } else {
+    if (!c.ca_cert_file.empty()) return KeyError("caCertFile", "can only be set with masterUrl");
+    if (!c.token_file.empty()) return KeyError("tokenFile", "can only be set with masterUrl");
+  }
+  RETURN_IF_ERROR(FileMustExist("kubeconfig", c.kubeconfig));
+  RETURN_IF_ERROR(FileMustExist("caCertFile", c.ca_cert_file));
+  return FileMustExist("tokenFile", c.token_file);
+}
+
+// spark.conf.<key>: server-level Spark configuration defaults, but what the operator sets itself.
+absl::Status CheckSparkConf(const RawMap& raw, Config& c) {
+  std::unique_ptr<spark::OperatorBackend> backend = *spark::NewOperatorBackend(c.operator_name);
+  for (const auto& [key, value] : raw) {
+    if (!absl::StartsWith(key, kSparkConfPrefix)) continue;
+    std::string conf_key = Trim(key.substr(sizeof(kSparkConfPrefix) - 1));
+    if (conf_key.empty()) continue;  // a bare "spark.conf." is ignored, as in the reference
+    std::string v = Trim(value.value);
+    if (v.empty()) continue;
+    if (absl::Status refused = backend->CheckServerConf(conf_key); !refused.ok()) {
+      return KeyError(QuoteBounded(key), std::string(refused.message()));
+    }
+    c.spark.conf[conf_key] = v;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTls(const RawMap&, Config& c) {
+  const ServerConfig& srv = c.server;
+  if (srv.tls_cert_file.empty() != srv.tls_key_file.empty()) {
+    return KeyError(srv.tls_cert_file.empty() ? "server.tls.certFile" : "server.tls.keyFile",
+                    "server.tls.certFile and server.tls.keyFile must be set together");
+  }
+  if (!srv.tls_client_ca_file.empty() && srv.tls_cert_file.empty()) {
+    return KeyError("server.tls.clientCaFile",
+                    "requires server.tls.certFile and server.tls.keyFile (mutual TLS needs TLS)");
+  }
+  RETURN_IF_ERROR(FileMustExist("server.tls.certFile", srv.tls_cert_file));
+  RETURN_IF_ERROR(FileMustExist("server.tls.keyFile", srv.tls_key_file));
+  return FileMustExist("server.tls.clientCaFile", srv.tls_client_ca_file);
+}
+
+using C = Config;
+using S = SparkConfig;
+using V = ServerConfig;
+using K = KubernetesConfig;
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+std::vector<ConfigSection> MakeSections() {
+  return {
+      // The deployment: which operator, which cluster the execution ids name.
+      {{Key<&C::operator_name>("operator", Text(), KnownOperator),
+        Key<&C::cluster>("cluster", Text(), NoSlash)},
+       nullptr},
+      // The connection to the API server.
+      {{Key<&C::kubeconfig>("kubeconfig", Text()), Key<&C::context>("context", Text()),
+        Key<&C::master_url>("masterUrl", Text()), Key<&C::ca_cert_file>("caCertFile", Text()),
+        Key<&C::token_file>("tokenFile", Text())},
+       CheckConnection},
+      // The jobs' resources and their status.
+      {{Key<&C::namespace_>("namespace", Text(), Dns1123Label),
+        Key<&C::name_prefix>("namePrefix", Text(), NamePrefix),
+        Key<&C::status_cache_ttl_ms>("statusCacheTtlMs", Millis()),
+        Key<&C::no_status_timeout_ms>("noStatusTimeoutMs", Millis(), Positive())},
+       nullptr},
+      // What every SparkApplication gets.
+      {{Key<&C::spark, &S::image>("spark.image", Text(),
+                                  Required("is required: the Spark container image")),
+        Key<&C::spark, &S::spark_version>(
+            "spark.sparkVersion", Text(),
+            Required("is required: the Spark version of the image, e.g. 3.5.5 (it goes to "
+                     "spec.runtimeVersions.sparkVersion)")),
+        Key<&C::spark, &S::service_account>("spark.serviceAccount", Text()),
+        Key<&C::spark, &S::resource_retain_duration_ms>("spark.resourceRetainDurationMs", Millis(),
+                                                        Positive()),
+        Key<&C::spark, &S::ttl_after_stop_ms>("spark.ttlAfterStopMs", Millis(), Positive()),
+        Key<&C::spark, &S::driver_start_timeout_ms>("spark.driverStartTimeoutMs", Millis(),
+                                                    Positive()),
+        Key<&C::spark, &S::driver_ready_timeout_ms>("spark.driverReadyTimeoutMs", Millis(),
+                                                    Positive()),
+        Key<&C::spark, &S::builtin_jobs_jar>("spark.builtinJobsJar", Text(), ClusterUri)},
+       CheckSparkConf},
+      // Where the server listens, and how.
+      {{Key<&C::server, &V::listen>("server.listen", Text(), HostPort()),
+        Key<&C::server, &V::tls_cert_file>("server.tls.certFile", Text()),
+        Key<&C::server, &V::tls_key_file>("server.tls.keyFile", Text()),
+        Key<&C::server, &V::tls_client_ca_file>("server.tls.clientCaFile", Text())},
+       CheckTls},
+      // The server: callers, logs, bounds.
+      {{Key<&C::server, &V::token_file>("server.tokenFile", Text(), ExistingFile()),
+        Key<&C::server, &V::metrics_listen>("server.metricsListen", Text(),
+                                            HostPort(/*optional=*/true)),
+        Key<&C::server, &V::log_level>("server.logLevel", Text(), LogLevel),
+        Key<&C::server, &V::log_format>("server.logFormat", Text(), LogFormat),
+        Key<&C::server, &V::allowed_namespaces>("server.allowedNamespaces", NamespaceList(),
+                                                IncludesDefaultNamespace),
+        Key<&C::server, &V::drain_timeout_ms>("server.drainTimeoutMs", Millis(), Positive()),
+        Key<&C::server, &V::io_threads>("server.ioThreads",
+                                        NumberIn(1, 64, "a number from 1 to 64")),
+        Key<&C::server, &V::readiness_requires_sync>("server.readinessRequiresSync", Boolean()),
+        Key<&C::server, &V::max_on_demand_informers>("server.maxOnDemandInformers",
+                                                     NumberIn(0, 1000, "a number from 0 to 1000")),
+        Key<&C::server, &V::max_queued_changes>("server.maxQueuedChanges",
+                                                NumberIn(1, 1000000, "a number from 1 to 1000000")),
+        Key<&C::server, &V::max_watched_jobs>("server.maxWatchedJobs",
+                                              NumberIn(1, 10000, "a number from 1 to 10000")),
+        Key<&C::server, &V::max_follow_seconds>(
+            "server.maxFollowSeconds",
+            NumberIn<int64_t>(1, 604800, "a number of seconds from 1 to 604800 (a week)")),
+        Key<&C::server, &V::stale_after_ms>(
+            "server.staleAfterMs",
+            NumberIn<int64_t>(1, kInt64Max, "a positive number of milliseconds")),
+        Key<&C::server, &V::max_concurrent_rpcs>(
+            "server.maxConcurrentRpcs",
+            NumberIn<int64_t>(1, 1000000, "a number from 1 to 1000000")),
+        Key<&C::server, &V::max_streams>(
+            "server.maxStreams", NumberIn<int64_t>(1, 1000000, "a number from 1 to 1000000")),
+        Key<&C::server, &V::max_interned_bytes>(
+            "server.maxInternedBytes",
+            NumberIn<int64_t>(0, int64_t{1} << 30, "a number of bytes from 0 to 1073741824"))},
+       nullptr},
+      // The service's own limits on its requests to the API server.
+      {{Key<&C::kubernetes, &K::max_in_flight>(
+            "kubernetes.maxInFlight", NumberIn<int64_t>(1, 100000, "a number from 1 to 100000")),
+        Key<&C::kubernetes, &K::qps>("kubernetes.qps",
+                                     NumberIn(0.0, 1e6, "a number from 0 (no limit) to 1000000")),
+        Key<&C::kubernetes, &K::burst>(
+            "kubernetes.burst", NumberIn<int64_t>(1, 1000000, "a number from 1 to 1000000"))},
+       nullptr},
+  };
+}
+
+}  // namespace
+
+absl::Status KeyError(const std::string& key, const std::string& rule) {
+  return absl::InvalidArgumentError(absl::StrCat(key, ": ", rule));
+}
+
+const std::vector<ConfigSection>& ConfigSections() {
+  static const std::vector<ConfigSection> kSections = MakeSections();
+  return kSections;
+}
+
+absl::StatusOr<Config> Build(const RawMap& raw) {
+  Config c;
+  for (const ConfigSection& section : ConfigSections()) {
+    for (const ConfigKey& key : section.keys) {
+      if (auto it = raw.find(key.name); it != raw.end()) {
+        std::string value = Trim(it->second.value);
+        if (!value.empty()) RETURN_IF_ERROR(key.read(value, c));
+      }
+      if (key.validate) RETURN_IF_ERROR(key.validate(c));
+    }
+    if (section.check) RETURN_IF_ERROR(section.check(raw, c));
+  }
+  return c;
+}
+
+}  // namespace kje::server::config_internal
