@@ -175,8 +175,8 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
       std::make_unique<cache::AppCache>(process.io(), *client, InformerOptionsFrom(backend),
                                         CacheOptionsFrom(config), clock),
       &cache::AppCache::Stop);
-  executor::NamespacePolicy policy(config.namespace_, config.server.allowed_namespaces);
-  const std::vector<std::string> configured = policy.Configured();
+  executor::NamespacePolicy policy(config.server.allowed_namespaces);
+  const std::vector<std::string> configured = policy.Configured(config.namespace_);
   auto& executor = process.Keep(
       std::make_unique<executor::Executor>(process.io(), *client, cache, std::move(policy),
                                            ExecutorOptionsFrom(config), clock, backend));

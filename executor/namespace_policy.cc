@@ -9,8 +9,7 @@
 
 namespace kje::executor {
 
-NamespacePolicy::NamespacePolicy(std::string default_namespace, std::vector<std::string> allowed)
-    : default_namespace_(std::move(default_namespace)), allowed_(std::move(allowed)) {}
+NamespacePolicy::NamespacePolicy(std::vector<std::string> allowed) : allowed_(std::move(allowed)) {}
 
 absl::Status NamespacePolicy::Check(std::string_view ns) const {
   if (allowed_.empty() || std::find(allowed_.begin(), allowed_.end(), ns) != allowed_.end()) {
@@ -21,10 +20,10 @@ absl::Status NamespacePolicy::Check(std::string_view ns) const {
                                                   absl::StrJoin(allowed_, ", "), "]"));
 }
 
-std::vector<std::string> NamespacePolicy::Configured() const {
+std::vector<std::string> NamespacePolicy::Configured(std::string_view default_namespace) const {
   std::vector<std::string> out;
-  if (!default_namespace_.empty() && Check(default_namespace_).ok()) {
-    out.push_back(default_namespace_);
+  if (!default_namespace.empty() && Check(default_namespace).ok()) {
+    out.emplace_back(default_namespace);
   }
   for (const auto& ns : allowed_) {
     if (std::find(out.begin(), out.end(), ns) == out.end()) out.push_back(ns);

@@ -14,19 +14,18 @@ namespace kje::executor {
 
 class NamespacePolicy {
  public:
-  // `default_namespace`: where jobs go when a template names none. `allowed`: empty allows any.
-  NamespacePolicy(std::string default_namespace, std::vector<std::string> allowed);
+  // `allowed`: empty allows any.
+  explicit NamespacePolicy(std::vector<std::string> allowed);
 
-  const std::string& default_namespace() const { return default_namespace_; }
   const std::vector<std::string>& allowed() const { return allowed_; }
 
   // PERMISSION_DENIED naming the namespace and the rule, or OK.
   absl::Status Check(std::string_view ns) const;
-  // The namespaces followed from the start: the default one and the allowed ones.
-  std::vector<std::string> Configured() const;
+  // The namespaces followed from the start: `default_namespace` (where jobs go when a template
+  // names none, the builder's) if it is allowed, and the allowed ones.
+  std::vector<std::string> Configured(std::string_view default_namespace) const;
 
  private:
-  std::string default_namespace_;
   std::vector<std::string> allowed_;
 };
 

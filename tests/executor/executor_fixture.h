@@ -52,8 +52,8 @@ struct Fixture {
     options.max_queued_changes = 4;
     options.max_follow_buffer_bytes = 64;
     options.known_drivers_first_sweep = known_drivers_first_sweep;
-    executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(kNs, allowed),
-                                          options, clock, std::move(backend));
+    executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(allowed), options,
+                                          clock, std::move(backend));
   }
   ~Fixture() {
     cache->Stop();

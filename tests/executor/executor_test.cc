@@ -13,6 +13,7 @@
 #include "spark/execution_id.h"
 #include "spark/names.h"
 #include "tests/executor/executor_fixture.h"
+#include "tests/executor/operator_apps.h"
 #include "tests/fakes/fake_kube_client.h"
 
 namespace kje::executor {
@@ -64,16 +65,20 @@ absl::Status Api(int code, const std::string& reason, const std::string& message
 
 TEST_CASE("executor: submit creates, and a 409 adopts only the job's own application",
           "[executor]") {
-  Fixture f;
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/false, {}, 1024, op.backend);
   {
     Result<SubmitResult> r;
     f.executor->Submit("7", "ml", Template(), absl::Now() + absl::Seconds(5), r.Callback());
     auto create = f.Next("create");
     CHECK(create->ref.namespace_ == kNs);
+    // The operator's own resource.
+    CHECK(create->ref.group == op.backend->Applications().group);
+    CHECK(create->ref.plural == op.backend->Applications().plural);
     CHECK(create->body.find("\"gravitino.apache.org/job-id\":\"7\"") != std::string::npos);
     // The call's deadline is the RPC's (5 s), not the longer request timeout.
     CHECK(create->deadline <= absl::Now() + absl::Seconds(5));
-    f.client->Complete(create, AppJson("gravitino-job-7", "1", ""));
+    f.client->Complete(create, op.AppJson("gravitino-job-7", "1", Situation::kNoStatus));
     REQUIRE(r.Get().ok());
     CHECK(r.Get()->execution_id == IdOf("gravitino-job-7"));
     CHECK_FALSE(r.Get()->adopted);
@@ -84,7 +89,7 @@ TEST_CASE("executor: submit creates, and a 409 adopts only the job's own applica
     f.client->Complete(f.Next("create"), Api(409, "AlreadyExists", "exists"));
     auto get = f.Next("get");
     CHECK(get->ref.name == "gravitino-job-7");
-    f.client->Complete(get, AppJson("gravitino-job-7", "2", "RunningHealthy"));
+    f.client->Complete(get, op.AppJson("gravitino-job-7", "2", Situation::kRunning));
     REQUIRE(r.Get().ok());
     CHECK(r.Get()->adopted);
   }
@@ -92,7 +97,8 @@ TEST_CASE("executor: submit creates, and a 409 adopts only the job's own applica
     Result<SubmitResult> r;
     f.executor->Submit("7", "ml", Template(), absl::Now() + absl::Seconds(5), r.Callback());
     f.client->Complete(f.Next("create"), Api(409, "AlreadyExists", "exists"));
-    f.client->Complete(f.Next("get"), AppJson("gravitino-job-7", "2", "RunningHealthy", "other"));
+    f.client->Complete(f.Next("get"),
+                       op.AppJson("gravitino-job-7", "2", Situation::kRunning, "other"));
     CHECK(absl::IsAlreadyExists(r.Get().status()));
   }
 }
@@ -124,7 +130,8 @@ TEST_CASE("executor: one table of Kubernetes outcomes for every RPC", "[executor
       {absl::DeadlineExceededError("request timeout"), absl::StatusCode::kUnavailable,
        absl::StatusCode::kUnavailable},
   };
-  Fixture f;
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/false, {}, 1024, op.backend);
   for (const Case& c : cases) {
     INFO(c.upstream.ToString());
     Result<SubmitResult> submitted;
@@ -166,37 +173,39 @@ TEST_CASE("executor: cancelling a call cancels the request it awaits", "[executo
 }
 
 TEST_CASE("executor: cancel marks, then deletes in the foreground with the uid", "[executor]") {
-  Fixture f;
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/false, {}, 1024, op.backend);
   Result<bool> r;
   f.executor->Cancel(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
-  f.client->Complete(f.Next("get"), AppJson("a", "3", "RunningHealthy"));
+  f.client->Complete(f.Next("get"), op.AppJson("a", "3", Situation::kRunning));
   auto patch = f.Next("patch");
-  CHECK(patch->body == spark::CancelRequestPatch());
-  f.client->Complete(patch, AppJson("a", "4", "RunningHealthy"));
+  CHECK(patch->body == op.backend->CancelPatch());
+  f.client->Complete(patch, op.AppJson("a", "4", Situation::kRunning));
   auto del = f.Next("delete");
   CHECK(del->delete_options.propagation_policy == "Foreground");
   CHECK(del->delete_options.precondition_uid == "uid-a");
-  f.client->Complete(del, AppJson("a", "5", "RunningHealthy"));
+  f.client->Complete(del, op.AppJson("a", "5", Situation::kRunning));
   REQUIRE(r.Get().ok());
   CHECK(*r.Get());
 
   // A stopped job is left as it is.
   Result<bool> stopped;
   f.executor->Cancel(IdOf("b"), absl::Now() + absl::Seconds(5), stopped.Callback());
-  f.client->Complete(f.Next("get"), AppJson("b", "3", "Succeeded"));
+  f.client->Complete(f.Next("get"), op.AppJson("b", "3", Situation::kSucceeded));
   REQUIRE(stopped.Get().ok());
   CHECK_FALSE(*stopped.Get());
 }
 
 TEST_CASE("executor: the no-status fail-safe re-reads, then deletes with a precondition",
           "[executor]") {
-  Fixture f;
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/false, {}, 1024, op.backend);
   f.clock.Set(absl::FromUnixSeconds(1767225600) + absl::Minutes(11));  // 11 min after creation
   Result<JobResult> r;
   f.executor->Status(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
-  f.client->Complete(f.Next("get"), AppJson("a", "3", ""));
+  f.client->Complete(f.Next("get"), op.AppJson("a", "3", Situation::kNoStatus));
   auto fresh = f.Next("get");  // decided on a fresh copy, never on a cached one
-  f.client->Complete(fresh, AppJson("a", "3", ""));
+  f.client->Complete(fresh, op.AppJson("a", "3", Situation::kNoStatus));
   auto del = f.Next("delete");
   CHECK(del->ref.name == "a");
   CHECK(del->delete_options.precondition_uid == "uid-a");
@@ -209,7 +218,7 @@ TEST_CASE("executor: the no-status fail-safe re-reads, then deletes with a preco
   f.clock.Set(absl::FromUnixSeconds(1767225600) + absl::Minutes(1));
   Result<JobResult> queued;
   f.executor->Status(IdOf("a"), absl::Now() + absl::Seconds(5), queued.Callback());
-  f.client->Complete(f.Next("get"), AppJson("a", "3", ""));
+  f.client->Complete(f.Next("get"), op.AppJson("a", "3", Situation::kNoStatus));
   REQUIRE(queued.Get().ok());
   CHECK(queued.Get()->info.status == spark::JobStatus::kQueued);
   f.client->Barrier();
@@ -218,7 +227,8 @@ TEST_CASE("executor: the no-status fail-safe re-reads, then deletes with a preco
 
 TEST_CASE("executor: a namespace outside the allow-list is refused before any request",
           "[executor]") {
-  Fixture f(/*cache_on=*/false, {kNs});
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/false, {kNs}, 1024, op.backend);
   std::string other =
       spark::ExecutionId{"default", std::string(spark::kKindSparkApp), "elsewhere", "a"}.ToString();
   Result<JobResult> status;
@@ -273,11 +283,12 @@ TEST_CASE("executor: a hostile ListJobs is refused before any request, with a bo
 }
 
 TEST_CASE("executor: a cached status answers inline, without a request", "[executor]") {
-  Fixture f(/*cache_on=*/true);
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/true, {}, 1024, op.backend);
   f.cache->Pin(kNs);
   auto list = f.Next("list");
   k8s::ListPage page;
-  page.items = testing::Items({AppJson("a", "3", "RunningHealthy")});
+  page.items = testing::Items({op.AppJson("a", "3", Situation::kRunning)});
   page.resource_version = "5";
   f.client->CompleteList(list, page);
   f.Next("watch");
@@ -298,7 +309,7 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   REQUIRE(now.has_value());
   REQUIRE(now->ok());
   CHECK((*now)->execution_id == result->execution_id);
-  CHECK((*now)->info.operator_state == "RunningHealthy");
+  CHECK((*now)->info.operator_state == op.RunningState());
   // The coroutine's answer for the same app, built as a JobResult rather than read in place,
   // says the same in every field a caller sees.
   Result<JobResult> resolved;
@@ -318,7 +329,7 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   CHECK(v.driver_pod == r.driver_pod);
   CHECK(v.job_id == r.job_id);
   CHECK(v.details == r.details);
-  CHECK(v.details.spark_app_id == "a-0");
+  CHECK(v.details.spark_app_id == (op.name == "apache" ? "a-0" : "spark-1"));
   auto malformed = Answered(*f.executor, "not-an-id");
   REQUIRE(malformed.has_value());
   CHECK(absl::IsNotFound(malformed->status()));
