@@ -234,6 +234,31 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> GetSchedule(ExecutorContext& ex,
   co_return out;
 }
 
+// One merge patch of the schedule (`subresource` "status" for its status), its answer's JSON or
+// the table's code for `what` was being done.
+asio::awaitable<absl::StatusOr<std::string>> PatchSchedule(ExecutorContext& ex,
+                                                           const ScheduleRef& ref,
+                                                           std::string_view subresource,
+                                                           std::string patch, std::string_view what,
+                                                           absl::Time rpc_deadline) {
+  k8s::ResourceRef object = ref.Object();
+  object.subresource = std::string(subresource);
+  auto call =
+      ex.client->Patch(object, k8s::PatchType::kMerge, std::move(patch), ex.Deadline(rpc_deadline));
+  auto answer = co_await std::move(call);
+  if (!answer.ok()) {
+    co_return FromKubernetes(answer.status(), Rpc::kUpdateSchedule,
+                             absl::StrCat(ToAbsl(what), " ", ScheduleWhere(ref)), rpc_deadline,
+                             absl::Now());
+  }
+  co_return answer;
+}
+
+bool SetsAnyField(const spark::ScheduleUpdate& u) {
+  return u.cron || u.time_zone || u.concurrency_policy || u.successful_run_history_limit ||
+         u.failed_run_history_limit || u.suspended;
+}
+
 asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& ex, ScheduleRef ref,
                                                                spark::ScheduleUpdate update,
                                                                std::string patch,
@@ -246,31 +271,50 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
   const spark::ScheduleSpec spec = spark::Merged(stored->spec, update);
   if (absl::Status valid = ref.ops->CheckSpec(spec); !valid.ok()) co_return valid;
 
-  auto change = ex.client->Patch(ref.Object(), k8s::PatchType::kMerge, std::move(patch),
-                                 ex.Deadline(rpc_deadline));
-  auto changed = co_await std::move(change);
-  if (!changed.ok()) {
-    co_return FromKubernetes(changed.status(), Rpc::kUpdateSchedule,
-                             absl::StrCat("updating ", ScheduleWhere(ref)), rpc_deadline,
-                             absl::Now());
-  }
-  std::string answer = *std::move(changed);
   // The operator may keep a next run it has computed, or a refusal, whatever the spec becomes:
-  // clearing them makes its next pass (which this write wakes) schedule from the new spec on its
-  // own clock; a suspended schedule is scheduled anew when resumed.
-  if (std::optional<std::string> reschedule = ref.ops->ReschedulePatch(update, *stored)) {
-    k8s::ResourceRef status = ref.Object();
-    status.subresource = "status";
-    auto reset = ex.client->Patch(status, k8s::PatchType::kMerge, *std::move(reschedule),
-                                  ex.Deadline(rpc_deadline));
-    auto rescheduled = co_await std::move(reset);
-    if (!rescheduled.ok()) {
-      co_return FromKubernetes(rescheduled.status(), Rpc::kUpdateSchedule,
-                               absl::StrCat("rescheduling ", ScheduleWhere(ref)), rpc_deadline,
-                               absl::Now());
+  // clearing them makes its next pass (which the write wakes) schedule from the new spec on its
+  // own clock.
+  std::optional<std::string> reschedule = ref.ops->ReschedulePatch(update, *stored);
+  // A suspended schedule resumed in the same call: the controller would fire the next run the old
+  // spec computed the moment it saw the resume, before the status write moved it. So the spec
+  // changes while still suspended, the next run is moved, and the resume comes last.
+  std::optional<std::string> resume;
+  if (reschedule && stored->spec.suspended && update.suspended == false) {
+    spark::ScheduleUpdate resumed;
+    resumed.suspended = false;
+    auto resume_patch = ref.ops->UpdatePatch(resumed);
+    if (!resume_patch.ok()) co_return resume_patch.status();
+    resume = *std::move(resume_patch);
+    update.suspended.reset();
+    if (SetsAnyField(update)) {
+      auto held = ref.ops->UpdatePatch(update);
+      if (!held.ok()) co_return held.status();
+      patch = *std::move(held);
+    } else {
+      patch.clear();
     }
+  }
+
+  std::string answer;
+  if (!patch.empty()) {
+    auto change = PatchSchedule(ex, ref, "", std::move(patch), "updating", rpc_deadline);
+    auto changed = co_await std::move(change);
+    if (!changed.ok()) co_return changed.status();
+    answer = *std::move(changed);
+  }
+  if (reschedule) {
+    auto reset =
+        PatchSchedule(ex, ref, "status", *std::move(reschedule), "rescheduling", rpc_deadline);
+    auto rescheduled = co_await std::move(reset);
+    if (!rescheduled.ok()) co_return rescheduled.status();
     if (stored->refused) log::Info("schedule validated again").Kv("name", ref.name);
     answer = *std::move(rescheduled);
+  }
+  if (resume) {
+    auto resuming = PatchSchedule(ex, ref, "", *std::move(resume), "resuming", rpc_deadline);
+    auto resumed = co_await std::move(resuming);
+    if (!resumed.ok()) co_return resumed.status();
+    answer = *std::move(resumed);
   }
   auto projected = ref.ops->ProjectJson(answer);
   if (!projected.ok()) co_return absl::InternalError(projected.status().message());

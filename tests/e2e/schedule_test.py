@@ -345,6 +345,45 @@ server:
                                      timeout=kje.RPC_TIMEOUT)
 
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_a_resume_that_moves_the_cron_never_runs_at_the_old_time(self):
+        every_minute = pb.ScheduleSpec(schedule="* * * * *",
+                                       concurrency_policy=pb.ScheduleSpec.ALLOW,
+                                       successful_run_history_limit=10)
+        self.create("moving", every_minute)
+        self.create("clock", every_minute)  # the witness of the minutes going by
+        names = lambda n: {r["metadata"]["name"] for r in self.runs(n)}  # noqa: E731
+
+        def minutes_pass(count):
+            seen = names("gravitino-job-clock")
+            kje.wait_until(lambda: len(names("gravitino-job-clock") - seen) >= count, WAIT,
+                           "%d more runs of the witness" % count)
+
+        for _ in range(2):
+            before = names("gravitino-job-moving")
+            kje.wait_until(lambda: names("gravitino-job-moving") - before, WAIT, "a run")
+            self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+                schedule_id="moving", spec=pb.ScheduleSpec(suspend=True),
+                update_mask={"paths": ["suspend"]}), timeout=kje.RPC_TIMEOUT)
+            # The next run the every-minute cron computed is now in the past.
+            minutes_pass(2)
+            paused = names("gravitino-job-moving")
+            # Resumed and moved to 1 January in one call: the old next run must not fire.
+            info = self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+                schedule_id="moving", spec=pb.ScheduleSpec(suspend=False, schedule="0 0 1 1 *"),
+                update_mask={"paths": ["suspend", "schedule"]}), timeout=kje.RPC_TIMEOUT)
+            self.assertFalse(info.spec.suspend)
+            minutes_pass(2)
+            self.assertEqual(names("gravitino-job-moving"), paused)
+            self.assertRegex(kje.wait_until(lambda: self.next_run("gravitino-job-moving"), WAIT,
+                                            "the new nextRun"), r"-01-01T00:00:00Z$")
+            self.stub.UpdateSchedule(pb.UpdateScheduleRequest(
+                schedule_id="moving", spec=every_minute,
+                update_mask={"paths": ["schedule"]}), timeout=kje.RPC_TIMEOUT)
+        for schedule_id in ("moving", "clock"):
+            self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id=schedule_id),
+                                     timeout=kje.RPC_TIMEOUT)
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
     def test_a_failed_validation_schedule_is_validated_again_when_updated(self):
         # Made by hand with a cron the controller refuses: FailedValidation, for good.
         self.create("fixme", pb.ScheduleSpec(schedule="@hourly", suspend=True,

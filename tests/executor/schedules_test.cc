@@ -14,16 +14,16 @@ namespace {
 constexpr char kSchedule[] = "gravitino-job-nightly";
 
 std::string ScheduleJson(const std::string& state, const std::string& reason = "",
-                         bool deleting = false) {
+                         bool deleting = false, bool suspended = false) {
   return absl::StrCat(
       R"({"apiVersion":"sparkoperator.k8s.io/v1beta2","kind":"ScheduledSparkApplication",)",
       R"("metadata":{"name":"gravitino-job-nightly","namespace":"jobs","uid":"u-1",)",
       deleting ? R"("deletionTimestamp":"2026-12-05T13:00:00Z","finalizers":["orphan"],)" : "",
       R"("resourceVersion":"3","labels":{"app.kubernetes.io/managed-by":"gravitino",)",
       R"("gravitino.apache.org/job-id":"nightly"}},)",
-      R"("spec":{"schedule":"@hourly","concurrencyPolicy":"Allow","template":{}},)",
-      R"("status":{"scheduleState":")", state, R"(","reason":")", reason,
-      R"(","nextRun":"2026-12-05T14:00:00Z"}})");
+      R"("spec":{"schedule":"@hourly","concurrencyPolicy":"Allow","template":{},)", R"("suspend":)",
+      suspended ? "true" : "false", "},", R"("status":{"scheduleState":")", state,
+      R"(","reason":")", reason, R"(","nextRun":"2026-12-05T14:00:00Z"}})");
 }
 
 // A run of the schedule, created `second` seconds into the hour.
@@ -103,6 +103,43 @@ TEST_CASE("UpdateSchedule of the cron clears nextRun for the controller", "[sche
   CHECK(status->body == R"({"status":{"nextRun":null}})");
   f.client->Complete(status, ScheduleJson("Scheduled"));
   REQUIRE(updated.Get().ok());
+  CHECK_FALSE(f.client->HasPendingCall());
+}
+
+TEST_CASE("A resume that moves the cron resumes last, once the next run is moved", "[schedules]") {
+  // Resumed first, the controller would fire the next run the old cron computed at once.
+  Fixture f(/*cache_on=*/false, {}, 1024, spark::kubeflow::NewBackend());
+  Result<ScheduleResult> updated;
+  spark::ScheduleUpdate update = NewCron();
+  update.suspended = false;
+  f.executor->UpdateSchedule(kNs, "nightly", update, Later(), updated.Callback());
+  f.client->Complete(f.Next("get"), ScheduleJson("Scheduled", "", false, /*suspended=*/true));
+  auto spec = f.Next("patch");
+  CHECK(spec->ref.subresource.empty());
+  CHECK(spec->body == R"({"spec":{"schedule":"*/5 * * * *"}})");  // still suspended
+  f.client->Complete(spec, ScheduleJson("Scheduled", "", false, true));
+  auto status = f.Next("patch");
+  CHECK(status->ref.subresource == "status");
+  CHECK(status->body == R"({"status":{"nextRun":null}})");
+  f.client->Complete(status, ScheduleJson("Scheduled", "", false, true));
+  auto resume = f.Next("patch");
+  CHECK(resume->ref.subresource.empty());
+  CHECK(resume->body == R"({"spec":{"suspend":false}})");
+  f.client->Complete(resume, ScheduleJson("Scheduled"));
+  REQUIRE(updated.Get().ok());
+  CHECK_FALSE(updated.Get()->schedule.spec.suspended);
+  CHECK_FALSE(f.client->HasPendingCall());
+
+  // A resume alone keeps the next run (one overdue run, as the controller does), in one write.
+  Result<ScheduleResult> resumed;
+  spark::ScheduleUpdate only_resume;
+  only_resume.suspended = false;
+  f.executor->UpdateSchedule(kNs, "nightly", only_resume, Later(), resumed.Callback());
+  f.client->Complete(f.Next("get"), ScheduleJson("Scheduled", "", false, true));
+  auto one = f.Next("patch");
+  CHECK(one->body == R"({"spec":{"suspend":false}})");
+  f.client->Complete(one, ScheduleJson("Scheduled"));
+  REQUIRE(resumed.Get().ok());
   CHECK_FALSE(f.client->HasPendingCall());
 }
 
