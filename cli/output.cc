@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 
 namespace kje::cli {
 namespace {
@@ -166,11 +168,34 @@ std::string HistoryLimit(bool has, int32_t limit) {
   return has ? absl::StrCat(limit) : "1 (default)";
 }
 
+// A schedule's time as its controller computes it: in the schedule's zone, with the offset; in
+// UTC when the zone is the controller's own ("Local", unknown here) or unknown to this machine.
+std::string ZonedTime(const google::protobuf::Timestamp& t, bool set, std::string_view zone) {
+  absl::TimeZone tz;
+  if (!set || zone.empty() || zone == "Local" || !absl::LoadTimeZone(std::string(zone), &tz)) {
+    return FormatSeconds(t, set);
+  }
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%S%Ez", absl::FromUnixSeconds(t.seconds()), tz);
+}
+
+// The newest run of either kind (GetSchedule's runs are newest first): its time, its name, and
+// whether the cron or a `schedule run` started it (the manual ones are `<name>-r<run id>`).
+std::string NewestRun(const ScheduleInfo& info) {
+  if (info.runs().empty()) return "-";
+  const JobInfo& run = info.runs(0);
+  const std::string& id = run.execution_id();
+  const std::string name = id.substr(id.rfind('/') + 1);
+  const bool manual = absl::StartsWith(name, absl::StrCat(info.name(), "-r"));
+  return absl::StrCat(ZonedTime(run.started_at(), run.has_started_at(), info.spec().time_zone()),
+                      "  ", name, manual ? "  (schedule run)" : "  (cron)");
+}
+
 }  // namespace
 
 std::string FormatSchedule(const ScheduleInfo& info) {
   const ScheduleSpec& spec = info.spec();
-  std::string last_run = FormatSeconds(info.last_run(), info.has_last_run());
+  const std::string& zone = spec.time_zone();
+  std::string last_run = ZonedTime(info.last_run(), info.has_last_run(), zone);
   if (!info.last_run_name().empty()) absl::StrAppend(&last_run, "  ", info.last_run_name());
   std::string out = FormatTable({
       {"SCHEDULE ID", OrDash(info.schedule_id())},
@@ -187,8 +212,10 @@ std::string FormatSchedule(const ScheduleInfo& info) {
       {"SUSPENDED", spec.suspend() ? "yes" : "no"},
       {"STATE", OrDash(OneLine(info.schedule_state()))},
       {"REASON", OrDash(OneLine(info.reason()))},
-      {"LAST RUN", last_run},
-      {"NEXT RUN", FormatSeconds(info.next_run(), info.has_next_run())},
+      // The controller's lastRun counts its own runs only.
+      {"LAST CRON RUN", last_run},
+      {"NEWEST RUN", NewestRun(info)},
+      {"NEXT RUN", ZonedTime(info.next_run(), info.has_next_run(), zone)},
   });
   if (info.runs().empty()) return out;
   std::vector<std::vector<std::string>> runs = {
@@ -202,14 +229,15 @@ std::string FormatSchedule(const ScheduleInfo& info) {
 }
 
 std::string FormatScheduleList(const std::vector<ScheduleInfo>& schedules) {
-  std::vector<std::vector<std::string>> rows = {{"SCHEDULE ID", "STATE", "SUSPENDED", "LAST RUN",
-                                                 "NEXT RUN", "CONCURRENCY", "TIME ZONE",
-                                                 "SCHEDULE"}};
+  std::vector<std::vector<std::string>> rows = {{"SCHEDULE ID", "STATE", "SUSPENDED",
+                                                 "LAST CRON RUN", "NEXT RUN", "CONCURRENCY",
+                                                 "TIME ZONE", "SCHEDULE"}};
   for (const ScheduleInfo& s : schedules) {
     const ScheduleSpec& spec = s.spec();
     rows.push_back({OrDash(s.schedule_id()), OrDash(OneLine(s.schedule_state())),
-                    spec.suspend() ? "yes" : "no", FormatSeconds(s.last_run(), s.has_last_run()),
-                    FormatSeconds(s.next_run(), s.has_next_run()),
+                    spec.suspend() ? "yes" : "no",
+                    ZonedTime(s.last_run(), s.has_last_run(), spec.time_zone()),
+                    ZonedTime(s.next_run(), s.has_next_run(), spec.time_zone()),
                     PolicyName(spec.concurrency_policy()),
                     spec.time_zone().empty() ? "Local" : OneLine(spec.time_zone()),
                     OrDash(OneLine(spec.schedule()))});

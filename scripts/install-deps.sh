@@ -13,6 +13,8 @@ packages=(
   # end-to-end clients that nobody on this team wrote
   python3 python3-grpcio python3-protobuf python3-yaml python3-kubernetes
   ca-certificates procps curl
+  # the zoneinfo files: schedules' time zones are checked and shown against them
+  tzdata
   # benchmarks: h2load drives gRPC unary calls; callgrind counts P1's instructions; gnuplot draws
   # the scale curves (bench/plots.py)
   nghttp2-client valgrind gnuplot-nox

@@ -95,7 +95,8 @@ TEST_CASE("a schedule prints its spec with the defaults named, its state, and it
         "SUSPENDED           no\n"
         "STATE               Scheduled\n"
         "REASON              -\n"
-        "LAST RUN            2026-01-01T03:00:00Z  gravitino-job-nightly-1767236400\n"
+        "LAST CRON RUN       2026-01-01T03:00:00Z  gravitino-job-nightly-1767236400\n"
+        "NEWEST RUN          -\n"
         "NEXT RUN            2026-01-02T03:00:00Z\n");
   JobInfo run = Info();
   run.set_execution_id("default/sparkapp/spark-jobs/gravitino-job-nightly-1767236400");
@@ -110,6 +111,22 @@ TEST_CASE("a schedule prints its spec with the defaults named, its state, and it
   info.set_reason("line\nbreak");
   std::string out = FormatSchedule(info);
   CHECK(out.find("TIME ZONE           Europe/Berlin\n") != std::string::npos);
+  // The controller computes in the schedule's zone: its times are shown there, with the offset.
+  CHECK(out.find(
+            "LAST CRON RUN       2026-01-01T04:00:00+01:00  gravitino-job-nightly-1767236400\n") !=
+        std::string::npos);
+  CHECK(out.find("NEXT RUN            2026-01-02T04:00:00+01:00\n") != std::string::npos);
+  // The newest run of either kind, and which kind it is.
+  CHECK(out.find("NEWEST RUN          2026-01-01T01:00:00+01:00  gravitino-job-nightly-1767236400  "
+                 "(cron)\n") != std::string::npos);
+  ScheduleInfo manual = info;
+  manual.mutable_runs(0)->set_execution_id("default/sparkapp/spark-jobs/gravitino-job-nightly-r7");
+  CHECK(FormatSchedule(manual).find("gravitino-job-nightly-r7  (schedule run)\n") !=
+        std::string::npos);
+  // A zone this machine doesn't know: UTC, as for the controller's own zone.
+  manual.mutable_spec()->set_time_zone("Mars/Olympus");
+  CHECK(FormatSchedule(manual).find("NEXT RUN            2026-01-02T03:00:00Z\n") !=
+        std::string::npos);
   CHECK(out.find("SUSPENDED           yes\n") != std::string::npos);
   CHECK(out.find("REASON              line break\n") != std::string::npos);
   CHECK(
@@ -129,7 +146,7 @@ TEST_CASE("a schedule list has one row per schedule, the cron last") {
   fresh.mutable_spec()->set_schedule("@every 90m");
   fresh.mutable_spec()->set_suspend(true);
   CHECK(FormatScheduleList({Schedule(), fresh}) ==
-        "SCHEDULE ID  STATE      SUSPENDED  LAST RUN              NEXT RUN              "
+        "SCHEDULE ID  STATE      SUSPENDED  LAST CRON RUN         NEXT RUN              "
         "CONCURRENCY  TIME ZONE  SCHEDULE\n"
         "nightly      Scheduled  no         2026-01-01T03:00:00Z  2026-01-02T03:00:00Z  "
         "Forbid       Local      0 3 * * *\n"
