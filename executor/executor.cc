@@ -121,8 +121,8 @@ asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
   co_return picked ? std::optional<spark::DriverPod>(*picked) : std::nullopt;
 }
 
-// The driver of a stopped app, remembered per resourceVersion; nullopt when unknown (the LIST
-// failed).
+// The driver of an app whose driver times the backend wants, remembered per resourceVersion;
+// nullopt when unknown (the LIST failed).
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
     ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline) {
   if (auto known = ex.KnownDriverOf(*app)) co_return known;
@@ -140,9 +140,9 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
   bool refetched = false;
   for (;;) {
     std::optional<spark::DriverPod> driver;
-    if (ex.backend->HasState(*app) && ex.backend->IsStopped(*app)) {
-      // The driver pod's container gives the exact times (the operator records the end 10 s to
-      // 2 min late).
+    if (ex.backend->HasState(*app) && ex.backend->WantsDriverTimes(*app)) {
+      // The driver pod's container gives the exact times (an operator records the end 10 s to
+      // 2 min late, or no start at all).
       if (auto known = co_await StoppedDriver(ex, app, rpc_deadline)) driver = *known;
     }
     spark::JobStatusInfo info = ex.backend->MapStatus(*app, driver ? &*driver : nullptr,
@@ -427,9 +427,10 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   result.namespace_ = app.namespace_();
   result.name = app.name();
   result.job_id = app.job_id();
-  result.driver_pod = driver ? driver->name : "";
-  result.info = std::move(info);
   result.details = backend->RunDetailsOf(app).ToDetails();
+  // The pod found, else the one the operator names (a driver not yet looked up, or pending).
+  result.driver_pod = driver ? driver->name : result.details.driver_pod_name;
+  result.info = std::move(info);
   return result;
 }
 
@@ -439,7 +440,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   if (app == nullptr) return false;
   const spark::DriverPod* driver = nullptr;
   std::optional<std::optional<spark::DriverPod>> known;
-  if (backend->IsStopped(*app)) {  // a stopped app has a state
+  if (backend->HasState(*app) && backend->WantsDriverTimes(*app)) {
     known = KnownDriverOf(*app);
     if (!known) return false;  // the driver's times need a pod LIST
     if (*known) driver = &**known;
@@ -462,7 +463,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.message = info.message;
   view.namespace_ = app->namespace_();
   view.name = app->name();
-  if (driver != nullptr) view.driver_pod = driver->name;
+  view.driver_pod = driver != nullptr ? std::string_view(driver->name) : details.driver_pod_name();
   view.job_id = app->job_id();
   view.spark_app_id = details.spark_app_id();
   view.attempts = details.attempts();
@@ -484,7 +485,11 @@ std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
 void ExecutorContext::RememberDriver(const spark::AppProjection& app,
                                      const std::optional<spark::DriverPod>& driver) {
   // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
-  if (app.uid().empty() || (driver && driver->IsAlive(app.driver_container()))) return;
+  // A started app's live driver keeps its start for this version of the app.
+  if (app.uid().empty() ||
+      (driver && driver->IsAlive(app.driver_container()) && backend->IsStopped(app))) {
+    return;
+  }
   {
     absl::MutexLock lock(&drivers_mu_);
     known_drivers_.insert_or_assign(

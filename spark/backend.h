@@ -55,6 +55,10 @@ class OperatorBackend {
   virtual bool HasState(const AppProjection& app) const = 0;
   // Whether the current state is an outcome or a stopped state; a stopped app has a state.
   virtual bool IsStopped(const AppProjection& app) const = 0;
+  // Whether the driver pod's container times are worth a lookup (the executor remembers them per
+  // application version): a stopped app's exact end, and, on an operator whose status has no
+  // driver start of its own, a started app's start.
+  virtual bool WantsDriverTimes(const AppProjection& app) const { return IsStopped(app); }
   // The Spark application id, attempts and driver UI the operator reports for the current run.
   // Read in place: the strings are the app's (RunDetailsRef).
   virtual RunDetailsRef RunDetailsOf(const AppProjection& app) const = 0;

@@ -14,6 +14,7 @@ RunDetails RunDetailsRef::ToDetails() const {
   details.spark_app_id = spark_app_id();
   details.attempts = attempts();
   details.driver_ui_address = driver_ui_address();
+  details.driver_pod_name = driver_pod_name();
   return details;
 }
 

@@ -16,6 +16,9 @@ struct RunDetails {
   std::string spark_app_id;       // "" until the operator has one
   int64_t attempts = 0;           // 0 before the first
   std::string driver_ui_address;  // "" when the operator reports none
+  // The driver pod the operator names in its status, whatever the state; "" when it names none
+  // (the executor then knows the driver only from the pod it found).
+  std::string driver_pod_name;
 
   bool operator==(const RunDetails&) const = default;
 };
@@ -29,8 +32,12 @@ class RunDetailsRef {
   static constexpr size_t kMaxComposedIdLength = 46;
 
   RunDetailsRef() = default;
-  RunDetailsRef(std::string_view spark_app_id, int64_t attempts, std::string_view driver_ui_address)
-      : spark_app_id_(spark_app_id), attempts_(attempts), driver_ui_address_(driver_ui_address) {}
+  RunDetailsRef(std::string_view spark_app_id, int64_t attempts, std::string_view driver_ui_address,
+                std::string_view driver_pod_name = {})
+      : spark_app_id_(spark_app_id),
+        attempts_(attempts),
+        driver_ui_address_(driver_ui_address),
+        driver_pod_name_(driver_pod_name) {}
 
   // Holds a composed id (its first kMaxComposedIdLength characters), which spark_app_id() then
   // answers.
@@ -41,6 +48,7 @@ class RunDetailsRef {
   }
   int64_t attempts() const { return attempts_; }
   std::string_view driver_ui_address() const { return driver_ui_address_; }
+  std::string_view driver_pod_name() const { return driver_pod_name_; }
   RunDetails ToDetails() const;
 
  private:
@@ -49,6 +57,7 @@ class RunDetailsRef {
   std::string_view spark_app_id_;
   int64_t attempts_ = 0;
   std::string_view driver_ui_address_;
+  std::string_view driver_pod_name_;
 };
 
 }  // namespace kje::spark

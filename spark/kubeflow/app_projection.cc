@@ -53,6 +53,9 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   out.submission_time = json::Time(status, "lastSubmissionAttemptTime");
   out.termination_time = json::Time(status, "terminationTime");
   out.execution_attempts = json::Int(status, "executionAttempts").value_or(0);
+  const std::string_view restart =
+      json::String(json::Member(spec, "restartPolicy"), "type").value_or("");
+  out.retries = restart == "OnFailure" || restart == "Always";
   SetStatus(out, projection);
   return AppProjection(projection);
 }
@@ -73,6 +76,7 @@ void SetStatus(const KubeflowStatus& status, AppFields& fields) {
   packing::PutSigned(out, status.submission_time);
   packing::PutSigned(out, status.termination_time);
   packing::PutSigned(out, status.execution_attempts);
+  out.push_back(status.retries ? 1 : 0);
 }
 
 KubeflowView ViewOf(const AppProjection& app) {
@@ -87,6 +91,7 @@ KubeflowView ViewOf(const AppProjection& app) {
   view.submission_time = packing::GetSigned(at);
   view.termination_time = packing::GetSigned(at);
   view.execution_attempts = packing::GetSigned(at);
+  view.retries = *at != 0;
   return view;
 }
 
@@ -100,6 +105,7 @@ KubeflowStatus StatusOf(const AppProjection& app) {
   status.termination_time = view.termination_time;
   status.execution_attempts = view.execution_attempts;
   status.web_ui_address = std::string(view.web_ui_address);
+  status.retries = view.retries;
   return status;
 }
 
@@ -116,9 +122,22 @@ bool IsStopped(const AppProjection& app) {
   return app.has_status() && IsTerminated(static_cast<State>(app.operator_state()));
 }
 
+bool IsStarted(const AppProjection& app) {
+  switch (static_cast<State>(app.operator_state())) {
+    case State::kRunning:
+    case State::kSucceeding:
+    case State::kFailing:
+    case State::kUnknown:
+      return true;
+    default:
+      return false;
+  }
+}
+
 RunDetailsRef RunDetailsOf(const AppProjection& app) {
   const KubeflowView view = ViewOf(app);
-  return RunDetailsRef(app.spark_app_id(), view.execution_attempts, view.web_ui_address);
+  return RunDetailsRef(app.spark_app_id(), view.execution_attempts, view.web_ui_address,
+                       view.driver_pod_name);
 }
 
 }  // namespace kje::spark::kubeflow

@@ -34,6 +34,7 @@ struct KubeflowView {
   EpochMillis termination_time = kNoTime;
   int64_t execution_attempts = 0;
   std::string_view web_ui_address;
+  bool retries = false;
 };
 KubeflowView ViewOf(const AppProjection& app);
 // The status back, unpacked (tests, and the round trip of a projection).
@@ -45,7 +46,10 @@ std::string_view OperatorState(const AppProjection& app);
 bool HasState(const AppProjection& app);
 // COMPLETED or FAILED.
 bool IsStopped(const AppProjection& app);
-// status.sparkApplicationId, executionAttempts and the UI address, as the status reports them.
+// RUNNING, SUCCEEDING, FAILING or UNKNOWN: a driver pod of this submission has run.
+bool IsStarted(const AppProjection& app);
+// status.sparkApplicationId, executionAttempts, the UI address and driverInfo.podName, as the
+// status reports them.
 RunDetailsRef RunDetailsOf(const AppProjection& app);
 
 }  // namespace kje::spark::kubeflow

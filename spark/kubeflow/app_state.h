@@ -50,6 +50,9 @@ struct KubeflowStatus {
   // status.driverInfo.webUIAddress, else the UI service's in-cluster address
   // (`<webUIServiceName>.<namespace>.svc:<webUIPort>`); "" when the operator reports neither.
   std::string web_ui_address;
+  // spec.restartPolicy.type is OnFailure or Always: the operator submits again after a failed
+  // submission. Under Never (the service's, and the default) SUBMISSION_FAILED is the end.
+  bool retries = false;
 };
 
 }  // namespace kje::spark::kubeflow

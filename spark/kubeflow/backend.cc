@@ -87,6 +87,10 @@ class Backend final : public OperatorBackend {
   RunDetailsRef RunDetailsOf(const AppProjection& app) const override {
     return kubeflow::RunDetailsOf(app);
   }
+  // Its status says when the submission was made, not when the driver started.
+  bool WantsDriverTimes(const AppProjection& app) const override {
+    return kubeflow::IsStopped(app) || (app.has_status() && kubeflow::IsStarted(app));
+  }
 
   std::string DriverSelector(std::string_view app_name) const override {
     return kubeflow::DriverPodSelector(app_name);

@@ -95,6 +95,14 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
         break;
       case Class::kQueued:  // 6
         info.status = JobStatus::kQueued;
+        if (status.state == State::kSubmissionFailed && !status.retries) {
+          // Nothing submits it again: the operator's next pass marks it FAILED (and may be
+          // stuck before it does).
+          info.status = JobStatus::kFailed;
+          info.finished_at = FinishedAt(app, driver);
+          if (!info.finished_at) info.finished_at = ToOptionalTime(status.submission_time);
+          break;
+        }
         if (status.state == State::kSubmitted && !app.cancel_requested() &&
             status.submission_time != kNoTime &&
             absl::FromUnixMillis(status.submission_time) + driver_start_timeout < now) {

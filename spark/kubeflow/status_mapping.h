@@ -20,7 +20,9 @@ namespace kje::spark::kubeflow {
 //  4. COMPLETED: SUCCEEDED; FAILED: FAILED. Only these two are final: the operator retries
 //     SUBMISSION_FAILED and FAILING under a restart policy, and reruns SUCCEEDING under Always;
 //  5. RUNNING, SUCCEEDING, FAILING and UNKNOWN (a lost driver pod's phase): STARTED;
-//  6. "" (New), SUBMITTED, SUBMISSION_FAILED, PENDING_RERUN, INVALIDATING and RESUMING: QUEUED;
+//  6. "" (New), SUBMITTED, SUBMISSION_FAILED, PENDING_RERUN, INVALIDATING and RESUMING: QUEUED,
+//     but SUBMISSION_FAILED under a restart policy that doesn't retry (Never, the default) is
+//     FAILED, finished at terminationTime else lastSubmissionAttemptTime;
 //  7. SUSPENDING and SUSPENDED (spec.suspend; `suspended` set, "SpecSuspend" the reason), and a
 //     state this build doesn't know (unknown_state, named in the message): STARTED if a
 //     submission succeeded before (executionAttempts > 0), else QUEUED.

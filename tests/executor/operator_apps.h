@@ -41,14 +41,31 @@ struct OperatorApps {
                         R"(","creationTimestamp":")", created,
                         R"(","labels":{"app.kubernetes.io/managed-by":"gravitino",)",
                         R"("gravitino.apache.org/job-id":")", job_id, R"("}},"spec":{})",
-                        StatusJson(situation), "}");
+                        StatusJson(app, situation), "}");
+  }
+
+  // A running driver pod of `app` that the operator's driver pick takes for the app's current
+  // driver, its container started at 2026-01-01T00:00:03Z.
+  std::string DriverPodJson(const std::string& app) const {
+    const std::string labels =
+        name == "apache"
+            ? absl::StrCat(R"("spark-role":"driver","spark.operator/spark-app-name":")", app, "\"")
+            : absl::StrCat(R"("spark-role":"driver","sparkoperator.k8s.io/app-name":")", app,
+                           R"(","sparkoperator.k8s.io/submission-id":"s-1")");
+    return absl::StrCat(
+        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", app,
+        R"(-driver","namespace":"jobs","uid":"pod-)", app,
+        R"(","creationTimestamp":"2026-01-01T00:00:02Z","labels":{)", labels,
+        R"(}},"spec":{"containers":[{"name":"spark-kubernetes-driver"}]},)",
+        R"("status":{"phase":"Running","containerStatuses":[{"name":"spark-kubernetes-driver",)",
+        R"("state":{"running":{"startedAt":"2026-01-01T00:00:03Z"}}}]}})");
   }
 
   // The operator's spelling of the running state, as Status reports it.
   std::string RunningState() const { return name == "apache" ? "RunningHealthy" : "RUNNING"; }
 
  private:
-  std::string StatusJson(Situation situation) const {
+  std::string StatusJson(const std::string& app, Situation situation) const {
     if (situation == Situation::kNoStatus) return "";
     if (name == "apache") {
       const char* state = situation == Situation::kSubmitted ? "Submitted"

@@ -146,6 +146,7 @@ TEST_CASE("Packed: the status reads back as it was given") {
   status.termination_time = kNoTime;
   status.execution_attempts = 2;
   status.web_ui_address = "10.96.0.17:4040";
+  status.retries = true;
   AppFields fields;
   fields.name = "a";
   fields.namespace_ = "n";
@@ -160,6 +161,7 @@ TEST_CASE("Packed: the status reads back as it was given") {
   CHECK(back.termination_time == kNoTime);
   CHECK(back.execution_attempts == 2);
   CHECK(back.web_ui_address == status.web_ui_address);
+  CHECK(back.retries);
   CHECK(OperatorState(app) == "FAILING");
   CHECK_FALSE(IsStopped(app));
   // A projection made without SetStatus reads as New with nothing reported.

@@ -21,6 +21,7 @@ struct Meta {
   std::string deletion;
   bool cancel_requested = false;
   std::string creation = "2026-05-12T10:00:00Z";
+  std::string restart_policy;  // spec.restartPolicy.type; "" leaves it out (the operator's Never)
 };
 
 // A v1beta2 status as the operator writes it (driverInfo is always there).
@@ -56,7 +57,11 @@ std::string App(const std::string& status, const Meta& meta = {}) {
       R"({"apiVersion":"sparkoperator.k8s.io/v1beta2","kind":"SparkApplication","metadata":)",
       metadata,
       R"(,"spec":{"type":"Java","sparkVersion":"3.5.6","mainApplicationFile":"local:///x.jar")",
-      R"(,"driver":{},"executor":{}})");
+      R"(,"driver":{},"executor":{})",
+      meta.restart_policy.empty()
+          ? std::string()
+          : absl::StrCat(R"(,"restartPolicy":{"type":)", Quoted(meta.restart_policy), "}"),
+      "}");
   if (!status.empty()) absl::StrAppend(&out, R"(,"status":)", status);
   return out + "}";
 }
@@ -95,7 +100,8 @@ TEST_CASE("every v1beta2 state maps to one job status", "[kubeflow]") {
   struct Row {
     std::string state;
     JobStatus status;
-    bool terminal;
+    bool terminal;             // the operator's own end
+    bool finished = terminal;  // the job's end, which may come before the operator's
   };
   const std::vector<Row> rows = {
       {"", JobStatus::kQueued, false},
@@ -105,7 +111,8 @@ TEST_CASE("every v1beta2 state maps to one job status", "[kubeflow]") {
       {"COMPLETED", JobStatus::kSucceeded, true},
       {"FAILING", JobStatus::kStarted, false},
       {"FAILED", JobStatus::kFailed, true},
-      {"SUBMISSION_FAILED", JobStatus::kQueued, false},
+      // Under the default restart policy, Never, nothing submits it again.
+      {"SUBMISSION_FAILED", JobStatus::kFailed, false, true},
       {"PENDING_RERUN", JobStatus::kQueued, false},
       {"INVALIDATING", JobStatus::kQueued, false},
       {"UNKNOWN", JobStatus::kStarted, false},
@@ -120,7 +127,7 @@ TEST_CASE("every v1beta2 state maps to one job status", "[kubeflow]") {
     CHECK(info.status == row.status);
     CHECK(info.operator_state == row.state);
     CHECK(info.is_stopped == row.terminal);
-    CHECK(info.finished_at.has_value() == row.terminal);
+    CHECK(info.finished_at.has_value() == row.finished);
     CHECK_FALSE(info.unknown_state);
     CHECK_FALSE(info.no_status_timed_out);
     CHECK(ParseState(row.state) != State::kUnrecognized);
@@ -162,8 +169,29 @@ TEST_CASE("errorMessage becomes the message", "[kubeflow]") {
   CHECK(info.status == JobStatus::kFailed);
   CHECK(info.message == "driver container failed with ExitCode: 1, Reason: Error");
   JobStatusInfo submission = Map(App(Status("SUBMISSION_FAILED", "spark-submit: exit 1", 0)));
-  CHECK(submission.status == JobStatus::kQueued);
+  CHECK(submission.status == JobStatus::kFailed);
   CHECK(submission.message == "spark-submit: exit 1");
+}
+
+TEST_CASE("a failed submission is the end under Never, and waits for the retry otherwise",
+          "[kubeflow]") {
+  for (const char* policy : {"", "Never"}) {
+    Meta meta;
+    meta.restart_policy = policy;
+    INFO("restartPolicy " << policy);
+    JobStatusInfo info = Map(App(Status("SUBMISSION_FAILED", "spark-submit: exit 1", 0), meta));
+    CHECK(info.status == JobStatus::kFailed);
+    CHECK(info.finished_at == T("2026-05-12T10:00:02Z"));  // lastSubmissionAttemptTime
+    CHECK_FALSE(info.is_stopped);                          // the operator's FAILED is still to come
+  }
+  for (const char* policy : {"OnFailure", "Always"}) {
+    Meta meta;
+    meta.restart_policy = policy;
+    INFO("restartPolicy " << policy);
+    JobStatusInfo info = Map(App(Status("SUBMISSION_FAILED", "spark-submit: exit 1", 0), meta));
+    CHECK(info.status == JobStatus::kQueued);
+    CHECK_FALSE(info.finished_at.has_value());
+  }
 }
 
 TEST_CASE("times: the driver container first, then the operator's", "[kubeflow]") {
