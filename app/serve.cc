@@ -15,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "app/options.h"
 #include "app/process.h"
@@ -22,6 +23,7 @@
 #include "base/interner.h"
 #include "base/log.h"
 #include "base/quote.h"
+#include "base/strings.h"
 #include "cache/app_cache.h"
 #include "executor/executor.h"
 #include "executor/namespace_policy.h"
@@ -228,11 +230,48 @@ std::string ServeUsage() {
   return "usage: k8s-job-executor serve [--config FILE] [--listen HOST:PORT] [--set KEY=VALUE]...\n"
          "                              [--log-level debug|info|warn|error] [--log-format "
          "text|json]\n"
+         "                              [--check-config]\n"
          "\n"
          "Configuration keys come from, later ones winning: defaults, the YAML file given with\n"
          "--config, K8S_JOB_EXECUTOR_<KEY> environment variables (e.g. "
          "K8S_JOB_EXECUTOR_SPARK_IMAGE\n"
-         "for spark.image), then flags. See README.md for every key.\n";
+         "for spark.image), then flags. See README.md for every key.\n"
+         "--check-config checks all of it without the network, prints what would run and exits\n"
+         "(0, or 2 with what to fix).\n";
+}
+
+absl::StatusOr<std::string> CheckConfiguration(const server::ConfigSources& sources,
+                                               const k8s::Environment& env) {
+  absl::StatusOr<server::Config> config = server::LoadConfig(sources);
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(kInvalidConfiguration), ": ", config.status().message()));
+  }
+  absl::StatusOr<k8s::ConnectionConfig> connection =
+      k8s::ResolveConnection(ConnectionOptionsFrom(*config), env);
+  if (!connection.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ToAbsl(kUnusableConnection), ": ", connection.status().message()));
+  }
+  if (!config->server.token_file.empty()) {
+    auto auth = server::TokenAuthenticator::FromFile(config->server.token_file);
+    if (!auth.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ToAbsl(kInvalidConfiguration), ": ", auth.status().message()));
+    }
+  }
+  const server::ServerConfig& srv = config->server;
+  return absl::StrCat(
+      "configuration OK\n", "operator         ", config->operator_name, "\n", "kubernetes       ",
+      connection->server_url, " (", connection->source, ")\n", "namespace        ",
+      config->namespace_,
+      srv.allowed_namespaces.empty()
+          ? ""
+          : absl::StrCat(" (allowed: ", absl::StrJoin(srv.allowed_namespaces, ", "), ")"),
+      "\n", "listen           ", srv.listen, srv.tls_cert_file.empty() ? " (plaintext)" : " (TLS)",
+      "\n", "callers          ",
+      srv.token_file.empty() ? "not authenticated" : "bearer token (server.tokenFile)", "\n",
+      "metrics          ", srv.metrics_listen.empty() ? "off" : srv.metrics_listen, "\n");
 }
 
 absl::StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& args) {
@@ -241,6 +280,10 @@ absl::StatusOr<ServeArgs> ParseServeArgs(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       out.help = true;
+      continue;
+    }
+    if (arg == "--check-config") {
+      out.check_config = true;
       continue;
     }
     if (!absl::StartsWith(arg, "--")) {
@@ -289,6 +332,15 @@ int RunServe(const ServeArgs& args) {
   SetMutexDeadlockDetection();
   server::ConfigSources sources = args.sources;
   sources.env = ProcessEnvironment();
+  if (args.check_config) {
+    absl::StatusOr<std::string> checked = CheckConfiguration(sources, k8s::Environment::Process());
+    if (!checked.ok()) {
+      std::cerr << "k8s-job-executor: " << checked.status().message() << "\n";
+      return kExitBadConfiguration;
+    }
+    std::cout << *checked;
+    return kExitOk;
+  }
   absl::StatusOr<server::Config> config = server::LoadConfig(sources);
   if (!config.ok()) return Refuse(kInvalidConfiguration, config.status());
   log::Configure(*log::ParseLevel(config->server.log_level),
