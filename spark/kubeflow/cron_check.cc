@@ -289,8 +289,10 @@ absl::StatusOr<CronSchedule> ParseCron(std::string_view spec) {
     RETURN_IF_ERROR(CheckZoneName(zone, "schedule", spec));
     schedule.own_zone_ = LoadCheckedZone(zone);
     rest.remove_prefix(space);
+    // The operator trims what follows the prefix, and nothing otherwise: a descriptor must then
+    // be the whole schedule ("\t@daily" and "@daily " are five-field schedules of one field).
+    rest = ToStd(absl::StripAsciiWhitespace(ToAbsl(rest)));
   }
-  rest = ToStd(absl::StripAsciiWhitespace(ToAbsl(rest)));
 
   if (absl::StartsWith(ToAbsl(rest), "@")) {
     if (rest == "@yearly" || rest == "@annually" || rest == "@monthly" || rest == "@weekly" ||

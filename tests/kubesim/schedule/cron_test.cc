@@ -176,6 +176,10 @@ TEST_CASE("LoadLocation reads names as Go does", "[schedule][cron]") {
   CHECK(!LoadLocation("Fixed/UTC+01:00", absl::UTCTimeZone(), &error));
   CHECK(!LoadLocation("/etc/localtime", absl::UTCTimeZone(), &error));
   CHECK(error == "time: invalid location name");
+  // No file Go can open: absl's libc zones, and a name with a NUL (absl reads it only up to
+  // the NUL, "UTC" here; Go's open fails).
+  CHECK(!LoadLocation("libc:UTC", absl::UTCTimeZone(), &error));
+  CHECK(!LoadLocation(std::string_view("UTC\0n", 5), absl::UTCTimeZone(), &error));
 }
 
 TEST_CASE("DST: skipped and repeated hours in New York", "[schedule][cron]") {

@@ -44,11 +44,11 @@ TEST_CASE("five-field schedules the operator parses are accepted", "[kubeflow][c
 
 TEST_CASE("descriptors and @every are accepted", "[kubeflow][cron]") {
   for (const char* spec : {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight",
-                           "@hourly", " @daily ", "@every 3m"}) {
+                           "@hourly", "CRON_TZ=UTC  @daily ", "@every 3m"}) {
     INFO(spec);
     absl::StatusOr<CronSchedule> schedule = ParseCron(spec);
     REQUIRE(schedule.ok());
-    CHECK(schedule->own_zone() == std::nullopt);
+    CHECK(schedule->own_zone().has_value() == absl::StartsWith(spec, "CRON_TZ="));
   }
   auto every = [](const std::string& spec) {
     absl::StatusOr<CronSchedule> schedule = ParseCron(spec);
@@ -101,7 +101,8 @@ TEST_CASE("schedules the operator refuses or never runs are refused", "[kubeflow
   CHECK(absl::StrContains(Error("@reboot"), "descriptor"));
   CHECK(absl::StrContains(Error("@daily extra"), "descriptor"));
   CHECK(absl::StrContains(Error("@every"), "descriptor"));
-  CHECK(absl::StrContains(Error("@every "), "descriptor"));  // the operator trims it first
+  // Not trimmed without a zone prefix: a duration of nothing.
+  CHECK(absl::StrContains(Error("@every "), "@every duration"));
   CHECK(absl::StrContains(Error("@every  3m"), "@every duration"));
   CHECK(absl::StrContains(Error("@every 5"), "@every duration"));
   CHECK(absl::StrContains(Error("@every 1d"), "@every duration"));
@@ -153,6 +154,18 @@ TEST_CASE("time zones are the ones the operator loads", "[kubeflow][cron]") {
     CHECK(status.code() == absl::StatusCode::kInvalidArgument);
     CHECK(absl::StartsWith(status.message(), "time_zone \""));
   }
+}
+
+TEST_CASE("whitespace around a descriptor: trimmed only after a zone prefix, as the operator does",
+          "[kubeflow][cron]") {
+  // Without a prefix the operator reads a leading blank as the start of five fields, and a
+  // trailing one as part of the descriptor's name: FailedValidation for good.
+  for (const char* spec : {"\t@daily", " @hourly", "\t\t\v@monthly", "@daily ", "@every 1h "}) {
+    INFO(spec);
+    CHECK(absl::IsInvalidArgument(ParseCron(spec).status()));
+  }
+  CHECK(ParseCron("CRON_TZ=UTC   @daily  ").ok());
+  CHECK(ParseCron(" 0 3 * * * ").ok());  // five fields split on blanks, wherever they are
 }
 
 }  // namespace
