@@ -24,6 +24,13 @@ using packing::PutBytes;
 using packing::PutDelta;
 using packing::PutSigned;
 
+// The top bit of the projection's state byte: the history isn't empty.
+constexpr uint8_t kHasStateBit = 0x80;
+
+AppState CurrentState(const AppProjection& app) {
+  return static_cast<AppState>(app.operator_state() & ~kHasStateBit);
+}
+
 enum EntryFlag : uint8_t {
   kCurrentId = 1,  // the id is kCurrentStateId (not encoded)
   kHasTransition = 2,
@@ -149,8 +156,12 @@ void ProjectHistory(const rapidjson::Value* status, AppFields& fields, ApacheSta
 }  // namespace
 
 void SetStatus(const ApacheStatus& status, AppFields& fields) {
-  fields.operator_state = static_cast<uint8_t>(
-      status.history.empty() ? AppState::kUnknown : status.history.back().state);
+  // The state, and whether there is one at all in the top bit, so that HasState, which every
+  // Status asks, needn't decode the packed part.
+  fields.operator_state =
+      status.history.empty()
+          ? 0
+          : static_cast<uint8_t>(kHasStateBit | static_cast<uint8_t>(status.history.back().state));
   fields.status_started = HistoryStarted(status.history);
   fields.operator_status.clear();
   PutSigned(fields.operator_status, status.attempt_id);
@@ -159,8 +170,7 @@ void SetStatus(const ApacheStatus& status, AppFields& fields) {
 }
 
 StatusView::StatusView(const AppProjection& app)
-    : current_state_(static_cast<AppState>(app.operator_state())),
-      history_started_(app.status_started()) {
+    : current_state_(CurrentState(app)), history_started_(app.status_started()) {
   std::string_view packed = app.operator_status();
   if (packed.empty()) return;  // a projection made without SetStatus
   const char* at = packed.data();
@@ -229,12 +239,12 @@ absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
 
 std::string_view OperatorState(const AppProjection& app) {
   if (!HasState(app)) return "";
-  const auto state = static_cast<AppState>(app.operator_state());
+  const AppState state = CurrentState(app);
   if (state == AppState::kUnknown) return app.unknown_current_state();
   return AppStateName(state);
 }
 
-bool HasState(const AppProjection& app) { return !StatusView(app).history().empty(); }
+bool HasState(const AppProjection& app) { return (app.operator_state() & kHasStateBit) != 0; }
 
 bool IsHeldWithoutStatus(const AppProjection& app) {
   return app.suspend_requested() || app.kueue_queued();
@@ -242,7 +252,7 @@ bool IsHeldWithoutStatus(const AppProjection& app) {
 
 bool IsStopped(const AppProjection& app) {
   if (!HasState(app)) return false;
-  const auto state = static_cast<AppState>(app.operator_state());
+  const AppState state = CurrentState(app);
   return IsOutcomeState(state) || IsStoppedState(state);
 }
 
