@@ -3,7 +3,8 @@
 // operator's own parser (kubesim/schedule/cron.h), which the end-to-end tests trust as the
 // controller. A schedule or zone the service accepts must be one the controller accepts: else it
 // is parked in FailedValidation for good. The service may refuse more, but only what it documents
-// as stricter: an `@every` of zero or less, a `*-n` range, and a schedule that never runs.
+// as stricter: an `@every` of zero or less, a `*-n` or `?-n` range (the operator reads `*`), and
+// a schedule that never runs.
 // Input: the time zone, then a `%%` line and the schedule (without one, the whole input is the
 // schedule and the zone is empty).
 
@@ -64,7 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   } else if (sim_ok) {
     // Refused here, accepted there: only where the service says it is stricter.
-    FUZZ_CHECK(spec.find("*-") != std::string_view::npos || NonPositiveEvery(spec) ||
+    FUZZ_CHECK(spec.find("*-") != std::string_view::npos ||
+               spec.find("?-") != std::string_view::npos || NonPositiveEvery(spec) ||
                NeverRuns(*theirs.schedule));
   }
   return 0;

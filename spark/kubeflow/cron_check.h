@@ -41,7 +41,8 @@ class CronSchedule {
 //   "@every <Go duration>" (such as 1h30m, 90s or 1.5h); below a second it runs every second,
 //   and above it is cut to whole seconds.
 // Stricter than the operator where it would accept a schedule that can't be meant: "@every"
-// with a duration of zero or less (the operator runs it every second), "*-5" (it reads plain
+// with a duration of zero or less (the operator runs it every second), "*-5" or "?-5" (it reads
+// plain
 // "*") and a day of month that no chosen month has, such as 30 2 (it never runs).
 // INVALID_ARGUMENT naming `schedule`, the field and the problem otherwise.
 absl::StatusOr<CronSchedule> ParseCron(std::string_view spec);
