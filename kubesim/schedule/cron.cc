@@ -238,11 +238,13 @@ std::optional<absl::TimeZone> LoadLocation(std::string_view name, const absl::Ti
     *error = "time: invalid location name";
     return std::nullopt;
   }
-  // absl's own pseudo-zones are no files in the zoneinfo directory, so Go knows none of them; a
-  // name with a NUL is no file Go can open (absl would read the name only up to it).
+  // absl's own pseudo-zones and prefixes (libc:, file:) are no files in the zoneinfo directory, so
+  // Go knows none of them; a name with a NUL is no file Go can open (absl would read the name only
+  // up to it).
   absl::TimeZone tz;
   if (name != "localtime" && !name.starts_with("Fixed/") && !name.starts_with("libc:") &&
-      name.find('\0') == std::string_view::npos && absl::LoadTimeZone(std::string(name), &tz)) {
+      !name.starts_with("file:") && name.find('\0') == std::string_view::npos &&
+      absl::LoadTimeZone(std::string(name), &tz)) {
     return tz;
   }
   *error = "unknown time zone " + std::string(name);

@@ -179,6 +179,7 @@ TEST_CASE("LoadLocation reads names as Go does", "[schedule][cron]") {
   // No file Go can open: absl's libc zones, and a name with a NUL (absl reads it only up to
   // the NUL, "UTC" here; Go's open fails).
   CHECK(!LoadLocation("libc:UTC", absl::UTCTimeZone(), &error));
+  CHECK(!LoadLocation("file:UTC", absl::UTCTimeZone(), &error));
   CHECK(!LoadLocation(std::string_view("UTC\0n", 5), absl::UTCTimeZone(), &error));
 }
 
