@@ -9,6 +9,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "async/one_shot.h"
 #include "async/strand_task.h"
 #include "async/wakeup.h"
 #include "base/log.h"
@@ -51,27 +52,31 @@ absl::Status Overflowed(size_t capacity) {
       " changes piled up unread (the limit); re-open the watch to get the current statuses"));
 }
 
+// How a write that Send waits for ended: whichever came first of its completion and the end of
+// the mailbox.
+enum class Sent { kWritten, kBroken, kMailboxEnded };
+
 // Writes one message and waits for it to be out, or for `mailbox` (when given) to end: a caller
 // stuck on this write must not keep the stream alive once it has fallen too far behind.
 template <class T>
 asio::awaitable<absl::Status> Send(StreamWriter<T>* writer, T message,
                                    cache::Mailbox<cache::AppEvent>* mailbox) {
-  auto wakeup = std::make_shared<async::Wakeup>();
-  auto outcome = std::make_shared<std::atomic<int>>(-1);
-  writer->Write(std::move(message), [wakeup, outcome](bool ok) {
-    outcome->store(ok ? 1 : 0);
-    wakeup->Waker()();
-  });
-  if (mailbox != nullptr) mailbox->OnEnd(wakeup->Waker());
-  co_await wakeup->Wait();
+  auto outcome = async::OneShot<Sent>::New();
+  writer->Write(std::move(message),
+                [outcome](bool ok) { outcome->Set(ok ? Sent::kWritten : Sent::kBroken); });
+  if (mailbox != nullptr) mailbox->OnEnd([outcome] { outcome->Set(Sent::kMailboxEnded); });
+  absl::StatusOr<Sent> sent = co_await outcome->Wait();
   if (mailbox != nullptr) mailbox->ForgetWakes();
-  if (co_await internal::Cancelled()) co_return absl::CancelledError("the call was cancelled");
-  switch (outcome->load()) {
-    case 1:
+  // Without a deadline the wait ends without a value only when the call is cancelled.
+  if (!sent.ok() || co_await internal::Cancelled()) {
+    co_return absl::CancelledError("the call was cancelled");
+  }
+  switch (*sent) {
+    case Sent::kWritten:
       co_return absl::OkStatus();
-    case 0:
+    case Sent::kBroken:
       co_return absl::CancelledError("the stream was broken");
-    default:
+    case Sent::kMailboxEnded:
       break;
   }
   if (mailbox->state() == cache::Mailbox<cache::AppEvent>::State::kOverflowed) {

@@ -24,6 +24,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "async/one_shot.h"
 #include "async/wakeup.h"
 #include "base/log.h"
 #include "base/strings.h"
@@ -636,29 +637,13 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
   // The credentials for the next attempt. An exec plugin run takes seconds: it happens on the
   // provider's own thread, and this coroutine waits for it within the deadline.
   net::awaitable<absl::StatusOr<Credentials>> CurrentCredentials(CallState& state) {
-    struct Pending {
-      absl::Mutex mu;
-      std::optional<absl::StatusOr<Credentials>> result ABSL_GUARDED_BY(mu);
-    };
-    auto pending = std::make_shared<Pending>();
-    std::shared_ptr<async::Wakeup> wakeup = async::Wakeup::New();
+    auto answer = async::OneShot<absl::StatusOr<Credentials>>::New();
     config_.credentials->GetAsync(
-        [pending, wake = wakeup->Waker()](absl::StatusOr<Credentials> credentials) {
-          {
-            absl::MutexLock lock(&pending->mu);
-            pending->result = std::move(credentials);
-          }
-          wake();
-        });
-    for (;;) {
-      {
-        absl::MutexLock lock(&pending->mu);
-        if (pending->result.has_value()) co_return *std::move(pending->result);
-      }
-      if (state.interrupted()) co_return state.InterruptedStatus("reading the credentials");
-      auto waiting = wakeup->Wait(state.deadline());
-      co_await std::move(waiting);
-    }
+        [answer](absl::StatusOr<Credentials> credentials) { answer->Set(std::move(credentials)); });
+    absl::StatusOr<absl::StatusOr<Credentials>> got = co_await answer->Wait(state.deadline());
+    // Without the answer the wait ended on the call's cancellation or its deadline.
+    if (!got.ok()) co_return state.InterruptedStatus("reading the credentials");
+    co_return *std::move(got);
   }
 
   // Waits until the limiter lets the attempt go, within the call's deadline. `ticket` is set when
