@@ -3,7 +3,6 @@
 // mailbox; a caller that stops reading fills only that mailbox and then loses its stream
 // (RESOURCE_EXHAUSTED), and nobody else waits for it.
 
-#include <deque>
 #include <map>
 #include <utility>
 
@@ -18,6 +17,7 @@
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
+#include "executor/log_buffer.h"
 #include "k8s/errors.h"
 #include "spark/execution_id.h"
 
@@ -28,7 +28,6 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr int64_t kDefaultFollowTailLines = 100;
-constexpr size_t kMaxBatchLines = 1000;
 // Changes of one followed app that may wait while its log is being looked for.
 constexpr size_t kFollowChanges = 64;
 
@@ -93,93 +92,6 @@ asio::awaitable<bool> WaitForChanges(cache::Mailbox<cache::AppEvent>& mailbox) {
   mailbox.ForgetWakes();
   co_return !(co_await internal::Cancelled());
 }
-
-// The bytes of a followed log, cut into lines as they arrive on the client's thread, held for
-// the stream's loop up to a byte bound (beyond it lines are counted, not kept).
-class LogBuffer {
- public:
-  explicit LogBuffer(size_t max_bytes) : max_bytes_(max_bytes) {}
-
-  void Chunk(std::string_view bytes) {
-    std::function<void()> wake;
-    {
-      absl::MutexLock lock(&mu_);
-      received_ = true;
-      KeepLocked(splitter_.Feed(bytes));
-      wake.swap(wake_);
-    }
-    if (wake) wake();
-  }
-
-  void End(absl::Status status) {
-    std::function<void()> wake;
-    {
-      absl::MutexLock lock(&mu_);
-      if (status.ok()) KeepLocked(splitter_.Flush());
-      ended_ = true;
-      end_ = std::move(status);
-      wake.swap(wake_);
-    }
-    if (wake) wake();
-  }
-
-  struct Taken {
-    OutputBatch batch;
-    bool ended = false;
-    bool received = false;
-    absl::Status end;
-  };
-  // Up to kMaxBatchLines lines; `ended` only once every line has been taken.
-  Taken Take() {
-    absl::MutexLock lock(&mu_);
-    Taken out;
-    out.batch.dropped_lines = std::exchange(dropped_, 0);
-    while (!lines_.empty() && out.batch.lines.size() < kMaxBatchLines) {
-      bytes_ -= lines_.front().size();
-      out.batch.lines.push_back(std::move(lines_.front()));
-      lines_.pop_front();
-    }
-    out.ended = ended_ && lines_.empty();
-    out.received = received_;
-    out.end = end_;
-    return out;
-  }
-
-  // Calls `wake` once when more arrives, or at once if something is waiting.
-  void OnReady(std::function<void()> wake) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (lines_.empty() && dropped_ == 0 && !ended_) {
-        wake_ = std::move(wake);
-        return;
-      }
-    }
-    wake();
-  }
-
- private:
-  void KeepLocked(std::vector<std::string> lines) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    for (auto& line : lines) {
-      if (bytes_ + line.size() > max_bytes_) {
-        ++dropped_;
-        continue;
-      }
-      bytes_ += line.size();
-      lines_.push_back(std::move(line));
-    }
-  }
-
-  const size_t max_bytes_;
-  absl::Mutex mu_;
-  spark::LogLines splitter_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::string> lines_ ABSL_GUARDED_BY(mu_);
-  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
-  bool received_ ABSL_GUARDED_BY(mu_) = false;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Status end_ ABSL_GUARDED_BY(mu_);
-  std::function<void()> wake_ ABSL_GUARDED_BY(mu_);
-};
 
 struct Job {
   spark::ExecutionId id;
