@@ -63,8 +63,9 @@ class CallState : public std::enable_shared_from_this<CallState> {
   const boost::asio::any_io_executor& executor() const { return executor_; }
 
   absl::Status InterruptedStatus(std::string_view what) const {
-    if (cancelled())
+    if (cancelled()) {
       return absl::CancelledError(absl::StrCat("kubernetes: ", ToAbsl(what), " cancelled"));
+    }
     return absl::DeadlineExceededError(
         absl::StrCat("kubernetes: ", ToAbsl(what), " did not finish before the deadline"));
   }

@@ -208,7 +208,9 @@ asio::awaitable<absl::Status> WaitForEnd(Closing* q, absl::Notification* waiting
   auto wakeup = Wakeup::New();
   q->OnEnd(wakeup->Waker());
   waiting->Notify();
-  while (q->state() == Closing::State::kOpen) co_await wakeup->Wait();
+  while (q->state() == Closing::State::kOpen) {
+    co_await wakeup->Wait();
+  }
   q->ForgetWakes();
   seen->state = q->state();
   seen->items = q->Drain();
@@ -254,12 +256,14 @@ TEST_CASE("bounded queue: items come out in the order each producer pushed them"
   Io io;
   constexpr int kProducers = 4;
   constexpr int kPerProducer = 2000;
-  Closing q(kProducers * kPerProducer);  // never full: this is about order, not bounds
+  Closing q(static_cast<size_t>(kProducers) *
+            kPerProducer);  // never full: this is about order, not bounds
   std::vector<int> got;
   absl::Notification done;
   StrandTask::Spawn(io.Strand(), ReadAll(&q, &got),
                     [&done](const absl::Status&) { done.Notify(); });
   std::vector<std::thread> producers;
+  producers.reserve(kProducers);
   for (int p = 0; p < kProducers; ++p) {
     producers.emplace_back([&q, p] {
       for (int i = 0; i < kPerProducer; ++i) REQUIRE(q.Push(p * kPerProducer + i));

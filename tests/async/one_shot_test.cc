@@ -126,6 +126,7 @@ TEST_CASE("one-shot: of many threads setting at once exactly one wins, and its v
     std::atomic<int> winners{0};
     std::atomic<int> winner{-1};
     std::vector<std::thread> setters;
+    setters.reserve(kSetters);
     for (int i = 0; i < kSetters; ++i) {
       setters.emplace_back([&, i] {
         go.WaitForNotification();
