@@ -15,8 +15,8 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/numbers.h"
 #include "absl/synchronization/mutex.h"
+#include "async/one_shot.h"
 #include "async/strand_task.h"
-#include "async/wakeup.h"
 #include "base/log.h"
 #include "base/strings.h"
 #include "cache/subscriber_index.h"
@@ -257,34 +257,21 @@ class AppInformerImpl final : public AppInformer,
 
   // One LIST page asked on the fetch strand: while the loop projects a page, the next one is
   // served, read and parsed beside it (a 100k-app list is 200 pages of about 1 MB). At most one
-  // is in flight, a task of its own that Stop cancels.
-  struct PageFetch {
-    std::shared_ptr<async::Wakeup> done = async::Wakeup::New();
-    absl::Mutex mu;
-    std::optional<absl::StatusOr<k8s::ListPage>> page ABSL_GUARDED_BY(mu);
-
-    // The first result stays.
-    void Finish(absl::StatusOr<k8s::ListPage> result) {
-      {
-        absl::MutexLock lock(&mu);
-        if (page.has_value()) return;
-        page = std::move(result);
-      }
-      done->Fire();
-    }
-  };
+  // is in flight, a task of its own that Stop cancels. Its first answer stays: the page, or how
+  // the task ended without one.
+  using PageFetch = async::OneShot<absl::StatusOr<k8s::ListPage>>;
 
   std::shared_ptr<PageFetch> StartPage(const std::string& continue_token) {
     k8s::ListOptions list;
     list.label_selector = options_.label_selector;
     list.limit = options_.page_size;
     list.continue_token = continue_token;
-    auto fetch = std::make_shared<PageFetch>();
+    auto fetch = PageFetch::New();
     auto request = [](std::shared_ptr<k8s::Client> client, k8s::ResourceRef collection,
                       k8s::ListOptions options, absl::Time deadline,
                       std::shared_ptr<PageFetch> fetch) -> asio::awaitable<absl::Status> {
       auto listed = client->List(std::move(collection), std::move(options), deadline);
-      fetch->Finish(co_await std::move(listed));
+      fetch->Set(co_await std::move(listed));
       co_return absl::OkStatus();
     };
     auto task = async::StrandTask::Spawn(
@@ -293,7 +280,7 @@ class AppInformerImpl final : public AppInformer,
                 fetch),
         // A fetch cancelled before it started, or that threw, still answers its waiter.
         [fetch](absl::Status status) {
-          if (!status.ok()) fetch->Finish(std::move(status));
+          if (!status.ok()) fetch->Set(std::move(status));
         });
     bool stopped = false;
     {
@@ -308,17 +295,10 @@ class AppInformerImpl final : public AppInformer,
   // The page once it is there, or CANCELLED when the informer stops while it waits.
   static asio::awaitable<absl::StatusOr<k8s::ListPage>> AwaitPage(
       std::shared_ptr<PageFetch> fetch) {
-    for (;;) {
-      {
-        absl::MutexLock lock(&fetch->mu);
-        if (fetch->page.has_value()) co_return std::move(*fetch->page);
-      }
-      co_await fetch->done->Wait();
-      if ((co_await asio::this_coro::cancellation_state).cancelled() !=
-          asio::cancellation_type::none) {
-        co_return absl::CancelledError("informer stopped");
-      }
-    }
+    // Without a deadline the wait ends without the page only when the informer is cancelled.
+    absl::StatusOr<absl::StatusOr<k8s::ListPage>> page = co_await fetch->Wait();
+    if (!page.ok()) co_return absl::CancelledError("informer stopped");
+    co_return *std::move(page);
   }
 
   // The whole collection, page by page, the next page asked for as soon as this one's continue

@@ -3,12 +3,12 @@
 // mailbox; a caller that stops reading fills only that mailbox and then loses its stream
 // (RESOURCE_EXHAUSTED), and nobody else waits for it.
 
-#include <deque>
 #include <map>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "async/one_shot.h"
 #include "async/strand_task.h"
 #include "async/wakeup.h"
 #include "base/log.h"
@@ -17,6 +17,7 @@
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
+#include "executor/log_buffer.h"
 #include "k8s/errors.h"
 #include "spark/execution_id.h"
 
@@ -27,7 +28,6 @@ namespace asio = boost::asio;
 namespace {
 
 constexpr int64_t kDefaultFollowTailLines = 100;
-constexpr size_t kMaxBatchLines = 1000;
 // Changes of one followed app that may wait while its log is being looked for.
 constexpr size_t kFollowChanges = 64;
 
@@ -51,27 +51,31 @@ absl::Status Overflowed(size_t capacity) {
       " changes piled up unread (the limit); re-open the watch to get the current statuses"));
 }
 
+// How a write that Send waits for ended: whichever came first of its completion and the end of
+// the mailbox.
+enum class Sent { kWritten, kBroken, kMailboxEnded };
+
 // Writes one message and waits for it to be out, or for `mailbox` (when given) to end: a caller
 // stuck on this write must not keep the stream alive once it has fallen too far behind.
 template <class T>
 asio::awaitable<absl::Status> Send(StreamWriter<T>* writer, T message,
                                    cache::Mailbox<cache::AppEvent>* mailbox) {
-  auto wakeup = std::make_shared<async::Wakeup>();
-  auto outcome = std::make_shared<std::atomic<int>>(-1);
-  writer->Write(std::move(message), [wakeup, outcome](bool ok) {
-    outcome->store(ok ? 1 : 0);
-    wakeup->Waker()();
-  });
-  if (mailbox != nullptr) mailbox->OnEnd(wakeup->Waker());
-  co_await wakeup->Wait();
+  auto outcome = async::OneShot<Sent>::New();
+  writer->Write(std::move(message),
+                [outcome](bool ok) { outcome->Set(ok ? Sent::kWritten : Sent::kBroken); });
+  if (mailbox != nullptr) mailbox->OnEnd([outcome] { outcome->Set(Sent::kMailboxEnded); });
+  absl::StatusOr<Sent> sent = co_await outcome->Wait();
   if (mailbox != nullptr) mailbox->ForgetWakes();
-  if (co_await internal::Cancelled()) co_return absl::CancelledError("the call was cancelled");
-  switch (outcome->load()) {
-    case 1:
+  // Without a deadline the wait ends without a value only when the call is cancelled.
+  if (!sent.ok() || co_await internal::Cancelled()) {
+    co_return absl::CancelledError("the call was cancelled");
+  }
+  switch (*sent) {
+    case Sent::kWritten:
       co_return absl::OkStatus();
-    case 0:
+    case Sent::kBroken:
       co_return absl::CancelledError("the stream was broken");
-    default:
+    case Sent::kMailboxEnded:
       break;
   }
   if (mailbox->state() == cache::Mailbox<cache::AppEvent>::State::kOverflowed) {
@@ -88,93 +92,6 @@ asio::awaitable<bool> WaitForChanges(cache::Mailbox<cache::AppEvent>& mailbox) {
   mailbox.ForgetWakes();
   co_return !(co_await internal::Cancelled());
 }
-
-// The bytes of a followed log, cut into lines as they arrive on the client's thread, held for
-// the stream's loop up to a byte bound (beyond it lines are counted, not kept).
-class LogBuffer {
- public:
-  explicit LogBuffer(size_t max_bytes) : max_bytes_(max_bytes) {}
-
-  void Chunk(std::string_view bytes) {
-    std::function<void()> wake;
-    {
-      absl::MutexLock lock(&mu_);
-      received_ = true;
-      KeepLocked(splitter_.Feed(bytes));
-      wake.swap(wake_);
-    }
-    if (wake) wake();
-  }
-
-  void End(absl::Status status) {
-    std::function<void()> wake;
-    {
-      absl::MutexLock lock(&mu_);
-      if (status.ok()) KeepLocked(splitter_.Flush());
-      ended_ = true;
-      end_ = std::move(status);
-      wake.swap(wake_);
-    }
-    if (wake) wake();
-  }
-
-  struct Taken {
-    OutputBatch batch;
-    bool ended = false;
-    bool received = false;
-    absl::Status end;
-  };
-  // Up to kMaxBatchLines lines; `ended` only once every line has been taken.
-  Taken Take() {
-    absl::MutexLock lock(&mu_);
-    Taken out;
-    out.batch.dropped_lines = std::exchange(dropped_, 0);
-    while (!lines_.empty() && out.batch.lines.size() < kMaxBatchLines) {
-      bytes_ -= lines_.front().size();
-      out.batch.lines.push_back(std::move(lines_.front()));
-      lines_.pop_front();
-    }
-    out.ended = ended_ && lines_.empty();
-    out.received = received_;
-    out.end = end_;
-    return out;
-  }
-
-  // Calls `wake` once when more arrives, or at once if something is waiting.
-  void OnReady(std::function<void()> wake) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (lines_.empty() && dropped_ == 0 && !ended_) {
-        wake_ = std::move(wake);
-        return;
-      }
-    }
-    wake();
-  }
-
- private:
-  void KeepLocked(std::vector<std::string> lines) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    for (auto& line : lines) {
-      if (bytes_ + line.size() > max_bytes_) {
-        ++dropped_;
-        continue;
-      }
-      bytes_ += line.size();
-      lines_.push_back(std::move(line));
-    }
-  }
-
-  const size_t max_bytes_;
-  absl::Mutex mu_;
-  spark::LogLines splitter_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::string> lines_ ABSL_GUARDED_BY(mu_);
-  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
-  bool received_ ABSL_GUARDED_BY(mu_) = false;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Status end_ ABSL_GUARDED_BY(mu_);
-  std::function<void()> wake_ ABSL_GUARDED_BY(mu_);
-};
 
 struct Job {
   spark::ExecutionId id;

@@ -24,9 +24,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "async/one_shot.h"
 #include "async/wakeup.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "k8s/call_state.h"
 #include "k8s/errors.h"
 #include "k8s/watch_stream.h"
 
@@ -38,6 +40,8 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
+using internal::CallState;
+using internal::ScopedAbort;
 
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
@@ -75,54 +79,41 @@ struct Connection {
   std::chrono::steady_clock::time_point idle_since;
 };
 
-// The state of one call, on the awaiting coroutine's executor: the caller's cancellation, the
-// deadline's watchdog, and how to end whatever the call waits on right now. Shared with the
-// watchdog's handler, which may run after the call's frame is gone.
-class CallState : public std::enable_shared_from_this<CallState> {
- public:
-  CallState(net::any_io_executor executor, net::cancellation_state caller, absl::Time deadline)
-      : executor_(std::move(executor)), caller_(caller), deadline_(deadline) {}
-
-  // Ends whatever the call waits on when the deadline passes. The caller's cancellation needs no
-  // such help: it reaches the pending operation itself.
-  void StartWatchdog() {
-    watchdog_.emplace(executor_);
-    watchdog_->expires_after(ToChrono(deadline_ - absl::Now()));
-    watchdog_->async_wait([self = shared_from_this()](beast::error_code ec) {
-      if (ec) return;
-      self->timed_out_ = true;
-      if (self->abort_) self->abort_();
-    });
-  }
-  void StopWatchdog() {
-    abort_ = nullptr;
-    if (watchdog_) watchdog_->cancel();
-  }
-
-  void SetAbort(std::function<void()> abort) { abort_ = std::move(abort); }
-  void ClearAbort() { abort_ = nullptr; }
-
-  bool cancelled() const { return caller_.cancelled() != net::cancellation_type::none; }
-  bool timed_out() const { return timed_out_ || absl::Now() >= deadline_; }
-  bool interrupted() const { return cancelled() || timed_out(); }
-  absl::Time deadline() const { return deadline_; }
-  const net::any_io_executor& executor() const { return executor_; }
-
-  absl::Status InterruptedStatus(std::string_view what) const {
-    if (cancelled())
-      return absl::CancelledError(absl::StrCat("kubernetes: ", ToAbsl(what), " cancelled"));
-    return absl::DeadlineExceededError(
-        absl::StrCat("kubernetes: ", ToAbsl(what), " did not finish before the deadline"));
-  }
-
- private:
-  const net::any_io_executor executor_;
-  const net::cancellation_state caller_;
-  const absl::Time deadline_;
-  bool timed_out_ = false;
-  std::function<void()> abort_;
-  std::optional<net::steady_timer> watchdog_;
+// How far an attempt got: where it failed, or kDone when it read the whole response of a
+// connection the server keeps open (the one case it may go back to the pool).
+enum class Phase {
+  kNone,
+  kResolve,
+  kConnect,
+  kTlsHandshake,
+  kWrite,
+  kReadHeader,
+  kReadBody,
+  kDone
 };
+
+// The phase as errors name it.
+std::string_view PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kNone:
+      return "";
+    case Phase::kResolve:
+      return "resolve";
+    case Phase::kConnect:
+      return "connect";
+    case Phase::kTlsHandshake:
+      return "TLS handshake";
+    case Phase::kWrite:
+      return "write";
+    case Phase::kReadHeader:
+      return "read header";
+    case Phase::kReadBody:
+      return "read body";
+    case Phase::kDone:
+      return "done";
+  }
+  return "";
+}
 
 struct Request {
   http::verb method = http::verb::get;
@@ -148,11 +139,11 @@ struct Response {
 using BodySink = std::function<absl::Status(std::string_view)>;
 
 struct AttemptResult {
-  beast::error_code ec;   // transport failure
-  std::string phase;      // where it failed
-  bool not_sent = false;  // failed before the request could reach the server
-  int http_code = 0;      // 0 without a response
-  std::string body;       // non-streamed body
+  beast::error_code ec;        // transport failure
+  Phase phase = Phase::kNone;  // where it failed
+  bool not_sent = false;       // failed before the request could reach the server
+  int http_code = 0;           // 0 without a response
+  std::string body;            // non-streamed body
   std::optional<absl::Duration> retry_after;
   absl::Status sink_status;  // a sink or body-limit failure (never retried)
   bool streamed = false;     // the body went to the sink
@@ -466,21 +457,23 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
                                                       CallState& state, AttemptResult& result) {
     auto conn = std::make_shared<Connection>(io_, ctx);
     tcp::resolver resolver(state.executor());
-    state.SetAbort([&resolver] { resolver.cancel(); });
-    result.phase = "resolve";
-    auto endpoints = co_await resolver.async_resolve(
-        config_.host, config_.port, net::redirect_error(net::use_awaitable, result.ec));
-    state.ClearAbort();
+    tcp::resolver::results_type endpoints;
+    {
+      ScopedAbort cancel_on_abort(state, [&resolver] { resolver.cancel(); });
+      result.phase = Phase::kResolve;
+      endpoints = co_await resolver.async_resolve(
+          config_.host, config_.port, net::redirect_error(net::use_awaitable, result.ec));
+    }
     if (result.ec || state.interrupted()) co_return nullptr;
-    state.SetAbort([&conn = *conn] { conn.Lowest().close(); });
-    result.phase = "connect";
+    ScopedAbort close_on_abort(state, [&conn = *conn] { conn.Lowest().close(); });
+    result.phase = Phase::kConnect;
     co_await conn->Lowest().async_connect(endpoints,
                                           net::redirect_error(net::use_awaitable, result.ec));
     if (result.ec || state.interrupted()) co_return nullptr;
     beast::error_code ec;
     conn->Lowest().socket().set_option(tcp::no_delay(true), ec);
     if (conn->tls) {
-      result.phase = "TLS handshake";
+      result.phase = Phase::kTlsHandshake;
       if (!sni_.empty() && !SSL_set_tlsext_host_name(conn->tls->native_handle(), sni_.c_str())) {
         result.ec =
             beast::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category());
@@ -512,14 +505,14 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     msg.body() = req.body;
     msg.prepare_payload();
 
-    result.phase = "write";
+    result.phase = Phase::kWrite;
     co_await http::async_write(stream, msg, net::redirect_error(net::use_awaitable, result.ec));
     if (result.ec || state.interrupted()) co_return;
 
     http::response_parser<http::buffer_body> parser;
     parser.header_limit(kHeaderLimit);
     parser.body_limit(boost::none);  // enforced below, per kind of response
-    result.phase = "read header";
+    result.phase = Phase::kReadHeader;
     co_await http::async_read_header(stream, conn.buffer, parser,
                                      net::redirect_error(net::use_awaitable, result.ec));
     if (result.ec || state.interrupted()) co_return;
@@ -531,7 +524,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     bool to_sink = sink != nullptr && result.http_code >= 200 && result.http_code < 300;
     result.streamed = to_sink;
     size_t limit = sink != nullptr ? options_.max_error_body_bytes : options_.max_body_bytes;
-    result.phase = "read body";
+    result.phase = Phase::kReadBody;
     if (!to_sink) {
       // A whole body in one composed read: Beast loops over the TLS records itself and sizes the
       // string from Content-Length, where a coroutine turn per record cost more than the parse
@@ -559,7 +552,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       }
       result.body = std::move(whole.get().body());
       if (result.ec) co_return;
-      if (whole.keep_alive()) result.phase = "done";
+      if (whole.keep_alive()) result.phase = Phase::kDone;
       co_return;
     }
     // Streamed to the sink (a log, a watch) as it comes, a chunk at a time.
@@ -578,7 +571,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       }
       if (result.ec) co_return;
     }
-    if (parser.keep_alive()) result.phase = "done";
+    if (parser.keep_alive()) result.phase = Phase::kDone;
   }
 
   // One attempt: a pooled or new connection, the request, the response.
@@ -597,22 +590,22 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     std::shared_ptr<Connection> conn = TakeIdle(ctx);
     if (!conn) {
       conn = co_await Connect(ctx, state, result);
-      state.ClearAbort();
       if (!conn) {
         result.not_sent = true;
         if (!result.ec) result.ec = net::error::operation_aborted;
         co_return result;
       }
     }
-    state.SetAbort([&conn = *conn] { conn.Lowest().close(); });
-    if (conn->tls) {
-      co_await Exchange(*conn->tls, *conn, req, creds, sink, state, result);
-    } else {
-      co_await Exchange(*conn->plain, *conn, req, creds, sink, state, result);
+    {
+      ScopedAbort close_on_abort(state, [&conn = *conn] { conn.Lowest().close(); });
+      if (conn->tls) {
+        co_await Exchange(*conn->tls, *conn, req, creds, sink, state, result);
+      } else {
+        co_await Exchange(*conn->plain, *conn, req, creds, sink, state, result);
+      }
     }
-    state.ClearAbort();
     if (state.interrupted() && !result.ec) result.ec = net::error::operation_aborted;
-    if (!result.ec && result.sink_status.ok() && result.phase == "done") {
+    if (!result.ec && result.sink_status.ok() && result.phase == Phase::kDone) {
       PutIdle(std::move(conn));
     }
     co_return result;
@@ -629,36 +622,20 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       return state.InterruptedStatus(absl::StrCat(req.verb_label, " ", req.resource_label));
     }
     return absl::UnavailableError(absl::StrCat("kubernetes: ", req.verb_label, " ",
-                                               req.resource_label, ": ", r.phase, " ",
-                                               config_.server_url, ": ", r.ec.message()));
+                                               req.resource_label, ": ", ToAbsl(PhaseName(r.phase)),
+                                               " ", config_.server_url, ": ", r.ec.message()));
   }
 
   // The credentials for the next attempt. An exec plugin run takes seconds: it happens on the
   // provider's own thread, and this coroutine waits for it within the deadline.
   net::awaitable<absl::StatusOr<Credentials>> CurrentCredentials(CallState& state) {
-    struct Pending {
-      absl::Mutex mu;
-      std::optional<absl::StatusOr<Credentials>> result ABSL_GUARDED_BY(mu);
-    };
-    auto pending = std::make_shared<Pending>();
-    std::shared_ptr<async::Wakeup> wakeup = async::Wakeup::New();
+    auto answer = async::OneShot<absl::StatusOr<Credentials>>::New();
     config_.credentials->GetAsync(
-        [pending, wake = wakeup->Waker()](absl::StatusOr<Credentials> credentials) {
-          {
-            absl::MutexLock lock(&pending->mu);
-            pending->result = std::move(credentials);
-          }
-          wake();
-        });
-    for (;;) {
-      {
-        absl::MutexLock lock(&pending->mu);
-        if (pending->result.has_value()) co_return *std::move(pending->result);
-      }
-      if (state.interrupted()) co_return state.InterruptedStatus("reading the credentials");
-      auto waiting = wakeup->Wait(state.deadline());
-      co_await std::move(waiting);
-    }
+        [answer](absl::StatusOr<Credentials> credentials) { answer->Set(std::move(credentials)); });
+    absl::StatusOr<absl::StatusOr<Credentials>> got = co_await answer->Wait(state.deadline());
+    // Without the answer the wait ended on the call's cancellation or its deadline.
+    if (!got.ok()) co_return state.InterruptedStatus("reading the credentials");
+    co_return *std::move(got);
   }
 
   // Waits until the limiter lets the attempt go, within the call's deadline. `ticket` is set when
@@ -750,10 +727,9 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
           .Kv("error", std::string(last.message()));
       net::steady_timer timer(state.executor());
       timer.expires_after(ToChrono(delay));
-      state.SetAbort([&timer] { timer.cancel(); });
+      ScopedAbort cancel_on_abort(state, [&timer] { timer.cancel(); });
       beast::error_code ec;
       co_await timer.async_wait(net::redirect_error(net::use_awaitable, ec));
-      state.ClearAbort();
     }
   }
 
@@ -794,10 +770,9 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         }
         net::steady_timer timer(state.executor());
         timer.expires_after(ToChrono(delay));
-        state.SetAbort([&timer] { timer.cancel(); });
+        ScopedAbort cancel_on_abort(state, [&timer] { timer.cancel(); });
         beast::error_code ec;
         co_await timer.async_wait(net::redirect_error(net::use_awaitable, ec));
-        state.ClearAbort();
       }
     }
   }
