@@ -36,10 +36,14 @@ void CheckMapping(const spark::AppProjection& app, const spark::DriverPod* drive
     FUZZ_CHECK(!info.finished_at.has_value() || spark::IsTerminal(info.status));
     FUZZ_CHECK(!info.no_status_timed_out ||
                (info.status == spark::JobStatus::kFailed && !app.has_status()));
-    // Only the operator's own final states, a deletion or the no-status timeout end a job.
+    // Only the operator's own final states, a failed submission nothing retries, a deletion or
+    // a timeout end a job.
     if (spark::IsTerminal(info.status)) {
-      FUZZ_CHECK(app.deleting() || info.no_status_timed_out || info.start_timed_out ||
-                 (app.has_status() && kubeflow::IsTerminated(kubeflow::ViewOf(app).state)));
+      const kubeflow::KubeflowView view = kubeflow::ViewOf(app);
+      FUZZ_CHECK(
+          app.deleting() || info.no_status_timed_out || info.start_timed_out ||
+          (app.has_status() && kubeflow::IsTerminated(view.state)) ||
+          (app.has_status() && view.state == kubeflow::State::kSubmissionFailed && !view.retries));
     }
     if (info.status == spark::JobStatus::kCancelling) FUZZ_CHECK(app.cancel_requested());
     if (info.unknown_state) {
