@@ -346,6 +346,7 @@ int RunServe(const ServeArgs& args) {
   log::Configure(*log::ParseLevel(config->server.log_level),
                  *log::ParseFormat(config->server.log_format));
   server::RouteProtobufLog();
+  server::RouteGrpcCoreLog();
 
   absl::StatusOr<k8s::ConnectionConfig> connection =
       k8s::ResolveConnection(ConnectionOptionsFrom(*config), k8s::Environment::Process());

@@ -1,5 +1,7 @@
 #include "cli/cli.h"
 
+#include <grpc/support/log.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,7 +24,10 @@ namespace pb = jobexecutor::v1;
 int RpcError(Io& io, const std::string& what, const grpc::Status& status) {
   io.err << kProgram << ": " << what << ": " << GrpcCodeName(status.error_code()) << ": "
          << status.error_message() << "\n";
-  return ExitCodeForRpc(status.error_code());
+  const TlsHint hint = TlsHintFor(status);
+  if (hint.text.empty()) return ExitCodeForRpc(status.error_code());
+  io.err << kProgram << ": " << hint.text << "\n";
+  return hint.retry_helps ? ExitCodeForRpc(status.error_code()) : kExitError;
 }
 
 int UsageError(Io& io, const std::string& command, const std::string& message) {
@@ -685,6 +690,9 @@ std::string CommandsHelp() {
 }
 
 int Run(const std::vector<std::string>& args, Io& io) {
+  // gRPC core's own lines (a failed TLS handshake) repeat what the RPC's status says, in another
+  // format: the status is what the CLI reports.
+  gpr_set_log_function([](gpr_log_func_args* /*args*/) {});
   if (args.empty() || !IsCommand(args[0])) {
     io.err << kProgram << ": not a client command: " << (args.empty() ? "" : QuoteBounded(args[0]))
            << "\n";

@@ -23,6 +23,31 @@ int ExitCodeForRpc(grpc::StatusCode code) {
   }
 }
 
+TlsHint TlsHintFor(const grpc::Status& status) {
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return {};
+  const std::string& message = status.error_message();
+  auto has = [&](const char* text) { return message.find(text) != std::string::npos; };
+  if (has("Ssl handshake failed") && has("wrong version number")) {
+    return {
+        "the server at this address doesn't serve TLS: leave out --tls, --tls-ca and --tls-cert",
+        false};
+  }
+  if (has("Ssl handshake failed") && has("certificate verify failed")) {
+    return {
+        "the server's certificate isn't signed by the CA given with --tls-ca (or, without it, "
+        "by one the system trusts), or doesn't name the address's host (--tls-server-name)",
+        false};
+  }
+  // A plaintext connection a TLS server closes at once; a server that is down refuses it instead.
+  if (has("failed to connect to all addresses") && has("Socket closed")) {
+    return {
+        "the server closed the connection at once: if it serves TLS, give --tls-ca FILE (or "
+        "--tls for a certificate the system trusts)",
+        true};
+  }
+  return {};
+}
+
 int ExitCodeForJob(JobInfo::Status status) {
   switch (status) {
     case JobInfo::SUCCEEDED:

@@ -6,6 +6,8 @@
 
 #include <grpcpp/support/status.h>
 
+#include <string>
+
 #include "jobexecutor/v1/job_executor.pb.h"
 
 namespace kje::cli {
@@ -24,6 +26,15 @@ enum ExitCode : int {
 
 // The exit code for an RPC that ended with `code` (kExitOk for OK).
 int ExitCodeForRpc(grpc::StatusCode code);
+
+// What a failed connection says about a TLS mismatch, which gRPC reports as UNAVAILABLE like an
+// outage: what to do instead ("" when the failure is no TLS mismatch), and whether retrying can
+// help (a handshake that failed on the certificate or the protocol never will).
+struct TlsHint {
+  std::string text;
+  bool retry_helps = true;
+};
+TlsHint TlsHintFor(const grpc::Status& status);
 
 // The exit code that reports a job's status: 0 only for SUCCEEDED.
 int ExitCodeForJob(jobexecutor::v1::JobInfo::Status status);

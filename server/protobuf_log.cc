@@ -1,6 +1,7 @@
 #include "server/protobuf_log.h"
 
 #include <google/protobuf/stubs/logging.h>
+#include <grpc/support/log.h>
 
 #include "base/log.h"
 
@@ -20,7 +21,7 @@ void ProtobufLogLimiter::Log(std::string_view message) {
     dropped_ = 0;
   }
   // Written outside the lock: a slow stderr holds back no other caller's count.
-  log::Event line = log::Warn("protobuf");
+  log::Event line = log::Warn(source_);
   line.Kv("message", message);
   if (dropped > 0) line.Kv("dropped_since_last", dropped);
 }
@@ -38,8 +39,15 @@ void Handle(google::protobuf::LogLevel level, const char* /*filename*/, int /*li
   Limiter().Log(message);
 }
 
+void HandleGrpcCore(gpr_log_func_args* args) {
+  static ProtobufLogLimiter limiter(RealClock::Get(), absl::Minutes(1), "grpc");
+  limiter.Log(args->message != nullptr ? args->message : "");
+}
+
 }  // namespace
 
 void RouteProtobufLog() { google::protobuf::SetLogHandler(&Handle); }
+
+void RouteGrpcCoreLog() { gpr_set_log_function(&HandleGrpcCore); }
 
 }  // namespace kje::server

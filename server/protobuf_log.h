@@ -19,7 +19,10 @@ namespace kje::server {
 // The rate limit itself, apart from protobuf's process-wide hook so that it can be tested.
 class ProtobufLogLimiter {
  public:
-  ProtobufLogLimiter(const Clock& clock, absl::Duration window) : clock_(clock), window_(window) {}
+  // `source` names the library in each line ("protobuf", "grpc").
+  ProtobufLogLimiter(const Clock& clock, absl::Duration window,
+                     std::string_view source = "protobuf")
+      : clock_(clock), window_(window), source_(source) {}
 
   // Logs `message` (protobuf's text: names of fields and types, never a value) unless a line was
   // logged less than a window ago; then it only counts it.
@@ -28,6 +31,7 @@ class ProtobufLogLimiter {
  private:
   const Clock& clock_;
   const absl::Duration window_;
+  const std::string source_;
   absl::Mutex mu_;
   absl::Time last_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   uint64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
@@ -36,5 +40,9 @@ class ProtobufLogLimiter {
 // From here on, protobuf's lines go through one process-wide limiter of a minute's window.
 // Protobuf's FATAL lines are left to protobuf (it aborts after them).
 void RouteProtobufLog();
+
+// The same for gRPC core's own lines (a port in use, a TLS handshake a caller failed: any
+// caller can cause one), through a limiter of their own.
+void RouteGrpcCoreLog();
 
 }  // namespace kje::server

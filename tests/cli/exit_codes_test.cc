@@ -46,5 +46,35 @@ TEST_CASE("every exit code is distinct and documented in the help") {
   CHECK(std::string(GrpcCodeName(grpc::StatusCode::UNAUTHENTICATED)) == "UNAUTHENTICATED");
 }
 
+TEST_CASE("a TLS mismatch says what to do instead, and whether a retry can help") {
+  using grpc::Status;
+  using grpc::StatusCode;
+  // The words gRPC 1.51 with OpenSSL 3 uses, as this CLI gets them.
+  const TlsHint plaintext_to_tls = TlsHintFor(Status(
+      StatusCode::UNAVAILABLE,
+      "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:127.0.0.1:50777: Socket "
+      "closed"));
+  CHECK(plaintext_to_tls.text.find("--tls-ca") != std::string::npos);
+  CHECK(plaintext_to_tls.retry_helps);  // also what a server going away mid-handshake looks like
+  const TlsHint tls_to_plaintext = TlsHintFor(
+      Status(StatusCode::UNAVAILABLE,
+             "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:50778: Ssl "
+             "handshake failed: SSL_ERROR_SSL: error:0A00010B:SSL routines::wrong version number"));
+  CHECK(tls_to_plaintext.text.find("doesn't serve TLS") != std::string::npos);
+  CHECK_FALSE(tls_to_plaintext.retry_helps);
+  const TlsHint wrong_ca = TlsHintFor(Status(
+      StatusCode::UNAVAILABLE,
+      "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:50777: Ssl "
+      "handshake failed: SSL_ERROR_SSL: error:0A000086:SSL routines::certificate verify failed"));
+  CHECK(wrong_ca.text.find("--tls-server-name") != std::string::npos);
+  CHECK_FALSE(wrong_ca.retry_helps);
+  // An outage is only an outage.
+  CHECK(TlsHintFor(Status(StatusCode::UNAVAILABLE,
+                          "failed to connect to all addresses; last error: UNAVAILABLE: "
+                          "ipv4:127.0.0.1:1: Connection refused"))
+            .text.empty());
+  CHECK(TlsHintFor(Status(StatusCode::NOT_FOUND, "Socket closed")).text.empty());
+}
+
 }  // namespace
 }  // namespace kje::cli
