@@ -77,7 +77,7 @@ const char* GrpcCodeName(grpc::StatusCode code) {
 const char* ExitCodeHelp() {
   return "exit codes:\n"
          "  0  OK; for status and watch: the job SUCCEEDED\n"
-         "  1  other error (e.g. INVALID_ARGUMENT, ALREADY_EXISTS, INTERNAL)\n"
+         "  1  other error (e.g. INVALID_ARGUMENT, ALREADY_EXISTS, INTERNAL, a failed TLS handshake)\n"
          "  2  usage error: bad flags or job file; nothing was sent\n"
          "  3  the job FAILED (status, watch)\n"
          "  4  the job was CANCELLED (status, watch)\n"
