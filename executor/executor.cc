@@ -476,7 +476,7 @@ std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
     const spark::AppProjection& app) const {
   absl::MutexLock lock(&drivers_mu_);
   auto it = known_drivers_.find(ToAbsl(app.uid()));
-  if (it == known_drivers_.end() || it->second.resource_version != app.resource_version()) {
+  if (it == known_drivers_.end() || it->second.epoch != backend->DriverEpoch(app)) {
     return std::nullopt;
   }
   return it->second.driver;
@@ -485,16 +485,19 @@ std::optional<std::optional<spark::DriverPod>> ExecutorContext::KnownDriverOf(
 void ExecutorContext::RememberDriver(const spark::AppProjection& app,
                                      const std::optional<spark::DriverPod>& driver) {
   // A live driver of a stopped app is about to change (or be deleted as an orphan): look again.
-  // A started app's live driver keeps its start for this version of the app.
-  if (app.uid().empty() ||
-      (driver && driver->IsAlive(app.driver_container()) && backend->IsStopped(app))) {
+  // A started app's driver is worth keeping once its container has a start, which then holds
+  // for the app's driver epoch.
+  if (app.uid().empty()) return;
+  if (backend->IsStopped(app)) {
+    if (driver && driver->IsAlive(app.driver_container())) return;
+  } else if (!driver || driver->DriverTimes(app.driver_container()).started == spark::kNoTime) {
     return;
   }
   {
     absl::MutexLock lock(&drivers_mu_);
     known_drivers_.insert_or_assign(
         std::string(app.uid()),
-        KnownDriver{std::string(app.resource_version()), driver, std::string(app.namespace_()),
+        KnownDriver{std::string(backend->DriverEpoch(app)), driver, std::string(app.namespace_()),
                     std::string(app.name())});
     if (known_drivers_.size() < next_driver_sweep_) return;
     next_driver_sweep_ = std::numeric_limits<size_t>::max();  // this caller sweeps

@@ -123,7 +123,7 @@ class ExecutorContext {
   // last one, the entries of apps the cache no longer holds (deleted, or not followed) go, so it
   // stays within twice the stopped apps the cache holds (and small when the cache is off).
   struct KnownDriver {
-    std::string resource_version;
+    std::string epoch;  // the backend's DriverEpoch of the app when its driver was looked up
     std::optional<spark::DriverPod> driver;
     std::string namespace_;
     std::string name;

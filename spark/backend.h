@@ -59,6 +59,12 @@ class OperatorBackend {
   // application version): a stopped app's exact end, and, on an operator whose status has no
   // driver start of its own, a started app's start.
   virtual bool WantsDriverTimes(const AppProjection& app) const { return IsStopped(app); }
+  // What a remembered driver lookup holds for: while the app's epoch is the same, its driver's
+  // times are. By default one version of the app; an operator that looks drivers up while they
+  // run keeps a running one for its whole submission (its start doesn't move).
+  virtual std::string_view DriverEpoch(const AppProjection& app) const {
+    return app.resource_version();
+  }
   // The Spark application id, attempts and driver UI the operator reports for the current run.
   // Read in place: the strings are the app's (RunDetailsRef).
   virtual RunDetailsRef RunDetailsOf(const AppProjection& app) const = 0;

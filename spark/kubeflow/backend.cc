@@ -91,6 +91,11 @@ class Backend final : public OperatorBackend {
   bool WantsDriverTimes(const AppProjection& app) const override {
     return kubeflow::IsStopped(app) || (app.has_status() && kubeflow::IsStarted(app));
   }
+  // A stopped app's driver is looked up again once (its end is new); a running one's start holds
+  // for the whole submission, whatever else its status updates.
+  std::string_view DriverEpoch(const AppProjection& app) const override {
+    return kubeflow::IsStopped(app) ? app.resource_version() : ViewOf(app).submission_id;
+  }
 
   std::string DriverSelector(std::string_view app_name) const override {
     return kubeflow::DriverPodSelector(app_name);

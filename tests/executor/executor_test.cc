@@ -291,7 +291,7 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
   page.items = testing::Items({op.AppJson("a", "3", Situation::kRunning)});
   page.resource_version = "5";
   f.client->CompleteList(list, page);
-  f.Next("watch");
+  auto watch = f.Next("watch");
   if (op.name == "kubeflow") {
     // Its status says when the submission was made, not when the driver started: the first
     // Status looks the driver up once for this version of the app.
@@ -304,6 +304,17 @@ TEST_CASE("executor: a cached status answers inline, without a request", "[execu
     REQUIRE(first.Get().ok());
     CHECK(first.Get()->info.started_at == absl::FromUnixSeconds(1767225603));
     CHECK(first.Get()->driver_pod == "a-driver");
+    // Another version of the app in the same submission (its status updated): the start holds.
+    f.client->SendEvent(watch,
+                        k8s::WatchEvent{k8s::WatchEvent::Type::kModified, "6",
+                                        testing::Json(op.AppJson("a", "6", Situation::kRunning))});
+    for (int i = 0; i < 3; ++i) f.client->Barrier();
+    REQUIRE(f.cache->Find(kNs, "a") != nullptr);
+    REQUIRE(f.cache->Find(kNs, "a")->resource_version() == "6");
+    auto again = Answered(*f.executor, IdOf("a"));
+    REQUIRE(again.has_value());
+    REQUIRE(again->ok());
+    CHECK((*again)->info.started_at == absl::FromUnixSeconds(1767225603));
   }
   bool answered = false;
   absl::StatusOr<JobResult> result;
