@@ -38,6 +38,12 @@ TlsHint TlsHintFor(const grpc::Status& status) {
         "by one the system trusts), or doesn't name the address's host (--tls-server-name)",
         false};
   }
+  if (has("is not in peer certificate")) {
+    return {
+        "the server's certificate doesn't name the host this CLI checks: give the name it "
+        "carries with --tls-server-name, or connect by that name",
+        false};
+  }
   // A plaintext connection a TLS server closes at once; a server that is down refuses it instead.
   if (has("failed to connect to all addresses") && has("Socket closed")) {
     return {
@@ -77,7 +83,8 @@ const char* GrpcCodeName(grpc::StatusCode code) {
 const char* ExitCodeHelp() {
   return "exit codes:\n"
          "  0  OK; for status and watch: the job SUCCEEDED\n"
-         "  1  other error (e.g. INVALID_ARGUMENT, ALREADY_EXISTS, INTERNAL, a failed TLS handshake)\n"
+         "  1  other error (e.g. INVALID_ARGUMENT, ALREADY_EXISTS, INTERNAL, a failed TLS "
+         "handshake)\n"
          "  2  usage error: bad flags or job file; nothing was sent\n"
          "  3  the job FAILED (status, watch)\n"
          "  4  the job was CANCELLED (status, watch)\n"

@@ -68,6 +68,12 @@ TEST_CASE("a TLS mismatch says what to do instead, and whether a retry can help"
       "handshake failed: SSL_ERROR_SSL: error:0A000086:SSL routines::certificate verify failed"));
   CHECK(wrong_ca.text.find("--tls-server-name") != std::string::npos);
   CHECK_FALSE(wrong_ca.retry_helps);
+  const TlsHint wrong_name = TlsHintFor(Status(
+      StatusCode::UNAVAILABLE,
+      "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:38711: Peer name "
+      "not-in-the-certificate is not in peer certificate"));
+  CHECK(wrong_name.text.find("--tls-server-name") != std::string::npos);
+  CHECK_FALSE(wrong_name.retry_helps);
   // An outage is only an outage.
   CHECK(TlsHintFor(Status(StatusCode::UNAVAILABLE,
                           "failed to connect to all addresses; last error: UNAVAILABLE: "

@@ -778,7 +778,9 @@ class HelmTest(unittest.TestCase):
                 self.assertNotEqual(commands["readinessProbe"], wrong_ca)
                 out = subprocess.run(wrong_ca, capture_output=True, text=True, timeout=30,
                                      env=env)
-                self.assertEqual(7, out.returncode, out.stdout + out.stderr)
+                # A handshake that fails on the certificate is no outage: exit 1, and what to fix.
+                self.assertEqual(1, out.returncode, out.stdout + out.stderr)
+                self.assertIn("--tls-ca", out.stderr)
                 # ... or a name the certificate doesn't carry: the name is checked.
                 command = list(commands["readinessProbe"])
                 if "--tls-server-name" in command:
@@ -786,7 +788,8 @@ class HelmTest(unittest.TestCase):
                 else:
                     command += ["--tls-server-name", "not-in-the-certificate"]
                 out = subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
-                self.assertEqual(7, out.returncode, out.stdout + out.stderr)
+                self.assertEqual(1, out.returncode, out.stdout + out.stderr)
+                self.assertIn("--tls-server-name", out.stderr)
                 if "--tls-cert" in commands["livenessProbe"]:
                     # Mutual TLS: without the client certificate the server refuses the probe.
                     command = commands["livenessProbe"]
