@@ -254,11 +254,6 @@ asio::awaitable<absl::StatusOr<std::string>> PatchSchedule(ExecutorContext& ex,
   co_return answer;
 }
 
-bool SetsAnyField(const spark::ScheduleUpdate& u) {
-  return u.cron || u.time_zone || u.concurrency_policy || u.successful_run_history_limit ||
-         u.failed_run_history_limit || u.suspended;
-}
-
 asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& ex, ScheduleRef ref,
                                                                spark::ScheduleUpdate update,
                                                                std::string patch,
@@ -286,7 +281,7 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> UpdateSchedule(ExecutorContext& 
     if (!resume_patch.ok()) co_return resume_patch.status();
     resume = *std::move(resume_patch);
     update.suspended.reset();
-    if (SetsAnyField(update)) {
+    if (spark::SetsAnyField(update)) {
       auto held = ref.ops->UpdatePatch(update);
       if (!held.ok()) co_return held.status();
       patch = *std::move(held);

@@ -18,7 +18,7 @@ namespace kje::spark {
 namespace {
 
 using packing::GetBytes;
-using packing::PutVarint;
+using packing::PutBytes;
 
 enum LabelKeyTag : uint8_t { kInternedKey = 0, kInlineKey = 1 };
 
@@ -38,12 +38,10 @@ PackedLabels PackLabels(const std::vector<std::pair<std::string, std::string>>& 
                        sizeof(interned));  // NOLINT(bugprone-sizeof-expression)
     } else {
       out.bytes.push_back(static_cast<char>(kInlineKey));
-      PutVarint(out.bytes, key.size());
-      out.bytes.append(key);
+      PutBytes(out.bytes, key);
     }
     if (key == kLabelJobId && !out.job_id_at) out.job_id_at = out.bytes.size();
-    PutVarint(out.bytes, value.size());
-    out.bytes.append(value);
+    PutBytes(out.bytes, value);
   }
   return out;
 }

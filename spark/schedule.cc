@@ -17,6 +17,11 @@ ScheduleSpec Merged(ScheduleSpec spec, const ScheduleUpdate& u) {
   return spec;
 }
 
+bool SetsAnyField(const ScheduleUpdate& u) {
+  return u.cron || u.time_zone || u.concurrency_policy || u.successful_run_history_limit ||
+         u.failed_run_history_limit || u.suspended;
+}
+
 std::string_view Schedule::Label(std::string_view key) const {
   for (const auto& [k, v] : labels) {
     if (k == key) return v;

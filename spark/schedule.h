@@ -54,6 +54,8 @@ struct ScheduleUpdate {
 
 // `spec` with the fields `update` sets.
 ScheduleSpec Merged(ScheduleSpec spec, const ScheduleUpdate& update);
+// Whether `update` sets any field at all.
+bool SetsAnyField(const ScheduleUpdate& update);
 
 // namespace_ "" takes the application's. Labels go on the schedule and, copied by the operator,
 // on every run: the executor's identity labels belong there; annotations on the schedule only.

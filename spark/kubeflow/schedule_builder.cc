@@ -181,11 +181,7 @@ absl::StatusOr<std::string> BuildScheduleUpdatePatch(const ScheduleUpdate& updat
   if (update.failed_run_history_limit) {
     RETURN_IF_ERROR(CheckLimit("failed_run_history_limit", *update.failed_run_history_limit));
   }
-  if (!update.cron && !update.time_zone && !update.concurrency_policy &&
-      !update.successful_run_history_limit && !update.failed_run_history_limit &&
-      !update.suspended) {
-    return absl::InvalidArgumentError("the schedule update sets no field");
-  }
+  if (!SetsAnyField(update)) return absl::InvalidArgumentError("the schedule update sets no field");
 
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
