@@ -32,8 +32,6 @@ namespace {
 // that expires on the way.
 constexpr absl::Duration kExpiryMargin = absl::Seconds(10);
 
-std::string Trimmed(std::string s) { return std::string(absl::StripAsciiWhitespace(s)); }
-
 std::string JsonString(const rapidjson::Value& object, const char* name) {
   if (!object.IsObject()) return "";
   auto it = object.FindMember(name);
