@@ -54,6 +54,8 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   b.builtin_jobs_jar = config.spark.builtin_jobs_jar;
   b.conf = config.spark.conf;
   options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
+  options.waiting_grace = absl::Milliseconds(config.waiting_grace_ms);
+  options.waiting_refresh = absl::Milliseconds(config.waiting_refresh_ms);
   options.max_queued_changes = static_cast<size_t>(config.server.max_queued_changes);
   options.max_watched_jobs = static_cast<size_t>(config.server.max_watched_jobs);
   options.max_follow = absl::Seconds(config.server.max_follow_seconds);

@@ -7,6 +7,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -434,7 +435,8 @@ int Watch(Context& c) {
   auto reader = c.conn.stub().WatchStatus(ctx.get(), request);
   // The last status and operator state printed per job: the stream also reports changes of
   // times and messages, which are no transitions.
-  std::map<std::string, std::pair<pb::JobInfo::Status, std::string>> last;
+  std::map<std::string, std::tuple<pb::JobInfo::Status, std::string, pb::JobInfo::WaitingReason>>
+      last;
   std::map<std::string, pb::JobInfo::Status> final_status;
   pb::JobInfo info;
   const bool with_id = ids.size() > 1;
@@ -442,7 +444,7 @@ int Watch(Context& c) {
     if (c.format == OutputFormat::kJson) {
       c.io.out << ToJson(info, false);
     } else {
-      auto key = std::make_pair(info.status(), info.operator_state());
+      auto key = std::make_tuple(info.status(), info.operator_state(), info.waiting_reason());
       auto it = last.find(info.execution_id());
       if (it == last.end() || it->second != key) {
         c.io.out << FormatTransition(c.io.clock.Now() - start, info, with_id);

@@ -90,11 +90,24 @@ std::string FormatTimestamp(const JobInfo& info, bool finished) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E*SZ", t, absl::UTCTimeZone());
 }
 
+// "UNSCHEDULABLE: 0/3 nodes are available: ..." for a waiting job; "" for one that isn't.
+std::string WaitingText(const JobInfo& info) {
+  if (info.waiting_reason() == JobInfo::WAITING_REASON_UNSPECIFIED) return "";
+  std::string text = JobInfo::WaitingReason_Name(info.waiting_reason());
+  if (!info.waiting_message().empty()) absl::StrAppend(&text, ": ", OneLine(info.waiting_message()));
+  return text;
+}
+
 std::string FormatJobInfo(const JobInfo& info) {
-  return FormatTable({
+  std::vector<std::vector<std::string>> rows = {
       {"EXECUTION ID", OrDash(info.execution_id())},
       {"JOB ID", OrDash(info.job_id())},
       {"STATUS", StatusName(info.status())},
+  };
+  if (std::string waiting = WaitingText(info); !waiting.empty()) {
+    rows.push_back({"WAITING", std::move(waiting)});
+  }
+  const std::vector<std::vector<std::string>> rest = {
       {"OPERATOR STATE", OrDash(info.operator_state())},
       {"STARTED", FormatTimestamp(info, false)},
       {"FINISHED", FormatTimestamp(info, true)},
@@ -105,7 +118,9 @@ std::string FormatJobInfo(const JobInfo& info) {
       {"ATTEMPTS", absl::StrCat(info.attempts())},
       {"DRIVER UI", OrDash(info.driver_ui_address())},
       {"MESSAGE", OrDash(OneLine(info.message()))},
-  });
+  };
+  rows.insert(rows.end(), rest.begin(), rest.end());
+  return FormatTable(rows);
 }
 
 std::string FormatJobList(const std::vector<JobInfo>& jobs) {
@@ -252,6 +267,9 @@ std::string FormatTransition(absl::Duration elapsed, const JobInfo& info, bool w
   absl::StrAppend(&line, absl::StrFormat("%-10s", StatusName(info.status())));
   if (!info.operator_state().empty()) absl::StrAppend(&line, "  ", info.operator_state());
   if (!info.message().empty()) absl::StrAppend(&line, "  (", OneLine(info.message()), ")");
+  if (std::string waiting = WaitingText(info); !waiting.empty()) {
+    absl::StrAppend(&line, "  waiting: ", waiting);
+  }
   // Trailing padding of a short line serves nobody.
   line.erase(line.find_last_not_of(' ') + 1);
   return absl::StrCat(line, "\n");

@@ -22,11 +22,11 @@ namespace {
 
 k8s::ResourceRef EventsRef(std::string_view ns) { return k8s::CoreRef("events", ns); }
 
-// The events whose involved object is `kind` `name`, oldest first by name (the recorder names
-// an event after its object and the time), at most max_events_per_object of them.
-asio::awaitable<absl::Status> ObjectEvents(ExecutorContext& ex, std::string ns, std::string kind,
-                                           std::string name, absl::Time rpc_deadline,
-                                           JobEvents& out) {
+}  // namespace
+
+asio::awaitable<absl::Status> ListObjectEvents(ExecutorContext& ex, std::string ns,
+                                               std::string kind, std::string name,
+                                               absl::Time rpc_deadline, JobEvents& out) {
   const size_t max = ex.options.max_events_per_object;
   k8s::ListOptions list;
   list.field_selector =
@@ -36,12 +36,7 @@ asio::awaitable<absl::Status> ObjectEvents(ExecutorContext& ex, std::string ns, 
     list.limit = static_cast<int64_t>(std::min<size_t>(500, max - taken));
     auto listing = ex.client->List(EventsRef(ns), list, ex.Deadline(rpc_deadline));
     auto page = co_await std::move(listing);
-    if (!page.ok()) {
-      co_return FromKubernetes(
-          page.status(), Rpc::kEvents,
-          absl::StrCat("listing the events of ", ToAbsl(kind), " ", ToAbsl(ns), "/", ToAbsl(name)),
-          rpc_deadline, absl::Now());
-    }
+    if (!page.ok()) co_return page.status();
     for (const k8s::ParsedJson& item : page->items) {
       auto event = k8s::ProjectEvent(item.value());
       if (!event.ok()) continue;  // one unreadable event mustn't hide the others
@@ -52,6 +47,21 @@ asio::awaitable<absl::Status> ObjectEvents(ExecutorContext& ex, std::string ns, 
   } while (!list.continue_token.empty() && taken < max);
   if (!list.continue_token.empty()) out.truncated = true;
   co_return absl::OkStatus();
+}
+
+namespace {
+
+// ListObjectEvents, its failure as the Events RPC reports it.
+asio::awaitable<absl::Status> ObjectEvents(ExecutorContext& ex, std::string ns, std::string kind,
+                                           std::string name, absl::Time rpc_deadline,
+                                           JobEvents& out) {
+  auto listing = ListObjectEvents(ex, ns, kind, name, rpc_deadline, out);
+  absl::Status listed = co_await std::move(listing);
+  if (listed.ok()) co_return listed;
+  co_return FromKubernetes(
+      listed, Rpc::kEvents,
+      absl::StrCat("listing the events of ", ToAbsl(kind), " ", ToAbsl(ns), "/", ToAbsl(name)),
+      rpc_deadline, absl::Now());
 }
 
 }  // namespace

@@ -194,7 +194,13 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       if (deleted.ok()) ex.ObserveReturned(*deleted);
       co_return ex.ResultOf(id, *app, nullptr, info);
     }
+    const bool owes_waiting = ex.OwesWaiting(*app, info);
     JobResult result = ex.ResultOf(id, *app, driver ? &*driver : nullptr, info);
+    if (owes_waiting) {
+      auto waiting_of = WaitingOf(ex, app, result.info, rpc_deadline);
+      result.waiting = co_await std::move(waiting_of);
+      if (result.driver_pod.empty()) result.driver_pod = result.waiting.pod;
+    }
     if (driver && spark::ShouldDeleteOrphanDriver(info, *driver, app->driver_container())) {
       // A failed job's live driver could still run the job: delete it. A failure fails this
       // query, so the next one tries again.
@@ -374,6 +380,7 @@ ExecutorContext::ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8
       options(std::move(options)),
       clock(clock),
       backend(std::move(backend)),
+      waiting_memo(this->options.max_waiting_memo, this->options.waiting_refresh),
       next_driver_sweep_(this->options.known_drivers_first_sweep) {}
 
 Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
@@ -452,6 +459,16 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
       spark::ShouldDeleteOrphanDriver(info, *driver, app->driver_container())) {
     return false;
   }
+  // A waiting job's reason: what the app says by itself, else what a lookup found and remembers.
+  spark::Waiting waiting;
+  if (OwesWaiting(*app, info)) {
+    waiting = spark::AppWaiting(*app, info, backend->HasState(*app));
+    if (waiting.reason != spark::WaitingReason::kNoOperator) {
+      auto known = waiting_memo.Fresh(app->uid(), app->resource_version(), clock.Now());
+      if (!known) return false;  // the pod and the Events need a look
+      waiting = *std::move(known);
+    }
+  }
   const spark::RunDetailsRef details = backend->RunDetailsOf(*app);
   // ResultOf's answer, with the app's own strings (an id's text is its parts joined by '/').
   JobView view;
@@ -468,6 +485,9 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.spark_app_id = details.spark_app_id();
   view.attempts = details.attempts();
   view.driver_ui_address = details.driver_ui_address();
+  if (view.driver_pod.empty()) view.driver_pod = waiting.pod;
+  view.waiting_reason = waiting.reason;
+  view.waiting_message = waiting.message;
   answer(view);
   return true;
 }

@@ -29,6 +29,7 @@
 #include "cache/app_cache.h"
 #include "executor/job_executor.h"
 #include "executor/namespace_policy.h"
+#include "executor/waiting_memo.h"
 #include "k8s/client.h"
 #include "spark/backend.h"
 #include "spark/driver_pod.h"
@@ -68,6 +69,14 @@ struct ExecutorOptions {
   // The stopped apps' drivers remembered for Status are swept of apps the cache no longer holds
   // when they first reach this many, then whenever they have doubled since the last sweep.
   size_t known_drivers_first_sweep = 1024;
+  // A job queued this long (since its application was created) gets a waiting reason; before,
+  // it is on its way (a driver being scheduled, an image pulled). waitingGraceMs.
+  absl::Duration waiting_grace = absl::Seconds(10);
+  // A waiting job's reason is looked up again (its driver pod and the Events listed) at most
+  // this often while the app doesn't change. waitingRefreshMs.
+  absl::Duration waiting_refresh = absl::Seconds(15);
+  // Waiting jobs whose reason is remembered at most (WaitingMemo).
+  size_t max_waiting_memo = 10000;
 };
 
 // What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
@@ -114,6 +123,11 @@ class ExecutorContext {
       const spark::AppProjection& app) const;
   void RememberDriver(const spark::AppProjection& app,
                       const std::optional<spark::DriverPod>& driver);
+
+  // Whether the job (mapped to `info`) owes a waiting reason: queued past the grace period.
+  bool OwesWaiting(const spark::AppProjection& app, const spark::JobStatusInfo& info) const;
+  // What is remembered of why each waiting job waits.
+  WaitingMemo waiting_memo;
 
  private:
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded

@@ -54,6 +54,8 @@ namespace asio = boost::asio;
 // The coroutines the stream loops (streams.cc) share with the unary RPCs (executor.cc).
 namespace coroutines {
 
+// "namespace/name", as logs and messages name an object.
+std::string Where(std::string_view ns, std::string_view name);
 // The app through the cache when it knows it, else a GET.
 asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(ExecutorContext& ex, std::string ns,
                                                       std::string name, absl::Time rpc_deadline);
@@ -62,6 +64,15 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(ExecutorContext& ex, std::
 asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
     ExecutorContext& ex, std::string ns, std::string app_name, cache::AppPtr app,
     absl::Time rpc_deadline);
+// The Events whose involved object is `kind` `name`, appended to `out` in the API server's order,
+// at most options.max_events_per_object of them (`out.truncated` when there were more); the
+// Kubernetes error as it came.
+asio::awaitable<absl::Status> ListObjectEvents(ExecutorContext& ex, std::string ns,
+                                               std::string kind, std::string name,
+                                               absl::Time rpc_deadline, JobEvents& out);
+// Why the job of `app` (mapped to `info`) waits: remembered, or looked up and remembered.
+asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app,
+                                          spark::JobStatusInfo info, absl::Time rpc_deadline);
 // The driver of a stopped app, remembered per resourceVersion; nullopt when unknown.
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
     ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline);

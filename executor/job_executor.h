@@ -26,6 +26,7 @@
 #include "spark/log_tail.h"
 #include "spark/run_details.h"
 #include "spark/schedule.h"
+#include "spark/waiting.h"
 
 namespace kje::executor {
 
@@ -42,6 +43,7 @@ struct JobResult {
   std::string driver_pod;  // "" when none was looked up or found
   spark::JobStatusInfo info;
   spark::RunDetails details;
+  spark::Waiting waiting;  // why it waits, once known past the grace period
 };
 
 // A job's answer with every string borrowed: from a JobResult (ViewOf), or, for a Status the cache
@@ -61,6 +63,8 @@ struct JobView {
   std::string_view spark_app_id;
   int64_t attempts = 0;
   std::string_view driver_ui_address;
+  spark::WaitingReason waiting_reason = spark::WaitingReason::kNone;
+  std::string_view waiting_message;
 };
 
 JobView ViewOf(const JobResult& result);

@@ -80,8 +80,6 @@ absl::StatusOr<ScheduleRef> ResolveSchedule(const ExecutorContext& ex, const std
 
 namespace coroutines {
 
-std::string Where(std::string_view ns, std::string_view name);
-
 namespace {
 
 std::string ScheduleWhere(const ScheduleRef& ref) {

@@ -35,7 +35,7 @@ bool SameInfo(const JobResult& a, const JobResult& b) {
   return a.info.status == b.info.status && a.info.operator_state == b.info.operator_state &&
          a.info.message == b.info.message && a.info.started_at == b.info.started_at &&
          a.info.finished_at == b.info.finished_at && a.driver_pod == b.driver_pod &&
-         a.details == b.details;
+         a.details == b.details && a.waiting == b.waiting;
 }
 
 bool Newer(const spark::AppProjection& candidate, const cache::AppPtr& seen) {
@@ -84,11 +84,12 @@ asio::awaitable<absl::Status> Send(StreamWriter<T>* writer, T message,
   co_return absl::UnavailableError("the informer cache is shutting down");
 }
 
-// Waits until `mailbox` has something (or ended), or the coroutine is cancelled.
-asio::awaitable<bool> WaitForChanges(cache::Mailbox<cache::AppEvent>& mailbox) {
+// Waits until `mailbox` has something (or ended), `until` passes, or the coroutine is cancelled.
+asio::awaitable<bool> WaitForChanges(cache::Mailbox<cache::AppEvent>& mailbox,
+                                     absl::Time until = absl::InfiniteFuture()) {
   auto wakeup = std::make_shared<async::Wakeup>();
   mailbox.OnReady(wakeup->Waker());
-  co_await wakeup->Wait();
+  co_await wakeup->Wait(until);
   mailbox.ForgetWakes();
   co_return !(co_await internal::Cancelled());
 }
@@ -186,6 +187,18 @@ JobResult DeletedResult(ExecutorContext& ex, const Job& job) {
   return result;
 }
 
+// When a queued job's waiting reason is next worth a look: at the end of its grace period, then
+// once each refresh interval.
+absl::Time NextWaitingLook(const ExecutorContext& ex, const spark::AppProjection& app) {
+  const absl::Time now = ex.clock.Now();
+  if (app.creation_time() != spark::kNoTime) {
+    const absl::Time grace_ends =
+        absl::FromUnixMillis(app.creation_time()) + ex.options.waiting_grace;
+    if (grace_ends > now) return grace_ends;
+  }
+  return now + ex.options.waiting_refresh;
+}
+
 void Apply(std::map<std::string, Job>& jobs, const cache::AppEvent& event) {
   auto it =
       jobs.find(absl::StrCat(ToAbsl(event.app->namespace_()), "/", ToAbsl(event.app->name())));
@@ -237,6 +250,10 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
   }
   for (;;) {
     for (const cache::AppEvent& event : mailbox->Drain()) Apply(jobs, event);
+    // A queued job's waiting reason can change while its app doesn't (a pod that can't pull its
+    // image, then can't be scheduled): it is looked at again when its grace period ends, then
+    // every refresh interval, whatever the informer delivers.
+    absl::Time next_look = absl::InfiniteFuture();
     for (auto& [key, job] : jobs) {
       if (job.done || !job.dirty) continue;
       job.dirty = false;
@@ -246,6 +263,14 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
         job.done = true;
       } else {
         result = ex.ResultOf(job.id, *job.app, nullptr);
+        if (ex.OwesWaiting(*job.app, result.info)) {
+          auto waiting_of = coroutines::WaitingOf(ex, job.app, result.info, deadline);
+          result.waiting = co_await std::move(waiting_of);
+          if (result.driver_pod.empty()) result.driver_pod = result.waiting.pod;
+        }
+        if (result.info.status == spark::JobStatus::kQueued && !result.info.deleting) {
+          next_look = std::min(next_look, NextWaitingLook(ex, *job.app));
+        }
         if (spark::IsTerminal(result.info.status)) {
           job.done = true;
           if (ex.backend->IsStopped(*job.app)) {
@@ -275,8 +300,16 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
         break;
     }
     if (mailbox->size() > 0) continue;
-    if (!co_await WaitForChanges(*mailbox))
+    // The wait's time on the process clock: the executor's clock may be a test's.
+    const absl::Time until = next_look == absl::InfiniteFuture()
+                                 ? next_look
+                                 : absl::Now() + (next_look - ex.clock.Now());
+    if (!co_await WaitForChanges(*mailbox, until)) {
       co_return absl::CancelledError("the call was cancelled");
+    }
+    if (next_look != absl::InfiniteFuture() && ex.clock.Now() >= next_look) {
+      for (auto& [key, job] : jobs) job.dirty = job.dirty || (!job.done && !job.gone);
+    }
   }
 }
 

@@ -83,6 +83,8 @@ struct Config {
   std::string name_prefix = "gravitino-job";
   int64_t status_cache_ttl_ms = 5000;
   int64_t no_status_timeout_ms = 600000;
+  int64_t waiting_grace_ms = 10000;
+  int64_t waiting_refresh_ms = 15000;
   SparkConfig spark;
   ServerConfig server;
   KubernetesConfig kubernetes;

@@ -166,6 +166,13 @@ Validator<int64_t> Positive() {
   };
 }
 
+Validator<int64_t> NotNegative() {
+  return [](const std::string& key, const int64_t& value, const Config&) {
+    return value < 0 ? KeyError(key, absl::StrCat("must not be negative, got ", value))
+                     : absl::OkStatus();
+  };
+}
+
 bool IsNamePrefix(const std::string& s) {
   if (s.empty() || s.size() > 24) return false;
   if (!(s.front() >= 'a' && s.front() <= 'z')) return false;
@@ -351,7 +358,9 @@ std::vector<ConfigSection> MakeSections() {
       {{Key<&C::namespace_>("namespace", Text(), Dns1123Label),
         Key<&C::name_prefix>("namePrefix", Text(), NamePrefix),
         Key<&C::status_cache_ttl_ms>("statusCacheTtlMs", Millis()),
-        Key<&C::no_status_timeout_ms>("noStatusTimeoutMs", Millis(), Positive())},
+        Key<&C::no_status_timeout_ms>("noStatusTimeoutMs", Millis(), Positive()),
+        Key<&C::waiting_grace_ms>("waitingGraceMs", Millis(), NotNegative()),
+        Key<&C::waiting_refresh_ms>("waitingRefreshMs", Millis(), Positive())},
        nullptr},
       // What every SparkApplication gets.
       {{Key<&C::spark, &S::image>("spark.image", Text(),

@@ -21,6 +21,7 @@
 #include "spark/job_template.h"
 #include "spark/run_details.h"
 #include "spark/schedule.h"
+#include "spark/waiting.h"
 
 namespace kje::spark {
 
@@ -74,6 +75,9 @@ class OperatorBackend {
   // is its current driver. `app` is null when the application isn't known.
   virtual const DriverPod* PickDriver(const AppProjection* app,
                                       const std::vector<DriverPod>& pods) const = 0;
+  // How the reasons of the Events this operator records on its applications say why a job waits
+  // (spark/waiting.h); null when it records none that do.
+  virtual OperatorEventReason WaitingEventReasons() const { return nullptr; }
   // The merge patch that marks an application as cancelled by us.
   virtual std::string CancelPatch() const = 0;
   // A server-level Spark conf default (`spark.conf.<key>`) the operator can't take: the reason,

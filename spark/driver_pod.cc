@@ -2,6 +2,7 @@
 
 #include "absl/strings/ascii.h"
 #include "base/strings.h"
+#include "spark/app_projection.h"
 #include "spark/json_util.h"
 #include "spark/names.h"
 
@@ -43,6 +44,37 @@ ContainerRun RunOf(const rapidjson::Value* container_status) {
   if (json::Member(state, "running") != nullptr) return ContainerRun::kRunning;
   if (json::Member(state, "waiting") != nullptr) return ContainerRun::kWaiting;
   return ContainerRun::kUnknown;
+}
+
+// The usual steps of a starting container, not something it is stuck on.
+bool IsStartingStep(std::string_view reason) {
+  return reason.empty() || reason == "ContainerCreating" || reason == "PodInitializing";
+}
+
+void ReadHolds(const rapidjson::Value* status, std::vector<PodHold>& holds) {
+  if (const rapidjson::Value* conditions = json::Member(status, "conditions");
+      conditions != nullptr && conditions->IsArray()) {
+    for (const rapidjson::Value& condition : conditions->GetArray()) {
+      if (json::String(&condition, "type") != "PodScheduled" ||
+          json::String(&condition, "status") != "False") {
+        continue;
+      }
+      holds.push_back(PodHold{"", std::string(json::String(&condition, "reason").value_or("")),
+                              CapMessage(json::String(&condition, "message").value_or(""))});
+    }
+  }
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const rapidjson::Value* statuses = json::Member(status, list);
+    if (statuses == nullptr || !statuses->IsArray()) continue;
+    for (const rapidjson::Value& item : statuses->GetArray()) {
+      const rapidjson::Value* waiting = json::Member(json::Member(&item, "state"), "waiting");
+      std::string_view reason = json::String(waiting, "reason").value_or("");
+      if (waiting == nullptr || IsStartingStep(reason)) continue;
+      holds.push_back(PodHold{std::string(json::String(&item, "name").value_or("")),
+                              std::string(reason),
+                              CapMessage(json::String(waiting, "message").value_or(""))});
+    }
+  }
 }
 
 }  // namespace
@@ -143,6 +175,7 @@ absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
       driver.containers.push_back(std::move(container));
     }
   }
+  ReadHolds(status, driver.holds);
   driver.driver = driver.DriverTimes("");
   return driver;
 }

@@ -47,6 +47,15 @@ struct ContainerStatus {
   ContainerTimes times;
 };
 
+// Something the pod waits on, from its status: its PodScheduled condition false (`container`
+// empty), or a container (or init container) waiting with a reason other than the usual
+// ContainerCreating and PodInitializing.
+struct PodHold {
+  std::string container;
+  std::string reason;
+  std::string message;  // capped
+};
+
 struct DriverPod {
   std::string name;
   EpochMillis creation_time = kNoTime;
@@ -60,6 +69,7 @@ struct DriverPod {
   bool deleting = false;
   // metadata.labels (string values), for operators that mark the attempt a pod belongs to.
   std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<PodHold> holds;  // empty for a pod that waits on nothing
 
   // The value of label `key`; "" when absent.
   std::string_view LabelValue(std::string_view key) const;

@@ -49,6 +49,7 @@ class Backend final : public OperatorBackend {
     return PickNewestDriver(pods);
   }
 
+  OperatorEventReason WaitingEventReasons() const override { return &WaitingEventReason; }
   std::string CancelPatch() const override { return CancelRequestPatch(); }
 };
 

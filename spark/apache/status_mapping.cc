@@ -113,4 +113,13 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
   return info;
 }
 
+WaitingReason WaitingEventReason(std::string_view reason) {
+  if (reason == "KueueAdmissionPending" || reason == "KueueAdmissionRequestFailed" ||
+      reason == "KueueResourceFlavorReadFailed") {
+    return WaitingReason::kQueueAdmission;
+  }
+  if (reason == "KueueDisabled") return WaitingReason::kQueueDisabled;
+  return WaitingReason::kNone;
+}
+
 }  // namespace kje::spark::apache

@@ -11,6 +11,7 @@
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
 #include "spark/job_status.h"
+#include "spark/waiting.h"
 
 namespace kje::spark::apache {
 
@@ -31,6 +32,11 @@ namespace kje::spark::apache {
 // `driver` is the newest driver pod, or nullptr; its container times win over the operator's.
 JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver, absl::Time now,
                         absl::Duration no_status_timeout);
+
+// What the operator's own Events say about a job that waits: its Kueue integration waiting for
+// admission or failing to ask for it, or turned off while the app is labelled for a queue.
+// SuspendHeld is not among them: the app's own state (held, and why) says it better.
+WaitingReason WaitingEventReason(std::string_view reason);
 
 // The newest outcome (Succeeded or a failure) in the history; nullopt when there is none.
 std::optional<StateEntry> LastOutcome(const AppProjection& app);

@@ -41,7 +41,7 @@ struct OperatorApps {
                         R"(","creationTimestamp":")", created,
                         R"(","labels":{"app.kubernetes.io/managed-by":"gravitino",)",
                         R"("gravitino.apache.org/job-id":")", job_id, R"("}},"spec":{})",
-                        StatusJson(app, situation), "}");
+                        StatusJson(situation), "}");
   }
 
   // A running driver pod of `app` that the operator's driver pick takes for the app's current
@@ -65,7 +65,7 @@ struct OperatorApps {
   std::string RunningState() const { return name == "apache" ? "RunningHealthy" : "RUNNING"; }
 
  private:
-  std::string StatusJson(const std::string& app, Situation situation) const {
+  std::string StatusJson(Situation situation) const {
     if (situation == Situation::kNoStatus) return "";
     if (name == "apache") {
       const char* state = situation == Situation::kSubmitted ? "Submitted"

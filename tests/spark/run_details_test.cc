@@ -12,7 +12,7 @@ TEST_CASE("RunDetailsRef answers the app's strings, or an id it holds itself", "
   const std::string ui = "10.96.12.7:4040";
   const RunDetailsRef in_place(reported, 2, ui);
   CHECK(in_place.spark_app_id().data() == reported.data());  // read in place, not copied
-  CHECK(in_place.ToDetails() == RunDetails{"spark-1f2e", 2, "10.96.12.7:4040"});
+  CHECK(in_place.ToDetails() == RunDetails{"spark-1f2e", 2, "10.96.12.7:4040", ""});
 
   std::optional<RunDetailsRef> copy;
   {

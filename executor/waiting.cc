@@ -1,0 +1,93 @@
+// Why a queued job waits: what its application says by itself, else its driver pod's state and
+// the Events of the pod and the application, looked up once per application version and at
+// most once per refresh interval, and remembered (WaitingMemo). A lookup that fails leaves the
+// reason to what the application says: a Status never fails for want of one.
+
+#include <utility>
+#include <vector>
+
+#include "base/log.h"
+#include "executor/executor.h"
+#include "executor/internal.h"
+#include "spark/waiting.h"
+
+namespace kje::executor {
+
+namespace asio = boost::asio;
+
+bool ExecutorContext::OwesWaiting(const spark::AppProjection& app,
+                                  const spark::JobStatusInfo& info) const {
+  if (info.status != spark::JobStatus::kQueued || info.deleting) return false;
+  if (app.creation_time() == spark::kNoTime) return true;
+  return clock.Now() - absl::FromUnixMillis(app.creation_time()) >= options.waiting_grace;
+}
+
+namespace coroutines {
+namespace {
+
+std::vector<spark::WaitingEvent> ToWaitingEvents(std::vector<k8s::Event> events) {
+  std::vector<spark::WaitingEvent> out;
+  out.reserve(events.size());
+  for (k8s::Event& event : events) {
+    out.push_back(spark::WaitingEvent{std::move(event.object_kind), std::move(event.reason),
+                                      std::move(event.type), std::move(event.message),
+                                      event.last_seen});
+  }
+  return out;
+}
+
+// The lookup itself: the driver (when the operator has made one) and the Events.
+asio::awaitable<spark::Waiting> LookUpWaiting(ExecutorContext& ex, cache::AppPtr app,
+                                              spark::Waiting from_app, absl::Time rpc_deadline) {
+  const std::string ns(app->namespace_());
+  const std::string name(app->name());
+  std::optional<spark::DriverPod> driver;
+  if (ex.backend->HasState(*app)) {
+    auto find_driver = FindDriver(ex, ns, name, app, rpc_deadline);
+    auto found = co_await std::move(find_driver);
+    if (!found.ok()) co_return from_app;  // FindDriver logged it
+    driver = *std::move(found);
+  }
+  JobEvents events;
+  auto app_events = ListObjectEvents(ex, ns, "SparkApplication", name, rpc_deadline, events);
+  absl::Status listed = co_await std::move(app_events);
+  if (listed.ok() && driver) {
+    auto pod_events = ListObjectEvents(ex, ns, "Pod", driver->name, rpc_deadline, events);
+    listed = co_await std::move(pod_events);
+  }
+  if (!listed.ok()) {
+    log::Warn("can't list the events of a waiting job")
+        .Kv("app", Where(app->namespace_(), app->name()))
+        .Kv("error", std::string(listed.message()));
+    co_return from_app;
+  }
+  const std::vector<spark::WaitingEvent> waiting_events = ToWaitingEvents(std::move(events.events));
+  spark::WaitingInputs inputs;
+  inputs.driver = driver ? &*driver : nullptr;
+  inputs.events = &waiting_events;
+  inputs.operator_reason = ex.backend->WaitingEventReasons();
+  inputs.app = std::move(from_app);
+  spark::Waiting waiting = spark::ReadWaiting(inputs);
+  if (driver) waiting.pod = driver->name;
+  co_return waiting;
+}
+
+}  // namespace
+
+asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app,
+                                          spark::JobStatusInfo info, absl::Time rpc_deadline) {
+  spark::Waiting from_app = spark::AppWaiting(*app, info, ex.backend->HasState(*app));
+  // No operator status: nothing else has happened to look at.
+  if (from_app.reason == spark::WaitingReason::kNoOperator) co_return from_app;
+  if (auto known = ex.waiting_memo.Fresh(app->uid(), app->resource_version(), ex.clock.Now())) {
+    co_return *std::move(known);
+  }
+  auto look_up = LookUpWaiting(ex, app, std::move(from_app), rpc_deadline);
+  spark::Waiting waiting = co_await std::move(look_up);
+  ex.waiting_memo.Remember(app->uid(), app->resource_version(), ex.clock.Now(), waiting);
+  co_return waiting;
+}
+
+}  // namespace coroutines
+
+}  // namespace kje::executor
