@@ -53,6 +53,10 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   b.driver_ready_timeout_ms = config.spark.driver_ready_timeout_ms;
   b.builtin_jobs_jar = config.spark.builtin_jobs_jar;
   b.conf = config.spark.conf;
+  // LoadConfig has checked the scheduler's name.
+  b.queue_scheduler =
+      spark::ParseQueueScheduler(config.queue.scheduler).value_or(spark::QueueScheduler::kNone);
+  b.queue_name = config.queue.name;
   options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
   options.max_queued_changes = static_cast<size_t>(config.server.max_queued_changes);
   options.max_watched_jobs = static_cast<size_t>(config.server.max_watched_jobs);

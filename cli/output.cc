@@ -91,7 +91,7 @@ std::string FormatTimestamp(const JobInfo& info, bool finished) {
 }
 
 std::string FormatJobInfo(const JobInfo& info) {
-  return FormatTable({
+  std::vector<std::vector<std::string>> rows = {
       {"EXECUTION ID", OrDash(info.execution_id())},
       {"JOB ID", OrDash(info.job_id())},
       {"STATUS", StatusName(info.status())},
@@ -104,8 +104,11 @@ std::string FormatJobInfo(const JobInfo& info) {
       {"SPARK APP ID", OrDash(info.spark_application_id())},
       {"ATTEMPTS", absl::StrCat(info.attempts())},
       {"DRIVER UI", OrDash(info.driver_ui_address())},
-      {"MESSAGE", OrDash(OneLine(info.message()))},
-  });
+  };
+  // Only deployments with batch-scheduler queues have one; the others' output stays as it was.
+  if (!info.queue().empty()) rows.push_back({"QUEUE", OneLine(info.queue())});
+  rows.push_back({"MESSAGE", OrDash(OneLine(info.message()))});
+  return FormatTable(rows);
 }
 
 std::string FormatJobList(const std::vector<JobInfo>& jobs) {

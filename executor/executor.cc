@@ -468,6 +468,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.spark_app_id = details.spark_app_id();
   view.attempts = details.attempts();
   view.driver_ui_address = details.driver_ui_address();
+  view.queue = details.queue();
   answer(view);
   return true;
 }

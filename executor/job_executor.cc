@@ -17,6 +17,7 @@ JobView ViewOf(const JobResult& result) {
   view.spark_app_id = result.details.spark_app_id;
   view.attempts = result.details.attempts;
   view.driver_ui_address = result.details.driver_ui_address;
+  view.queue = result.details.queue;
   return view;
 }
 
@@ -35,6 +36,7 @@ JobResult ToResult(const JobView& view) {
   result.details.spark_app_id = view.spark_app_id;
   result.details.attempts = view.attempts;
   result.details.driver_ui_address = view.driver_ui_address;
+  result.details.queue = view.queue;
   return result;
 }
 

@@ -61,6 +61,7 @@ struct JobView {
   std::string_view spark_app_id;
   int64_t attempts = 0;
   std::string_view driver_ui_address;
+  std::string_view queue;
 };
 
 JobView ViewOf(const JobResult& result);

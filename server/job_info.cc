@@ -53,6 +53,7 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_spark_application_id(std::move(result.details.spark_app_id));
   info->set_attempts(AttemptsField(result.details.attempts));
   info->set_driver_ui_address(std::move(result.details.driver_ui_address));
+  info->set_queue(std::move(result.details.queue));
 }
 
 }  // namespace kje::server

@@ -56,12 +56,12 @@ std::optional<std::string_view> UsualEncodingId(std::string_view bytes) {
 // and number at their longest (a varint of 64 bits takes ten bytes).
 size_t MaxJobInfoSize(const executor::JobView& job) {
   constexpr size_t kMaxVarint = 10;
-  constexpr size_t kStringFields = 9;
+  constexpr size_t kStringFields = 10;
   constexpr size_t kTimestamp = 1 + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
-         job.spark_app_id.size() + job.driver_ui_address.size() + kStringFields * (1 + kMaxVarint) +
-         2 * (1 + kMaxVarint) + 2 * kTimestamp;
+         job.spark_app_id.size() + job.driver_ui_address.size() + job.queue.size() +
+         kStringFields * (1 + kMaxVarint) + 2 * (1 + kMaxVarint) + 2 * kTimestamp;
 }
 
 // Writes fields in place, the buffer sized by MaxJobInfoSize: one pass, one allocation.
@@ -128,6 +128,7 @@ void WriteJobInfo(const executor::JobView& job, Writer& w) {
   w.String(pb::JobInfo::kSparkApplicationIdFieldNumber, job.spark_app_id);
   w.Int(pb::JobInfo::kAttemptsFieldNumber, AttemptsField(job.attempts));
   w.String(pb::JobInfo::kDriverUiAddressFieldNumber, job.driver_ui_address);
+  w.String(pb::JobInfo::kQueueFieldNumber, job.queue);
 }
 
 }  // namespace
