@@ -53,6 +53,10 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   b.driver_ready_timeout_ms = config.spark.driver_ready_timeout_ms;
   b.builtin_jobs_jar = config.spark.builtin_jobs_jar;
   b.conf = config.spark.conf;
+  // LoadConfig has checked the scheduler's name.
+  b.queue_scheduler =
+      spark::ParseQueueScheduler(config.queue.scheduler).value_or(spark::QueueScheduler::kNone);
+  b.queue_name = config.queue.name;
   options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
   options.waiting_grace = absl::Milliseconds(config.waiting_grace_ms);
   options.waiting_refresh = absl::Milliseconds(config.waiting_refresh_ms);

@@ -117,9 +117,11 @@ std::string FormatJobInfo(const JobInfo& info) {
       {"SPARK APP ID", OrDash(info.spark_application_id())},
       {"ATTEMPTS", absl::StrCat(info.attempts())},
       {"DRIVER UI", OrDash(info.driver_ui_address())},
-      {"MESSAGE", OrDash(OneLine(info.message()))},
   };
   rows.insert(rows.end(), rest.begin(), rest.end());
+  // Only deployments with batch-scheduler queues have one; the others' output stays as it was.
+  if (!info.queue().empty()) rows.push_back({"QUEUE", OneLine(info.queue())});
+  rows.push_back({"MESSAGE", OrDash(OneLine(info.message()))});
   return FormatTable(rows);
 }
 

@@ -488,6 +488,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   if (view.driver_pod.empty()) view.driver_pod = waiting.pod;
   view.waiting_reason = waiting.reason;
   view.waiting_message = waiting.message;
+  view.queue = details.queue();
   answer(view);
   return true;
 }

@@ -19,6 +19,7 @@ JobView ViewOf(const JobResult& result) {
   view.driver_ui_address = result.details.driver_ui_address;
   view.waiting_reason = result.waiting.reason;
   view.waiting_message = result.waiting.message;
+  view.queue = result.details.queue;
   return view;
 }
 
@@ -39,6 +40,7 @@ JobResult ToResult(const JobView& view) {
   result.details.driver_ui_address = view.driver_ui_address;
   result.waiting.reason = view.waiting_reason;
   result.waiting.message = view.waiting_message;
+  result.details.queue = view.queue;
   return result;
 }
 

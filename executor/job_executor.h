@@ -65,6 +65,7 @@ struct JobView {
   std::string_view driver_ui_address;
   spark::WaitingReason waiting_reason = spark::WaitingReason::kNone;
   std::string_view waiting_message;
+  std::string_view queue;
 };
 
 JobView ViewOf(const JobResult& result);

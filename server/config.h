@@ -62,6 +62,12 @@ struct ServerConfig {
   int64_t max_interned_bytes = 1 << 20;
 };
 
+// The batch scheduler the jobs go through, and their default queue (spark/queue.h).
+struct QueueConfig {
+  std::string scheduler = "none";  // queue.scheduler: none, kueue, yunikorn or volcano
+  std::string name;                // queue.name: "" for no queue unless a template names one
+};
+
 // The service's own limits on its requests to the Kubernetes API server (k8s/request_limiter.h).
 struct KubernetesConfig {
   int64_t max_in_flight = 64;  // kubernetes.maxInFlight: requests at once, watches aside
@@ -86,6 +92,7 @@ struct Config {
   int64_t waiting_grace_ms = 10000;
   int64_t waiting_refresh_ms = 15000;
   SparkConfig spark;
+  QueueConfig queue;
   ServerConfig server;
   KubernetesConfig kubernetes;
 };

@@ -19,7 +19,9 @@
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
+#include "base/strings.h"
 #include "spark/operators.h"
+#include "spark/queue.h"
 
 namespace kje::server::config_internal {
 namespace {
@@ -272,6 +274,24 @@ absl::Status LogFormat(const std::string& key, const std::string& format, const 
   return parsed.ok() ? absl::OkStatus() : KeyError(key, std::string(parsed.status().message()));
 }
 
+absl::Status KnownQueueScheduler(const std::string& key, const std::string& name, const Config&) {
+  if (spark::ParseQueueScheduler(name)) return absl::OkStatus();
+  return KeyError(key, absl::StrCat("must be one of ", ToAbsl(spark::kQueueSchedulerNames),
+                                    ", got ", QuoteBounded(name)));
+}
+
+absl::Status ValidQueueName(const std::string& key, const std::string& name, const Config& c) {
+  if (name.empty()) return absl::OkStatus();
+  const spark::QueueScheduler scheduler = *spark::ParseQueueScheduler(c.queue.scheduler);
+  if (scheduler == spark::QueueScheduler::kNone) {
+    return KeyError(key,
+                    "needs queue.scheduler (kueue, yunikorn or volcano): with none, no job "
+                    "goes to a queue");
+  }
+  absl::Status valid = spark::CheckQueueName(scheduler, name);
+  return valid.ok() ? valid : KeyError(key, std::string(valid.message()));
+}
+
 absl::Status IncludesDefaultNamespace(const std::string& key,
                                       const std::vector<std::string>& allowed, const Config& c) {
   if (allowed.empty()) return absl::OkStatus();
@@ -341,6 +361,7 @@ using C = Config;
 using S = SparkConfig;
 using V = ServerConfig;
 using K = KubernetesConfig;
+using Q = QueueConfig;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 std::vector<ConfigSection> MakeSections() {
@@ -379,6 +400,10 @@ std::vector<ConfigSection> MakeSections() {
                                                     Positive()),
         Key<&C::spark, &S::builtin_jobs_jar>("spark.builtinJobsJar", Text(), ClusterUri)},
        CheckSparkConf},
+      // The batch scheduler the jobs go through, and their default queue.
+      {{Key<&C::queue, &Q::scheduler>("queue.scheduler", Text(), KnownQueueScheduler),
+        Key<&C::queue, &Q::name>("queue.name", Text(), ValidQueueName)},
+       nullptr},
       // Where the server listens, and how.
       {{Key<&C::server, &V::listen>("server.listen", Text(), HostPort()),
         Key<&C::server, &V::tls_cert_file>("server.tls.certFile", Text()),

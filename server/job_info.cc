@@ -55,6 +55,7 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_driver_ui_address(std::move(result.details.driver_ui_address));
   info->set_waiting_reason(static_cast<pb::JobInfo::WaitingReason>(result.waiting.reason));
   info->set_waiting_message(std::move(result.waiting.message));
+  info->set_queue(std::move(result.details.queue));
 }
 
 }  // namespace kje::server

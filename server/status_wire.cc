@@ -13,15 +13,17 @@ namespace kje::server {
 namespace pb = jobexecutor::v1;
 namespace {
 
-// Every field number of StatusRequest, JobInfo and Timestamp is below 16: a tag is one byte.
 enum WireType : uint8_t { kVarint = 0, kLengthDelimited = 2 };
 
-constexpr uint8_t Tag(int field, WireType type) {
-  return static_cast<uint8_t>((field << 3) | type);
+// A tag as a varint: fields from 16 on (JobInfo's newer ones) take two bytes.
+constexpr uint32_t Tag(int field, WireType type) {
+  return (static_cast<uint32_t>(field) << 3) | type;
 }
 
+// StatusRequest's one field is below 16: its tag is one byte.
 constexpr uint8_t kExecutionIdTag =
-    Tag(pb::StatusRequest::kExecutionIdFieldNumber, kLengthDelimited);
+    static_cast<uint8_t>(Tag(pb::StatusRequest::kExecutionIdFieldNumber, kLengthDelimited));
+static_assert(Tag(pb::StatusRequest::kExecutionIdFieldNumber, kLengthDelimited) < 0x80);
 
 size_t VarintSize(uint64_t value) {
   size_t size = 1;
@@ -53,15 +55,18 @@ std::optional<std::string_view> UsualEncodingId(std::string_view bytes) {
 }
 
 // The most bytes WriteJobInfo writes for `job`: its strings, and for each field its tag, length
-// and number at their longest (a varint of 64 bits takes ten bytes).
+// and number at their longest (a varint of 64 bits takes ten bytes; a tag, two).
 size_t MaxJobInfoSize(const executor::JobView& job) {
   constexpr size_t kMaxVarint = 10;
-  constexpr size_t kStringFields = 10;
-  constexpr size_t kTimestamp = 1 + 1 + 2 * (1 + kMaxVarint);
+  constexpr size_t kMaxTag = 2;
+  constexpr size_t kStringFields = 11;
+  constexpr size_t kIntFields = 3;
+  constexpr size_t kTimestamp = kMaxTag + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
          job.spark_app_id.size() + job.driver_ui_address.size() + job.waiting_message.size() +
-         kStringFields * (1 + kMaxVarint) + 3 * (1 + kMaxVarint) + 2 * kTimestamp;
+         job.queue.size() + kStringFields * (kMaxTag + kMaxVarint) +
+         kIntFields * (kMaxTag + kMaxVarint) + 2 * kTimestamp;
 }
 
 // Writes fields in place, the buffer sized by MaxJobInfoSize: one pass, one allocation.
@@ -71,7 +76,7 @@ class Writer {
 
   void String(int field, std::string_view value) {
     if (value.empty()) return;
-    Put(Tag(field, kLengthDelimited));
+    Varint(Tag(field, kLengthDelimited));
     Varint(value.size());
     out_ = std::copy(value.begin(), value.end(), out_);
   }
@@ -79,7 +84,7 @@ class Writer {
   // An int32, int64 or enum: a negative one as its 64-bit two's complement, as protobuf does.
   void Int(int field, int64_t value) {
     if (value == 0) return;
-    Put(Tag(field, kVarint));
+    Varint(Tag(field, kVarint));
     Varint(static_cast<uint64_t>(value));
   }
 
@@ -92,7 +97,7 @@ class Writer {
     size_t body = 0;
     if (seconds != 0) body += 1 + VarintSize(static_cast<uint64_t>(seconds));
     if (nanos != 0) body += 1 + VarintSize(static_cast<uint64_t>(nanos));
-    Put(Tag(field, kLengthDelimited));
+    Varint(Tag(field, kLengthDelimited));
     Varint(body);
     Int(google::protobuf::Timestamp::kSecondsFieldNumber, seconds);
     Int(google::protobuf::Timestamp::kNanosFieldNumber, nanos);
@@ -101,7 +106,6 @@ class Writer {
   size_t Size() const { return static_cast<size_t>(out_ - start_); }
 
  private:
-  void Put(uint8_t byte) { *out_++ = static_cast<char>(byte); }
   void Varint(uint64_t value) {
     while (value >= 0x80) {
       *out_++ = static_cast<char>(value | 0x80);
@@ -130,6 +134,7 @@ void WriteJobInfo(const executor::JobView& job, Writer& w) {
   w.String(pb::JobInfo::kDriverUiAddressFieldNumber, job.driver_ui_address);
   w.Int(pb::JobInfo::kWaitingReasonFieldNumber, static_cast<int64_t>(job.waiting_reason));
   w.String(pb::JobInfo::kWaitingMessageFieldNumber, job.waiting_message);
+  w.String(pb::JobInfo::kQueueFieldNumber, job.queue);
 }
 
 }  // namespace

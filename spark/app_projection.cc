@@ -12,6 +12,10 @@ std::string CapMessage(std::string_view message) {
   return std::string(message.substr(0, cut)) + "...";
 }
 
+std::string_view KueueQueueOf(const AppProjection& app) {
+  return app.labels().Find(kLabelKueueQueueName).value_or(std::string_view());
+}
+
 absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
   const rapidjson::Value* metadata = json::Member(app, "metadata");
   std::optional<std::string_view> name = json::String(metadata, "name");

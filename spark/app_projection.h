@@ -193,6 +193,9 @@ class AppProjection {
 // optional and a malformed one reads as absent.
 absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app);
 
+// The Kueue queue the app's label kueue.x-k8s.io/queue-name names; "" without one.
+std::string_view KueueQueueOf(const AppProjection& app);
+
 // A message as the projection keeps it: at most kMaxMessageBytes, cut on a UTF-8 boundary.
 std::string CapMessage(std::string_view message);
 

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "spark/execution_id.h"
+#include "spark/queue.h"
 
 namespace kje::spark {
 
@@ -35,6 +36,10 @@ struct BuilderOptions {
   // The largest application JSON a Submit may send: etcd's limit on an object (1.5 MiB), so that
   // a cluster's late, opaque refusal becomes a clear one before anything is sent.
   size_t max_application_bytes = 1572864;
+  // The batch scheduler every job goes through (queue.scheduler), and the queue a job goes to
+  // unless its template names one (queue.name; "" for none).
+  QueueScheduler queue_scheduler = QueueScheduler::kNone;
+  std::string queue_name;
 };
 
 // A Gravitino job template with its placeholders already resolved.

@@ -36,6 +36,11 @@ inline constexpr std::string_view kConfImage = "spark.kubernetes.container.image
 inline constexpr std::string_view kConfJars = "spark.jars";
 inline constexpr std::string_view kConfFiles = "spark.files";
 inline constexpr std::string_view kConfArchives = "spark.archives";
+// The pods' scheduler (Spark); a batch scheduler's queue sets it.
+inline constexpr std::string_view kConfSchedulerName = "spark.kubernetes.scheduler.name";
+// Dynamic allocation (Spark): a queue that reserves a fixed set of pods needs its bound.
+inline constexpr std::string_view kConfDynamicAllocation = "spark.dynamicAllocation.enabled";
+inline constexpr std::string_view kConfMaxExecutors = "spark.dynamicAllocation.maxExecutors";
 // Names the pod template's container that becomes the driver container (Spark).
 inline constexpr std::string_view kConfDriverPodTemplateContainerName =
     "spark.kubernetes.driver.podTemplateContainerName";

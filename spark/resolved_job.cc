@@ -153,6 +153,45 @@ absl::Status MergeBuiltinSparkConf(Conf& merged, const SparkTemplate& spark_temp
   return MergeConf(merged, applied, absl::StrCat("the spark_conf of job template ", template_name));
 }
 
+// The queue the job goes to (ResolvedJob::queue) and the check of the scheduler name the conf
+// may already set.
+absl::Status ResolveQueue(const SparkTemplate& spark_template, const BuilderOptions& options,
+                          ResolvedJob& job) {
+  job.queue_scheduler = options.queue_scheduler;
+  auto field = spark_template.custom_fields.find(std::string(kCustomFieldQueue));
+  const bool named = field != spark_template.custom_fields.end() && !IsBlank(field->second);
+  if (named && options.queue_scheduler == QueueScheduler::kNone) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Job template ", job.template_name, " names a queue in its custom field ",
+        ToAbsl(kCustomFieldQueue),
+        ", but this executor sends jobs to no batch scheduler (queue.scheduler is none)"));
+  }
+  if (options.queue_scheduler == QueueScheduler::kNone) return absl::OkStatus();
+  job.queue = named ? std::string(TrimmedText(field->second)) : options.queue_name;
+  if (!job.queue.empty()) {
+    if (absl::Status bad = CheckQueueName(options.queue_scheduler, job.queue); !bad.ok()) {
+      if (!named) {
+        return ServerConfigError(absl::StrCat("The executor's queue.name ", bad.message()));
+      }
+      return absl::InvalidArgumentError(absl::StrCat("The custom field ", ToAbsl(kCustomFieldQueue),
+                                                     " of job template ", job.template_name, " ",
+                                                     bad.message()));
+    }
+  }
+  // Kueue leaves the pods to the cluster's scheduler; the others are the pods' scheduler.
+  if (options.queue_scheduler == QueueScheduler::kKueue) return absl::OkStatus();
+  const std::string_view scheduler = QueueSchedulerName(options.queue_scheduler);
+  if (auto it = job.conf.find(std::string(kConfSchedulerName));
+      it != job.conf.end() && TrimmedText(it->second.value) != scheduler) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ToAbsl(kConfSchedulerName), " of ", it->second.source, " is ",
+                     QuoteBounded(it->second.value),
+                     ", but this executor's jobs go through the batch scheduler ",
+                     ToAbsl(scheduler), " (queue.scheduler): leave it unset"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string_view TrimmedText(std::string_view text) {
@@ -192,6 +231,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
         MergeBuiltinSparkConf(job.conf, spark_template, job.template_name, job.warnings));
   }
   RETURN_IF_ERROR(CheckDeployModeAndMaster(job.conf));
+  RETURN_IF_ERROR(ResolveQueue(spark_template, options, job));
 
   job.namespace_ = options.namespace_;
   if (auto it = job.conf.find(std::string(kConfNamespace));

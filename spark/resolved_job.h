@@ -41,6 +41,10 @@ struct ResolvedJob {
   std::string namespace_;
   std::string name;
   ExecutionId execution_id;
+  // The batch scheduler (BuilderOptions::queue_scheduler) and the queue the job goes to: the
+  // template's custom field `queue`, else the deployment's queue.name; "" for none.
+  QueueScheduler queue_scheduler = QueueScheduler::kNone;
+  std::string queue;
   // What was ignored and the caller should log (never a value).
   std::vector<std::string> warnings;
 };
@@ -50,6 +54,11 @@ struct ResolvedJob {
 absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view metalake,
                                        const SparkTemplate& spark_template,
                                        const BuilderOptions& options);
+
+// Whether Kueue queues the job: its app gets the label kueue.x-k8s.io/queue-name.
+inline bool QueuedByKueue(const ResolvedJob& job) {
+  return job.queue_scheduler == QueueScheduler::kKueue && !job.queue.empty();
+}
 
 // INVALID_ARGUMENT naming the size and the limit when an application's JSON is over
 // options.max_application_bytes.

@@ -15,6 +15,7 @@ RunDetails RunDetailsRef::ToDetails() const {
   details.attempts = attempts();
   details.driver_ui_address = driver_ui_address();
   details.driver_pod_name = driver_pod_name();
+  details.queue = queue();
   return details;
 }
 

@@ -19,6 +19,8 @@ struct RunDetails {
   // The driver pod the operator names in its status, whatever the state; "" when it names none
   // (the executor then knows the driver only from the pod it found).
   std::string driver_pod_name;
+  // The batch-scheduler queue the app names (as its operator and scheduler read it); "" for none.
+  std::string queue;
 
   bool operator==(const RunDetails&) const = default;
 };
@@ -42,6 +44,7 @@ class RunDetailsRef {
   // Holds a composed id (its first kMaxComposedIdLength characters), which spark_app_id() then
   // answers.
   void HoldSparkAppId(std::string_view id);
+  void SetQueue(std::string_view queue) { queue_ = queue; }
 
   std::string_view spark_app_id() const {
     return composed_size_ > 0 ? std::string_view(composed_.data(), composed_size_) : spark_app_id_;
@@ -49,6 +52,7 @@ class RunDetailsRef {
   int64_t attempts() const { return attempts_; }
   std::string_view driver_ui_address() const { return driver_ui_address_; }
   std::string_view driver_pod_name() const { return driver_pod_name_; }
+  std::string_view queue() const { return queue_; }
   RunDetails ToDetails() const;
 
  private:
@@ -58,6 +62,7 @@ class RunDetailsRef {
   int64_t attempts_ = 0;
   std::string_view driver_ui_address_;
   std::string_view driver_pod_name_;
+  std::string_view queue_;
 };
 
 }  // namespace kje::spark

@@ -12,6 +12,7 @@
 #include "base/strings.h"
 #include "rapidjson/document.h"
 #include "spark/apache/names.h"
+#include "spark/apache/queue.h"
 #include "spark/json_writer.h"
 #include "spark/names.h"
 #include "spark/object_meta.h"
@@ -55,6 +56,8 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        const SparkTemplate& spark_template,
                                                        const BuilderOptions& options) {
   ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
+  ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  RETURN_IF_ERROR(ApplyQueue(job, meta));
   std::map<std::string, std::string> conf;
   for (auto& [key, value] : job.conf) conf[key] = std::move(value.value);
   AppendList(conf, kConfJars, job.jars);
@@ -68,7 +71,6 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   built.namespace_ = job.namespace_;
   built.name = job.name;
   built.execution_id = job.execution_id;
-  const ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
   built.labels = meta.labels;
   const std::string& executable = job.executable;
 

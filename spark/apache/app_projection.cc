@@ -1,7 +1,8 @@
-// The operator's part of the projection is: a varint attempt id, the suspend reason's bytes,
-// then the history, a run of entries: the state, a byte of flags, then the id and times present
-// as zigzag varints of their difference from the previous id or time (ids count up by one and
-// times by seconds, so most take one or two bytes).
+// The operator's part of the projection is: a varint attempt id, the suspend reason's bytes (its
+// length's low bit says whether the queue's bytes follow them: most apps have no queue, which
+// then costs nothing), then the history, a run of entries: the state, a byte of flags, then the id
+// and times present as zigzag varints of their difference from the previous id or time (ids count
+// up by one and times by seconds, so most take one or two bytes).
 
 #include "spark/apache/app_projection.h"
 
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <optional>
 
+#include "spark/apache/queue.h"
 #include "spark/driver_pod.h"
 #include "spark/job_status.h"
 #include "spark/json_util.h"
@@ -20,9 +22,11 @@ namespace {
 using packing::GetBytes;
 using packing::GetDelta;
 using packing::GetSigned;
+using packing::GetVarint;
 using packing::PutBytes;
 using packing::PutDelta;
 using packing::PutSigned;
+using packing::PutVarint;
 
 // The top bit of the projection's state byte: the history isn't empty.
 constexpr uint8_t kHasStateBit = 0x80;
@@ -165,7 +169,10 @@ void SetStatus(const ApacheStatus& status, AppFields& fields) {
   fields.status_started = HistoryStarted(status.history);
   fields.operator_status.clear();
   PutSigned(fields.operator_status, status.attempt_id);
-  PutBytes(fields.operator_status, status.suspend_reason);
+  const bool has_queue = !status.queue.empty();
+  PutVarint(fields.operator_status, (status.suspend_reason.size() << 1) | (has_queue ? 1 : 0));
+  fields.operator_status.append(status.suspend_reason);
+  if (has_queue) PutBytes(fields.operator_status, status.queue);
   PackHistory(status.history, fields.operator_status);
 }
 
@@ -175,7 +182,10 @@ StatusView::StatusView(const AppProjection& app)
   if (packed.empty()) return;  // a projection made without SetStatus
   const char* at = packed.data();
   attempt_id_ = GetSigned(at);
-  suspend_reason_ = GetBytes(at);
+  const uint64_t reason_and_queue = GetVarint(at);
+  suspend_reason_ = std::string_view(at, reason_and_queue >> 1);
+  at += suspend_reason_.size();
+  if (reason_and_queue & 1) queue_ = GetBytes(at);
   history_ = packed.substr(static_cast<size_t>(at - packed.data()));
 }
 
@@ -185,6 +195,7 @@ ApacheStatus StatusOf(const AppProjection& app) {
   for (const StateEntry& entry : view.history()) status.history.push_back(entry);
   status.suspend_reason = std::string(view.suspend_reason());
   status.attempt_id = view.attempt_id();
+  status.queue = std::string(view.queue());
   return status;
 }
 
@@ -220,14 +231,17 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
     fields.suspend_requested = suspend->IsBool() && suspend->GetBool();
   }
   fields.driver_container = DriverContainerName(spec);
-  fields.spark_app_id =
-      std::string(json::String(json::Member(spec, "sparkConf"), kConfAppId).value_or(""));
+  const rapidjson::Value* spark_conf = json::Member(spec, "sparkConf");
+  fields.spark_app_id = std::string(json::String(spark_conf, kConfAppId).value_or(""));
 
   const rapidjson::Value* status = json::Member(app, "status");
   ApacheStatus apache;
   apache.attempt_id =
       json::Int(json::Member(json::Member(status, "currentAttemptSummary"), "attemptInfo"), "id")
           .value_or(0);
+  std::string_view queue = json::String(spark_conf, kConfDriverQueueLabel).value_or("");
+  if (queue.empty()) queue = json::String(spark_conf, kConfVolcanoQueue).value_or("");
+  apache.queue = std::string(queue);
   ProjectHistory(status, fields, apache);
   SetStatus(apache, fields);
   return AppProjection(fields);

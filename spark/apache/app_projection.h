@@ -41,6 +41,9 @@ struct ApacheStatus {
   std::string suspend_reason;
   // status.currentAttemptSummary.attemptInfo.id: a resume or a restart counts it up.
   int64_t attempt_id = 0;
+  // The queue spec.sparkConf gives the pods' scheduler: the driver's queue label (YuniKorn),
+  // else spark.kubernetes.job.queue (Volcano); "" for none. Kueue's is the app's label.
+  std::string queue;
 };
 
 // Packs `status` into the operator's part of `fields`: the current state, when the history says
@@ -76,6 +79,7 @@ class StatusView {
   EpochMillis history_started() const { return history_started_; }
   std::string_view suspend_reason() const { return suspend_reason_; }
   int64_t attempt_id() const { return attempt_id_; }
+  std::string_view queue() const { return queue_; }
   HistoryView history() const { return HistoryView(history_); }
 
  private:
@@ -83,11 +87,13 @@ class StatusView {
   EpochMillis history_started_;
   std::string_view suspend_reason_;
   int64_t attempt_id_ = 0;
+  std::string_view queue_;
   std::string_view history_;
 };
 
 // ProjectMetadata's fields and errors, plus spec.suspend, the Kueue queue label, the driver
-// container, spec.sparkConf's spark.app.id and the status's history, attempt and suspendReason.
+// container, spec.sparkConf's spark.app.id and queue, and the status's history, attempt and
+// suspendReason.
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app);
 absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json);
 

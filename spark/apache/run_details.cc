@@ -67,10 +67,17 @@ std::string ApacheSparkAppId(std::string_view namespace_, std::string_view name,
 }
 
 RunDetailsRef RunDetailsOf(const AppProjection& app) {
+  const StatusView view(app);
+  const std::string_view queue = KueueQueueOf(app);
   // Until the operator's first reconcile there is no attempt, and so no id yet.
-  if (!app.has_status()) return RunDetailsRef();
-  const int64_t attempt = StatusView(app).attempt_id();
+  if (!app.has_status()) {
+    RunDetailsRef ref;
+    ref.SetQueue(queue.empty() ? view.queue() : queue);
+    return ref;
+  }
+  const int64_t attempt = view.attempt_id();
   RunDetailsRef ref(app.spark_app_id(), attempt + 1, "");
+  ref.SetQueue(queue.empty() ? view.queue() : queue);
   if (app.spark_app_id().empty()) {
     std::array<char, RunDetailsRef::kMaxComposedIdLength> id;
     ref.HoldSparkAppId(std::string_view(

@@ -18,6 +18,7 @@
 #include "spark/kubeflow/names.h"
 #include "spark/names.h"
 #include "spark/object_meta.h"
+#include "spark/pod_memory.h"
 #include "spark/resolved_job.h"
 
 namespace kje::spark::kubeflow {
@@ -34,6 +35,13 @@ constexpr std::string_view kConfDriverMemory = "spark.driver.memory";
 constexpr std::string_view kConfExecutorCores = "spark.executor.cores";
 constexpr std::string_view kConfExecutorMemory = "spark.executor.memory";
 constexpr std::string_view kConfExecutorInstances = "spark.executor.instances";
+constexpr std::string_view kConfDriverRequestCores = "spark.kubernetes.driver.request.cores";
+constexpr std::string_view kConfExecutorRequestCores = "spark.kubernetes.executor.request.cores";
+constexpr std::string_view kConfDriverMemoryOverhead = "spark.driver.memoryOverhead";
+constexpr std::string_view kConfExecutorMemoryOverhead = "spark.executor.memoryOverhead";
+// Spark's defaults where a queue needs every size stated.
+constexpr int32_t kDefaultCores = 1;
+constexpr int32_t kDefaultExecutorInstances = 2;
 
 using Conf = MergedConf;
 using json::Key;
@@ -108,7 +116,9 @@ std::vector<std::string> TakeList(Conf& conf, std::string_view key,
 
 struct PodResources {
   std::optional<int32_t> cores;
+  std::optional<std::string> core_request;
   std::optional<std::string> memory;
+  std::optional<std::string> memory_overhead;
   std::optional<int32_t> instances;  // executors only
 };
 
@@ -121,7 +131,9 @@ void WritePodSpec(Writer& w, std::string_view key, const std::string& service_ac
     Key(w, "cores");
     w.Int(*resources.cores);
   }
+  if (resources.core_request) KeyStr(w, "coreRequest", *resources.core_request);
   if (resources.memory) KeyStr(w, "memory", *resources.memory);
+  if (resources.memory_overhead) KeyStr(w, "memoryOverhead", *resources.memory_overhead);
   if (resources.instances) {
     Key(w, "instances");
     w.Int(*resources.instances);
@@ -133,6 +145,51 @@ std::string_view ApplicationType(std::string_view executable) {
   if (IsPythonResource(executable)) return "Python";
   if (IsRResource(executable)) return "R";
   return "Java";
+}
+
+// Kueue admits the job by the pods the app states: a fixed set, every size written out (older
+// Kueue releases reserve no CPU for `cores` alone and no memory overhead). Reads the memory
+// confs, so it runs before they are taken into the spec.
+absl::Status CheckKueueSizing(const ResolvedJob& job, const Conf& conf, PodMemory& driver,
+                              PodMemory& executor) {
+  if (auto it = conf.find(std::string(kConfDynamicAllocation));
+      it != conf.end() && absl::AsciiStrToLower(ToAbsl(TrimmedText(it->second.value))) == "true") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(kConfDynamicAllocation), "=true of ", it->second.source,
+        " can't be used with the Kueue queue ", QuoteBounded(job.queue),
+        " on the Kubeflow Spark operator: Kueue reserves a fixed set of pods for the job, so its "
+        "executors must be static (set spark.executor.instances instead)"));
+  }
+  const bool non_jvm = ApplicationType(job.executable) != "Java";
+  ASSIGN_OR_RETURN(driver, PodMemoryOf(conf, SparkRole::kDriver, non_jvm));
+  ASSIGN_OR_RETURN(executor, PodMemoryOf(conf, SparkRole::kExecutor, non_jvm));
+  return absl::OkStatus();
+}
+
+// Every size of the pod stated: Spark's defaults where the conf sets none, the core request
+// (spark.kubernetes.<role>.request.cores, else the cores) and the memory overhead.
+void StateKueueSizes(Conf& conf, std::string_view request_cores_key, std::string_view overhead_key,
+                     const PodMemory& memory, PodResources& pod) {
+  if (!pod.cores) pod.cores = kDefaultCores;
+  pod.core_request = TakeText(conf, request_cores_key);
+  if (!pod.core_request || pod.core_request->empty()) pod.core_request = absl::StrCat(*pod.cores);
+  if (!pod.memory) pod.memory = absl::StrCat(memory.memory_mib, "m");
+  Take(conf, overhead_key);  // written as memoryOverhead, so that one value reaches Spark
+  pod.memory_overhead = absl::StrCat(memory.overhead_mib, "m");
+}
+
+// The batch scheduler and its queue, for YuniKorn and Volcano (Kueue's is a label).
+void WriteBatchScheduler(Writer& w, const ResolvedJob& job) {
+  if (job.queue_scheduler != QueueScheduler::kYuniKorn &&
+      job.queue_scheduler != QueueScheduler::kVolcano) {
+    return;
+  }
+  KeyStr(w, "batchScheduler", QueueSchedulerName(job.queue_scheduler));
+  if (job.queue.empty()) return;
+  Key(w, "batchSchedulerOptions");
+  w.StartObject();
+  KeyStr(w, "queue", job.queue);
+  w.EndObject();
 }
 
 }  // namespace
@@ -159,6 +216,10 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   Conf conf = std::move(job.conf);
   // The operator passes the app's own namespace; ResolveJob took the namespace from here.
   Take(conf, kConfNamespace);
+  const bool kueue = QueuedByKueue(job);
+  PodMemory driver_memory;
+  PodMemory executor_memory;
+  if (kueue) RETURN_IF_ERROR(CheckKueueSizing(job, conf, driver_memory, executor_memory));
   PodResources driver;
   PodResources executor;
   ASSIGN_OR_RETURN(driver.cores, TakeCount(conf, kConfDriverCores));
@@ -169,8 +230,17 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   std::vector<std::string> jars = TakeList(conf, kConfJars, job.jars);
   std::vector<std::string> files = TakeList(conf, kConfFiles, job.files);
   std::vector<std::string> archives = TakeList(conf, kConfArchives, job.archives);
+  if (kueue) {
+    StateKueueSizes(conf, kConfDriverRequestCores, kConfDriverMemoryOverhead, driver_memory,
+                    driver);
+    StateKueueSizes(conf, kConfExecutorRequestCores, kConfExecutorMemoryOverhead, executor_memory,
+                    executor);
+    if (!executor.instances) executor.instances = kDefaultExecutorInstances;
+  }
 
-  const ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  // The operator copies the app's labels to its pods, all but Kueue's: the queue stays the app's.
+  if (kueue) meta.labels[std::string(kLabelKueueQueueName)] = job.queue;
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
@@ -207,6 +277,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   WritePodSpec(w, "driver", options.service_account, driver);
   WritePodSpec(w, "executor", options.service_account, executor);
   KeyInt(w, "timeToLiveSeconds", (options.ttl_after_stop_ms + 999) / 1000);
+  WriteBatchScheduler(w, job);
   w.EndObject();  // spec
   w.EndObject();
   RETURN_IF_ERROR(CheckApplicationSize(buffer.GetSize(), job, options));

@@ -22,6 +22,8 @@ std::string WebUiAddress(const rapidjson::Value* driver_info, std::string_view n
   return absl::StrCat(ToAbsl(service), ".", ToAbsl(namespace_), ".svc:", *port);
 }
 
+enum PackedFlag : uint8_t { kRetriesFlag = 1, kQueueFlag = 2 };
+
 }  // namespace
 
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
@@ -56,6 +58,8 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   const std::string_view restart =
       json::String(json::Member(spec, "restartPolicy"), "type").value_or("");
   out.retries = restart == "OnFailure" || restart == "Always";
+  out.queue =
+      std::string(json::String(json::Member(spec, "batchSchedulerOptions"), "queue").value_or(""));
   SetStatus(out, projection);
   return AppProjection(projection);
 }
@@ -65,7 +69,8 @@ absl::StatusOr<AppProjection> ProjectAppJson(std::string_view json_text) {
 }
 
 // The operator's part: the three strings, then the two times and the attempts, each a zigzag
-// varint.
+// varint, then a byte of flags (retries; a queue follows), then the queue's bytes only when the
+// app names one.
 void SetStatus(const KubeflowStatus& status, AppFields& fields) {
   fields.operator_state = static_cast<uint8_t>(status.state);
   std::string& out = fields.operator_status;
@@ -76,7 +81,10 @@ void SetStatus(const KubeflowStatus& status, AppFields& fields) {
   packing::PutSigned(out, status.submission_time);
   packing::PutSigned(out, status.termination_time);
   packing::PutSigned(out, status.execution_attempts);
-  out.push_back(status.retries ? 1 : 0);
+  const bool has_queue = !status.queue.empty();
+  out.push_back(
+      static_cast<char>((status.retries ? kRetriesFlag : 0) | (has_queue ? kQueueFlag : 0)));
+  if (has_queue) packing::PutBytes(out, status.queue);
 }
 
 KubeflowView ViewOf(const AppProjection& app) {
@@ -91,7 +99,9 @@ KubeflowView ViewOf(const AppProjection& app) {
   view.submission_time = packing::GetSigned(at);
   view.termination_time = packing::GetSigned(at);
   view.execution_attempts = packing::GetSigned(at);
-  view.retries = *at != 0;
+  const auto flags = static_cast<uint8_t>(*at++);
+  view.retries = (flags & kRetriesFlag) != 0;
+  if (flags & kQueueFlag) view.queue = packing::GetBytes(at);
   return view;
 }
 
@@ -106,6 +116,7 @@ KubeflowStatus StatusOf(const AppProjection& app) {
   status.execution_attempts = view.execution_attempts;
   status.web_ui_address = std::string(view.web_ui_address);
   status.retries = view.retries;
+  status.queue = std::string(view.queue);
   return status;
 }
 
@@ -136,8 +147,11 @@ bool IsStarted(const AppProjection& app) {
 
 RunDetailsRef RunDetailsOf(const AppProjection& app) {
   const KubeflowView view = ViewOf(app);
-  return RunDetailsRef(app.spark_app_id(), view.execution_attempts, view.web_ui_address,
-                       view.driver_pod_name);
+  RunDetailsRef ref(app.spark_app_id(), view.execution_attempts, view.web_ui_address,
+                    view.driver_pod_name);
+  const std::string_view kueue = KueueQueueOf(app);
+  ref.SetQueue(kueue.empty() ? view.queue : kueue);
+  return ref;
 }
 
 }  // namespace kje::spark::kubeflow

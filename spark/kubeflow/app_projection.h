@@ -16,7 +16,8 @@ namespace kje::spark::kubeflow {
 
 // ProjectMetadata's fields and errors, plus status.applicationState (its errorMessage as
 // current_message), submissionID, driverInfo.podName, lastSubmissionAttemptTime,
-// terminationTime and executionAttempts; spec.suspend; and the driver container:
+// terminationTime and executionAttempts; spec.suspend and spec.batchSchedulerOptions.queue; and
+// the driver container:
 // spark.kubernetes.driver.podTemplateContainerName, else the first container of
 // spec.driver.template, else spark-kubernetes-driver.
 absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app);
@@ -35,6 +36,7 @@ struct KubeflowView {
   int64_t execution_attempts = 0;
   std::string_view web_ui_address;
   bool retries = false;
+  std::string_view queue;  // spec.batchSchedulerOptions.queue; "" for none
 };
 KubeflowView ViewOf(const AppProjection& app);
 // The status back, unpacked (tests, and the round trip of a projection).
@@ -49,7 +51,7 @@ bool IsStopped(const AppProjection& app);
 // RUNNING, SUCCEEDING, FAILING or UNKNOWN: a driver pod of this submission has run.
 bool IsStarted(const AppProjection& app);
 // status.sparkApplicationId, executionAttempts, the UI address and driverInfo.podName, as the
-// status reports them.
+// status reports them, and the queue: Kueue's label, else spec.batchSchedulerOptions.queue.
 RunDetailsRef RunDetailsOf(const AppProjection& app);
 
 }  // namespace kje::spark::kubeflow

@@ -53,6 +53,8 @@ struct KubeflowStatus {
   // spec.restartPolicy.type is OnFailure or Always: the operator submits again after a failed
   // submission. Under Never (the service's, and the default) SUBMISSION_FAILED is the end.
   bool retries = false;
+  // spec.batchSchedulerOptions.queue (YuniKorn, Volcano); "" for none.
+  std::string queue;
 };
 
 }  // namespace kje::spark::kubeflow

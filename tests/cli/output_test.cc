@@ -54,6 +54,15 @@ TEST_CASE("tables align their columns") {
   CHECK(one.find("SPARK APP ID    spark-5e1c0a7e\n") != std::string::npos);
   CHECK(one.find("ATTEMPTS        2\n") != std::string::npos);
   CHECK(one.find("DRIVER UI       10.96.0.12:4040\n") != std::string::npos);
+  CHECK(one.find("QUEUE") == std::string::npos);
+}
+
+TEST_CASE("status shows the queue when the job has one") {
+  JobInfo queued = Info();
+  queued.set_queue("root.analytics");
+  const std::string one = FormatJobInfo(queued);
+  CHECK(one.find("DRIVER UI       -\nQUEUE           root.analytics\nMESSAGE") !=
+        std::string::npos);
 }
 
 TEST_CASE("a growing table prints its header once and never moves a column left") {

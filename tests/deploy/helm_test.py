@@ -375,6 +375,19 @@ class HelmTest(unittest.TestCase):
                 config, _ = config_of(docs)
                 self.assertEqual(operator, config["operator"])
 
+    def test_rbac_reads_kueue_workloads_only_with_kueue_queues(self):
+        workloads = frozenset(("kueue.x-k8s.io", "workloads", v) for v in ("get", "list", "watch"))
+        for operator, rules in (("apache", EXPECTED_RULES), ("kubeflow", EXPECTED_RULES_KUBEFLOW)):
+            for scheduler in ("none", "kueue", "yunikorn", "volcano"):
+                with self.subTest(operator=operator, scheduler=scheduler):
+                    docs = render(merged({"config": {"operator": operator,
+                                                     "queue": {"scheduler": scheduler}}}))
+                    expected = rules | workloads if scheduler == "kueue" else rules
+                    for role in of_kind(docs, "Role"):
+                        self.assertEqual(expected, rule_tuples(role["rules"]))
+                    config, _ = config_of(docs)
+                    self.assertEqual(scheduler, config["queue"]["scheduler"])
+
     def test_rbac_and_service_account_can_be_left_to_others(self):
         docs = render(merged({"rbac": {"create": False},
                               "serviceAccount": {"create": False, "name": "gravitino"}}))

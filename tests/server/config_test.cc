@@ -513,6 +513,49 @@ TEST_CASE("config: operator chooses the backend", "[config]") {
   CHECK(FromYaml(kWithImageConf).ok());
 }
 
+TEST_CASE("config: queue.scheduler and queue.name", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->queue.scheduler == "none");
+  CHECK(c->queue.name.empty());
+  c = FromYaml(With("queue: {scheduler: kueue, name: team-a}\n"));
+  REQUIRE(c.ok());
+  CHECK(c->queue.scheduler == "kueue");
+  CHECK(c->queue.name == "team-a");
+  c = FromYaml(With("queue: {scheduler: yunikorn}\n"));
+  REQUIRE(c.ok());
+  CHECK(c->queue.name.empty());  // no default queue: only templates name one
+  ConfigSources env;
+  env.env = {{"K8S_JOB_EXECUTOR_QUEUE_SCHEDULER", "volcano"},
+             {"K8S_JOB_EXECUTOR_QUEUE_NAME", "batch"}};
+  c = FromYaml(kMinimal, env);
+  REQUIRE(c.ok());
+  CHECK(c->queue.scheduler == "volcano");
+  CHECK(c->queue.name == "batch");
+  c = FromYaml(kMinimal, Flags({{"queue.scheduler", "yunikorn"}, {"queue.name", "root.etl"}}));
+  REQUIRE(c.ok());
+  CHECK(c->queue.name == "root.etl");
+
+  CHECK(ErrorOf(With("queue: {scheduler: Kueue}\n")) ==
+        "queue.scheduler: must be one of none, kueue, yunikorn or volcano, got \"Kueue\"");
+  CHECK(ErrorOf(With("queue: {name: team-a}\n")) ==
+        "queue.name: needs queue.scheduler (kueue, yunikorn or volcano): with none, no job goes "
+        "to a queue");
+  CHECK_THAT(ErrorOf(With("queue: {scheduler: kueue, name: Team_A}\n")),
+             Catch::StartsWith("queue.name: must be a Kueue LocalQueue name") &&
+                 Catch::EndsWith(", not \"Team_A\""));
+  CHECK_THAT(ErrorOf(With("queue: {scheduler: yunikorn, name: default}\n")),
+             Catch::StartsWith("queue.name: must be a full YuniKorn queue path"));
+  CHECK_THAT(ErrorOf(With("queue: {scheduler: volcano, name: Batch}\n")),
+             Catch::StartsWith("queue.name: must be a Volcano Queue name"));
+  CHECK(ErrorOf(With("queue: {schedular: kueue}\n")) ==
+        "queue.schedular: unknown configuration key (from config); did you mean "
+        "queue.scheduler?");
+  ConfigSources typo;
+  typo.env = {{"K8S_JOB_EXECUTOR_QUEUE_NAMES", "a"}};
+  CHECK_THAT(ErrorOf(kMinimal, typo), Catch::EndsWith("did you mean K8S_JOB_EXECUTOR_QUEUE_NAME?"));
+}
+
 TEST_CASE("config: kubernetes.maxInFlight, qps and burst", "[config]") {
   auto c = FromYaml(kMinimal);
   REQUIRE(c.ok());

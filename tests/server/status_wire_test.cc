@@ -53,6 +53,7 @@ JobResult Full() {
   r.details.spark_app_id = "spark-3f1c";
   r.details.attempts = 2;
   r.details.driver_ui_address = "gravitino-job-42-0-driver-svc.team-a.svc:4040";
+  r.details.queue = "root.analytics";
   return r;
 }
 
@@ -87,6 +88,20 @@ TEST_CASE("status wire: a JobInfo is byte for byte what protobuf writes for the 
   }
   for (const JobResult& r : cases) {
     CHECK(Wire(executor::ViewOf(r)) == Serialized(r));
+  }
+}
+
+TEST_CASE("status wire: the queue goes out as protobuf writes it and reads back", "[server]") {
+  for (const std::string& queue : {std::string(), std::string("team-a"), std::string(300, 'q')}) {
+    JobResult r = Full();
+    r.details.queue = queue;
+    const std::string wire = Wire(executor::ViewOf(r));
+    CHECK(wire == Serialized(r));
+    pb::JobInfo parsed;
+    REQUIRE(parsed.ParseFromString(wire));
+    CHECK(parsed.queue() == queue);
+    // A copy of the view that owns its strings keeps it too.
+    CHECK(executor::ToResult(executor::ViewOf(r)).details.queue == queue);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "spark/apache/app_builder.h"
@@ -63,6 +64,28 @@ int Main(bool kubeflow) {
       return 1;
     }
     std::printf("%s\n", built->json.c_str());
+  }
+  // Each batch scheduler's fields, for a JVM and a Python job (Kueue sizes them differently).
+  using kje::spark::QueueScheduler;
+  const std::pair<QueueScheduler, const char*> queues[] = {
+      {QueueScheduler::kKueue, "team-a"},
+      {QueueScheduler::kYuniKorn, "root.analytics"},
+      {QueueScheduler::kVolcano, "batch"}};
+  for (const auto& [scheduler, queue] : queues) {
+    BuilderOptions queued = options;
+    queued.queue_scheduler = scheduler;
+    queued.queue_name = queue;
+    for (const SparkTemplate* t : {&pi, &python}) {
+      std::string job_id = std::to_string(688822913391439376 + job++);
+      auto built =
+          kubeflow ? kje::spark::kubeflow::BuildSparkApplication(job_id, "metalake_1", *t, queued)
+                   : kje::spark::apache::BuildSparkApplication(job_id, "metalake_1", *t, queued);
+      if (!built.ok()) {
+        std::fprintf(stderr, "%s: %s\n", t->name.c_str(), built.status().ToString().c_str());
+        return 1;
+      }
+      std::printf("%s\n", built->json.c_str());
+    }
   }
   return 0;
 }

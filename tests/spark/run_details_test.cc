@@ -10,9 +10,13 @@ namespace {
 TEST_CASE("RunDetailsRef answers the app's strings, or an id it holds itself", "[run_details]") {
   const std::string reported = "spark-1f2e";
   const std::string ui = "10.96.12.7:4040";
-  const RunDetailsRef in_place(reported, 2, ui);
+  const std::string queue = "root.etl";
+  RunDetailsRef in_place(reported, 2, ui, "pi-driver");
+  in_place.SetQueue(queue);
   CHECK(in_place.spark_app_id().data() == reported.data());  // read in place, not copied
-  CHECK(in_place.ToDetails() == RunDetails{"spark-1f2e", 2, "10.96.12.7:4040", ""});
+  CHECK(in_place.queue().data() == queue.data());
+  CHECK(in_place.ToDetails() ==
+        RunDetails{"spark-1f2e", 2, "10.96.12.7:4040", "pi-driver", "root.etl"});
 
   std::optional<RunDetailsRef> copy;
   {

@@ -46,7 +46,7 @@ TEST_CASE("RunDetailsRef reads the app in place and holds a composed id of its o
   }
   CHECK(copy->spark_app_id() == "pi-4");
   CHECK(copy->attempts() == 5);
-  CHECK(RunDetailsOf(app).ToDetails() == RunDetails{"pi-4", 5, "", ""});
+  CHECK(RunDetailsOf(app).ToDetails() == RunDetails{"pi-4", 5, "", "", ""});
   // As StrCat writes a number, whatever its sign.
   CHECK(ApacheSparkAppId("n", "pi", -1) == "pi--1");
   CHECK(ApacheSparkAppId("n", "pi", INT64_MIN) == absl::StrCat("pi-", INT64_MIN));

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "rapidjson/document.h"
@@ -190,6 +191,106 @@ TEST_CASE("the shared submit rules hold on this backend too", "[kubeflow]") {
   BuilderOptions small = Options();
   small.max_application_bytes = 200;
   CHECK(absl::StrContains(ErrorOf(Build(PiTemplate(), small)), "bytes of an object in etcd"));
+}
+
+BuilderOptions QueueOptions(QueueScheduler scheduler, std::string queue) {
+  BuilderOptions options = Options();
+  options.queue_scheduler = scheduler;
+  options.queue_name = std::move(queue);
+  return options;
+}
+
+std::string Text(const rapidjson::Value& v) {
+  REQUIRE(v.IsString());
+  return std::string(v.GetString(), v.GetStringLength());
+}
+
+TEST_CASE("queues: YuniKorn and Volcano are the batch scheduler with its queue", "[kubeflow]") {
+  for (auto [scheduler, queue] : {std::pair{QueueScheduler::kYuniKorn, "root.analytics"},
+                                  std::pair{QueueScheduler::kVolcano, "gpu"}}) {
+    absl::StatusOr<BuiltApplication> built = Build(PiTemplate(), QueueOptions(scheduler, queue));
+    REQUIRE(built.ok());
+    rapidjson::Document app = Parse(built->json);
+    CHECK(Text(app["spec"]["batchScheduler"]) == std::string(QueueSchedulerName(scheduler)));
+    CHECK(Text(app["spec"]["batchSchedulerOptions"]["queue"]) == queue);
+    CHECK_FALSE(app["metadata"]["labels"].HasMember("kueue.x-k8s.io/queue-name"));
+    CHECK_FALSE(app["spec"]["driver"].HasMember("coreRequest"));
+    built = Build(PiTemplate(), QueueOptions(scheduler, ""));
+    REQUIRE(built.ok());
+    app = Parse(built->json);
+    CHECK(Text(app["spec"]["batchScheduler"]) == std::string(QueueSchedulerName(scheduler)));
+    CHECK_FALSE(app["spec"].HasMember("batchSchedulerOptions"));
+  }
+  absl::StatusOr<BuiltApplication> plain = Build(PiTemplate());
+  REQUIRE(plain.ok());
+  rapidjson::Document app = Parse(plain->json);
+  CHECK_FALSE(app["spec"].HasMember("batchScheduler"));
+  CHECK_FALSE(app["spec"]["executor"].HasMember("memoryOverhead"));
+}
+
+TEST_CASE("queues: under Kueue every pod size is written, Spark's defaults included",
+          "[kubeflow]") {
+  absl::StatusOr<BuiltApplication> built =
+      Build(PiTemplate(), QueueOptions(QueueScheduler::kKueue, "team-a"));
+  REQUIRE(built.ok());
+  rapidjson::Document app = Parse(built->json);
+  CHECK(Text(app["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]) == "team-a");
+  CHECK_FALSE(app["spec"].HasMember("suspend"));
+  CHECK_FALSE(app["spec"].HasMember("batchScheduler"));
+  for (const char* role : {"driver", "executor"}) {
+    INFO(role);
+    const rapidjson::Value& pod = app["spec"][role];
+    CHECK(pod["cores"].GetInt() == 1);
+    CHECK(Text(pod["coreRequest"]) == "1");
+    CHECK(Text(pod["memory"]) == "1024m");
+    CHECK(Text(pod["memoryOverhead"]) == "384m");
+  }
+  CHECK(app["spec"]["executor"]["instances"].GetInt() == 2);
+
+  // The conf's sizes, its core request and explicit overhead, each reaching Spark once.
+  SparkTemplate sized = PiTemplate();
+  sized.executable = "https://repo/jobs/etl.py";
+  sized.class_name.clear();
+  sized.configs = {{"spark.driver.memory", "2g"},
+                   {"spark.executor.memory", "8g"},
+                   {"spark.executor.cores", "4"},
+                   {"spark.executor.instances", "5"},
+                   {"spark.kubernetes.executor.request.cores", "3500m"},
+                   {"spark.executor.memoryOverhead", "1g"}};
+  built = Build(sized, QueueOptions(QueueScheduler::kKueue, "team-a"));
+  REQUIRE(built.ok());
+  app = Parse(built->json);
+  const rapidjson::Value& driver = app["spec"]["driver"];
+  const rapidjson::Value& executor = app["spec"]["executor"];
+  CHECK(Text(driver["memory"]) == "2g");
+  CHECK(Text(driver["memoryOverhead"]) == "819m");  // a Python job: 40% of 2048 MiB
+  CHECK(Text(driver["coreRequest"]) == "1");
+  CHECK(executor["cores"].GetInt() == 4);
+  CHECK(Text(executor["coreRequest"]) == "3500m");
+  CHECK(Text(executor["memory"]) == "8g");
+  CHECK(Text(executor["memoryOverhead"]) == "1024m");
+  CHECK(executor["instances"].GetInt() == 5);
+  const rapidjson::Value& conf = app["spec"]["sparkConf"];
+  CHECK_FALSE(conf.HasMember("spark.kubernetes.executor.request.cores"));
+  CHECK_FALSE(conf.HasMember("spark.executor.memoryOverhead"));
+}
+
+TEST_CASE("queues: Kueue refuses dynamic allocation and sizes Spark can't read", "[kubeflow]") {
+  SparkTemplate dynamic = PiTemplate();
+  dynamic.configs = {{"spark.dynamicAllocation.enabled", "true"},
+                     {"spark.dynamicAllocation.maxExecutors", "8"}};
+  CHECK(ErrorOf(Build(dynamic, QueueOptions(QueueScheduler::kKueue, "team-a"))) ==
+        "spark.dynamicAllocation.enabled=true of job template \"spark-pi\" can't be used with "
+        "the Kueue queue \"team-a\" on the Kubeflow Spark operator: Kueue reserves a fixed set of "
+        "pods for the job, so its executors must be static (set spark.executor.instances "
+        "instead)");
+  CHECK(Build(dynamic, QueueOptions(QueueScheduler::kYuniKorn, "root.a")).ok());
+  CHECK(Build(dynamic, QueueOptions(QueueScheduler::kKueue, "")).ok());
+  SparkTemplate bad = PiTemplate();
+  bad.configs = {{"spark.executor.memory", "1.5g"}};
+  CHECK(
+      absl::StartsWith(ErrorOf(Build(bad, QueueOptions(QueueScheduler::kKueue, "team-a"))),
+                       "spark.executor.memory of job template \"spark-pi\" must be a whole size"));
 }
 
 }  // namespace

@@ -425,5 +425,49 @@ TEST_CASE("a manual run refuses a schedule it can't own", "[kubeflow][schedule]"
   CHECK(run->name == "s-r1");
 }
 
+TEST_CASE("a queued app's schedule carries its queue, and so do the schedule's runs",
+          "[kubeflow][schedule]") {
+  BuilderOptions options;
+  options.namespace_ = "spark-jobs";
+  options.image = "apache/spark:3.5.6";
+  options.spark_version = "3.5.6";
+  options.queue_scheduler = QueueScheduler::kKueue;
+  options.queue_name = "team-a";
+  SparkTemplate t;
+  t.name = "spark-pi";
+  t.executable = "local:///opt/spark/examples/jars/spark-examples.jar";
+  absl::StatusOr<BuiltApplication> app = kubeflow::BuildSparkApplication("77", "ml", t, options);
+  REQUIRE(app.ok());
+  // The executor gives the schedule the app's labels.
+  ScheduleMeta meta = NightlyMeta();
+  meta.labels = app->labels;
+  absl::StatusOr<BuiltObject> built = BuildScheduledApplication(meta, NightlySpec(), app->json);
+  REQUIRE(built.ok());
+  rapidjson::Document schedule = Parse(built->json);
+  CHECK(Str(schedule["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]) == "team-a");
+  // Sized for Kueue in the template the runs are made from.
+  CHECK(Str(schedule["spec"]["template"]["executor"]["memoryOverhead"]) == "384m");
+  // A run made now: the schedule's labels, the queue's among them.
+  schedule["metadata"].AddMember("uid", "uid-1", schedule.GetAllocator());
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  schedule.Accept(writer);
+  absl::StatusOr<BuiltObject> run = BuildManualRunJson(buffer.GetString(), "20260512a");
+  REQUIRE(run.ok());
+  rapidjson::Document run_app = Parse(run->json);
+  CHECK(Str(run_app["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]) == "team-a");
+
+  // YuniKorn's queue is in the spec, which the template carries to every run.
+  options.queue_scheduler = QueueScheduler::kYuniKorn;
+  options.queue_name = "root.nightly";
+  app = kubeflow::BuildSparkApplication("77", "ml", t, options);
+  REQUIRE(app.ok());
+  built = BuildScheduledApplication(NightlyMeta(), NightlySpec(), app->json);
+  REQUIRE(built.ok());
+  schedule = Parse(built->json);
+  CHECK(Str(schedule["spec"]["template"]["batchScheduler"]) == "yunikorn");
+  CHECK(Str(schedule["spec"]["template"]["batchSchedulerOptions"]["queue"]) == "root.nightly");
+}
+
 }  // namespace
 }  // namespace kje::spark::kubeflow

@@ -270,6 +270,12 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["list"]
+{{- if eq ((.Values.config.queue).scheduler | default "none") "kueue" }}
+{{- /* Queues on Kueue: a job's Workload says why it waits in its queue. */}}
+- apiGroups: ["kueue.x-k8s.io"]
+  resources: ["workloads"]
+  verbs: ["get", "list", "watch"]
+{{- end }}
 {{- end }}
 
 {{/*
