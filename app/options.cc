@@ -57,6 +57,8 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   b.queue_scheduler =
       spark::ParseQueueScheduler(config.queue.scheduler).value_or(spark::QueueScheduler::kNone);
   b.queue_name = config.queue.name;
+  b.max_queued_seconds = config.max_queued_seconds;
+  b.max_run_seconds = config.max_run_seconds;
   options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
   options.waiting_grace = absl::Milliseconds(config.waiting_grace_ms);
   options.waiting_refresh = absl::Milliseconds(config.waiting_refresh_ms);

@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "app/options.h"
 #include "app/process.h"
+#include "app/deadline_keeper.h"
 #include "app/readiness_monitor.h"
 #include "base/interner.h"
 #include "base/log.h"
@@ -216,8 +217,14 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
                        ReadinessInputsOf(process.io(), cache, k8s_requests, *client, grpc), clock),
                    &ReadinessMonitor::Stop);
   readiness.Start();
+  auto& deadlines = process.Keep(
+      std::make_unique<DeadlineKeeper>(process.io().get_executor(), executor,
+                                       absl::Milliseconds(config.deadline_sweep_ms)),
+      &DeadlineKeeper::Stop);
+  deadlines.Start();
 
   process.WaitForShutdownSignal();
+  deadlines.Stop();
   readiness.Stop();
   log::Info("draining").Kv("deadline_ms", config.server.drain_timeout_ms);
   grpc.Shutdown(absl::Milliseconds(config.server.drain_timeout_ms));

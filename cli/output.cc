@@ -94,7 +94,8 @@ std::string FormatTimestamp(const JobInfo& info, bool finished) {
 std::string WaitingText(const JobInfo& info) {
   if (info.waiting_reason() == JobInfo::WAITING_REASON_UNSPECIFIED) return "";
   std::string text = JobInfo::WaitingReason_Name(info.waiting_reason());
-  if (!info.waiting_message().empty()) absl::StrAppend(&text, ": ", OneLine(info.waiting_message()));
+  if (!info.waiting_message().empty())
+    absl::StrAppend(&text, ": ", OneLine(info.waiting_message()));
   return text;
 }
 

@@ -138,6 +138,9 @@ asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
 asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::ExecutionId id,
                                                    cache::AppPtr app, absl::Time rpc_deadline) {
   bool refetched = false;
+  // A deadline stop judged again when the app changed under it, a few times at most (an
+  // operator writing its status meanwhile); after that the next look stops it.
+  int deadline_stops_left = 3;
   for (;;) {
     std::optional<spark::DriverPod> driver;
     if (ex.backend->HasState(*app) && ex.backend->WantsDriverTimes(*app)) {
@@ -145,8 +148,18 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       // 2 min late, or no start at all).
       if (auto known = co_await StoppedDriver(ex, app, rpc_deadline)) driver = *known;
     }
-    spark::JobStatusInfo info = ex.backend->MapStatus(*app, driver ? &*driver : nullptr,
-                                                      ex.clock.Now(), ex.options.no_status_timeout);
+    spark::JobStatusInfo info = ex.MapStatus(*app, driver ? &*driver : nullptr);
+    if (info.deadline_due != spark::DeadlineKind::kNone && deadline_stops_left-- > 0) {
+      auto stop = StopForDeadline(ex, app, info.deadline_due, rpc_deadline);
+      auto stopped = co_await std::move(stop);
+      if (!stopped.ok()) co_return stopped.status();
+      app = *std::move(stopped);
+      continue;
+    }
+    if (app->deadline_exceeded() != spark::DeadlineKind::kNone && !app->deleting()) {
+      auto finish = FinishDeadlineStop(ex, app, rpc_deadline);
+      co_await std::move(finish);
+    }
     if (info.unknown_state) {
       log::Warn("unknown operator state; it can't be told whether it is final")
           .Kv("app", Where(app->namespace_(), app->name()))
@@ -422,8 +435,7 @@ void ExecutorContext::ObserveReturned(const std::string& json) {
 
 JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
                                     const spark::DriverPod* driver) const {
-  return ResultOf(id, app, driver,
-                  backend->MapStatus(app, driver, clock.Now(), options.no_status_timeout));
+  return ResultOf(id, app, driver, MapStatus(app, driver));
 }
 
 JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
@@ -452,9 +464,13 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
     if (!known) return false;  // the driver's times need a pod LIST
     if (*known) driver = &**known;
   }
-  const spark::JobStatusInfo info =
-      backend->MapStatus(*app, driver, clock.Now(), options.no_status_timeout);
+  const spark::JobStatusInfo info = MapStatus(*app, driver);
   if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
+  // A deadline to enforce, or a stop to finish: that takes requests.
+  if (info.deadline_due != spark::DeadlineKind::kNone ||
+      (app->deadline_exceeded() != spark::DeadlineKind::kNone && !app->deleting())) {
+    return false;
+  }
   if (driver != nullptr &&
       spark::ShouldDeleteOrphanDriver(info, *driver, app->driver_container())) {
     return false;
@@ -486,6 +502,8 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.attempts = details.attempts();
   view.driver_ui_address = details.driver_ui_address();
   if (view.driver_pod.empty()) view.driver_pod = waiting.pod;
+  view.deadline_at = info.deadline_at;
+  view.deadline_exceeded = info.deadline_exceeded;
   view.waiting_reason = waiting.reason;
   view.waiting_message = waiting.message;
   view.queue = details.queue();

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <array>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,6 +126,11 @@ class ExecutorContext {
   void RememberDriver(const spark::AppProjection& app,
                       const std::optional<spark::DriverPod>& driver);
 
+  // The backend's status of `app`, with its deadlines applied (spark/deadline.h).
+  spark::JobStatusInfo MapStatus(const spark::AppProjection& app,
+                                 const spark::DriverPod* driver) const;
+  // Jobs stopped for a deadline by this replica, by kind (a metric).
+  std::atomic<int64_t> deadline_stops[3] = {0, 0, 0};
   // Whether the job (mapped to `info`) owes a waiting reason: queued past the grace period.
   bool OwesWaiting(const spark::AppProjection& app, const spark::JobStatusInfo& info) const;
   // What is remembered of why each waiting job waits.
@@ -208,6 +215,15 @@ class Executor final : public JobExecutor {
   std::shared_ptr<RpcHandle> RunScheduleNow(const std::string& ns, const std::string& schedule_id,
                                             const std::string& run_id, absl::Time deadline,
                                             Done<RunNowResult> done) override;
+
+  // Stops the jobs of the followed namespaces whose deadline has passed (without anyone asking
+  // for their status), and finishes stops left half done; `done` gets how many it stopped.
+  std::shared_ptr<RpcHandle> SweepDeadlines(absl::Time deadline, Done<int64_t> done);
+  // Jobs stopped for a deadline by this replica: [queued, run].
+  std::array<int64_t, 2> DeadlineStops() const {
+    return {ctx_.deadline_stops[1].load(std::memory_order_relaxed),
+            ctx_.deadline_stops[2].load(std::memory_order_relaxed)};
+  }
 
   const ExecutorOptions& options() const { return ctx_.options; }
   const NamespacePolicy& policy() const { return ctx_.policy; }

@@ -56,6 +56,23 @@ namespace coroutines {
 
 // "namespace/name", as logs and messages name an object.
 std::string Where(std::string_view ns, std::string_view name);
+// The application `ns`/`name` of the operator.
+k8s::ResourceRef AppRef(const ExecutorContext& ex, std::string_view ns, std::string_view name);
+// GET the application (fresh: never from the cache); NOT_FOUND when it doesn't exist.
+asio::awaitable<absl::StatusOr<cache::AppPtr>> Fetch(ExecutorContext& ex, std::string ns,
+                                                     std::string name, absl::Time rpc_deadline);
+// Stops the job of `app` for the deadline `kind` that has passed: marks it, valid only at the
+// app's resourceVersion so that one replica decides, and deletes it as Cancel does. The app as it
+// is afterwards: marked, or as whoever changed it first left it (judge it again); NOT_FOUND when
+// it is gone.
+asio::awaitable<absl::StatusOr<cache::AppPtr>> StopForDeadline(ExecutorContext& ex,
+                                                               cache::AppPtr app,
+                                                               spark::DeadlineKind kind,
+                                                               absl::Time rpc_deadline);
+// Deletes an app the service stopped for a deadline (a stop whose deletion failed or was cut
+// short is finished by whoever sees the mark next); errors are logged, never returned.
+asio::awaitable<void> FinishDeadlineStop(ExecutorContext& ex, cache::AppPtr app,
+                                         absl::Time rpc_deadline);
 // The app through the cache when it knows it, else a GET.
 asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(ExecutorContext& ex, std::string ns,
                                                       std::string name, absl::Time rpc_deadline);

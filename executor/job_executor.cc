@@ -17,6 +17,8 @@ JobView ViewOf(const JobResult& result) {
   view.spark_app_id = result.details.spark_app_id;
   view.attempts = result.details.attempts;
   view.driver_ui_address = result.details.driver_ui_address;
+  view.deadline_at = result.info.deadline_at;
+  view.deadline_exceeded = result.info.deadline_exceeded;
   view.waiting_reason = result.waiting.reason;
   view.waiting_message = result.waiting.message;
   view.queue = result.details.queue;
@@ -38,6 +40,8 @@ JobResult ToResult(const JobView& view) {
   result.details.spark_app_id = view.spark_app_id;
   result.details.attempts = view.attempts;
   result.details.driver_ui_address = view.driver_ui_address;
+  result.info.deadline_at = view.deadline_at;
+  result.info.deadline_exceeded = view.deadline_exceeded;
   result.waiting.reason = view.waiting_reason;
   result.waiting.message = view.waiting_message;
   result.details.queue = view.queue;

@@ -63,6 +63,8 @@ struct JobView {
   std::string_view spark_app_id;
   int64_t attempts = 0;
   std::string_view driver_ui_address;
+  std::optional<absl::Time> deadline_at;
+  spark::DeadlineKind deadline_exceeded = spark::DeadlineKind::kNone;
   spark::WaitingReason waiting_reason = spark::WaitingReason::kNone;
   std::string_view waiting_message;
   std::string_view queue;

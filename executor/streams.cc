@@ -263,6 +263,16 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
         job.done = true;
       } else {
         result = ex.ResultOf(job.id, *job.app, nullptr);
+        if (result.info.deadline_due != spark::DeadlineKind::kNone) {
+          auto stop = coroutines::StopForDeadline(ex, job.app, result.info.deadline_due, deadline);
+          auto stopped = co_await std::move(stop);
+          if (!stopped.ok() && !absl::IsNotFound(stopped.status())) co_return stopped.status();
+          // Gone: the informer's deletion ends the job; marked: judged again now.
+          if (stopped.ok() && Newer(**stopped, job.app)) job.app = *std::move(stopped);
+          job.dirty = true;
+          continue;
+        }
+        if (result.info.deadline_at) next_look = std::min(next_look, *result.info.deadline_at);
         if (ex.OwesWaiting(*job.app, result.info)) {
           auto waiting_of = coroutines::WaitingOf(ex, job.app, result.info, deadline);
           result.waiting = co_await std::move(waiting_of);
@@ -300,6 +310,9 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
         break;
     }
     if (mailbox->size() > 0) continue;
+    bool redo = false;  // a job stopped for its deadline is mapped again at once
+    for (const auto& [key, job] : jobs) redo = redo || (job.dirty && !job.done);
+    if (redo) continue;
     // The wait's time on the process clock: the executor's clock may be a test's.
     const absl::Time until = next_look == absl::InfiniteFuture()
                                  ? next_look

@@ -3,13 +3,14 @@
 // most once per refresh interval, and remembered (WaitingMemo). A lookup that fails leaves the
 // reason to what the application says: a Status never fails for want of one.
 
+#include "spark/waiting.h"
+
 #include <utility>
 #include <vector>
 
 #include "base/log.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
-#include "spark/waiting.h"
 
 namespace kje::executor {
 

@@ -26,9 +26,8 @@ void WaitingMemo::Remember(std::string_view uid, std::string_view epoch, absl::T
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(ToAbsl(uid));
   if (it == entries_.end() && entries_.size() >= max_entries_) {
-    absl::erase_if(entries_, [&](const auto& entry) {
-      return now - entry.second.looked_at >= refresh_;
-    });
+    absl::erase_if(entries_,
+                   [&](const auto& entry) { return now - entry.second.looked_at >= refresh_; });
     if (entries_.size() >= max_entries_) entries_.clear();
   }
   entries_.insert_or_assign(std::string(uid), Entry{std::string(epoch), now, std::move(waiting)});

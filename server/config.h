@@ -91,6 +91,11 @@ struct Config {
   int64_t no_status_timeout_ms = 600000;
   int64_t waiting_grace_ms = 10000;
   int64_t waiting_refresh_ms = 15000;
+  // Each job's deadlines unless its template sets its own; 0: none (spark/deadline.h).
+  int64_t max_queued_seconds = 0;
+  int64_t max_run_seconds = 0;
+  // How often each replica looks for jobs past their deadline that nobody asks about.
+  int64_t deadline_sweep_ms = 5000;
   SparkConfig spark;
   QueueConfig queue;
   ServerConfig server;

@@ -21,6 +21,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "spark/operators.h"
+#include "spark/deadline.h"
 #include "spark/queue.h"
 
 namespace kje::server::config_internal {
@@ -381,7 +382,14 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::status_cache_ttl_ms>("statusCacheTtlMs", Millis()),
         Key<&C::no_status_timeout_ms>("noStatusTimeoutMs", Millis(), Positive()),
         Key<&C::waiting_grace_ms>("waitingGraceMs", Millis(), NotNegative()),
-        Key<&C::waiting_refresh_ms>("waitingRefreshMs", Millis(), Positive())},
+        Key<&C::waiting_refresh_ms>("waitingRefreshMs", Millis(), Positive()),
+        Key<&C::max_queued_seconds>(
+            "maxQueuedSeconds",
+            NumberIn<int64_t>(0, spark::kMaxDeadlineSeconds, "a number of seconds from 0 (none)")),
+        Key<&C::deadline_sweep_ms>("deadlineSweepMs", Millis(), Positive()),
+        Key<&C::max_run_seconds>(
+            "maxRunSeconds",
+            NumberIn<int64_t>(0, spark::kMaxDeadlineSeconds, "a number of seconds from 0 (none)"))},
        nullptr},
       // What every SparkApplication gets.
       {{Key<&C::spark, &S::image>("spark.image", Text(),

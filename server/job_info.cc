@@ -53,6 +53,8 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_spark_application_id(std::move(result.details.spark_app_id));
   info->set_attempts(AttemptsField(result.details.attempts));
   info->set_driver_ui_address(std::move(result.details.driver_ui_address));
+  if (result.info.deadline_at) *info->mutable_deadline_at() = ToTimestamp(*result.info.deadline_at);
+  info->set_deadline_exceeded(static_cast<pb::JobInfo::Deadline>(result.info.deadline_exceeded));
   info->set_waiting_reason(static_cast<pb::JobInfo::WaitingReason>(result.waiting.reason));
   info->set_waiting_message(std::move(result.waiting.message));
   info->set_queue(std::move(result.details.queue));

@@ -60,13 +60,13 @@ size_t MaxJobInfoSize(const executor::JobView& job) {
   constexpr size_t kMaxVarint = 10;
   constexpr size_t kMaxTag = 2;
   constexpr size_t kStringFields = 11;
-  constexpr size_t kIntFields = 3;
+  constexpr size_t kIntFields = 4;
   constexpr size_t kTimestamp = kMaxTag + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
          job.spark_app_id.size() + job.driver_ui_address.size() + job.waiting_message.size() +
          job.queue.size() + kStringFields * (kMaxTag + kMaxVarint) +
-         kIntFields * (kMaxTag + kMaxVarint) + 2 * kTimestamp;
+         kIntFields * (kMaxTag + kMaxVarint) + 3 * kTimestamp;
 }
 
 // Writes fields in place, the buffer sized by MaxJobInfoSize: one pass, one allocation.
@@ -135,6 +135,8 @@ void WriteJobInfo(const executor::JobView& job, Writer& w) {
   w.Int(pb::JobInfo::kWaitingReasonFieldNumber, static_cast<int64_t>(job.waiting_reason));
   w.String(pb::JobInfo::kWaitingMessageFieldNumber, job.waiting_message);
   w.String(pb::JobInfo::kQueueFieldNumber, job.queue);
+  w.Timestamp(pb::JobInfo::kDeadlineAtFieldNumber, job.deadline_at);
+  w.Int(pb::JobInfo::kDeadlineExceededFieldNumber, static_cast<int64_t>(job.deadline_exceeded));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "spark/app_projection.h"
 
 #include "spark/json_util.h"
+#include "spark/deadline.h"
 #include "spark/names.h"
 
 namespace kje::spark {
@@ -48,6 +49,8 @@ absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
   projection.metalake = std::string(json::String(annotations, kAnnotationMetalake).value_or(""));
   projection.cancel_requested =
       json::String(annotations, kAnnotationCancelRequested) == kCancelRequestedValue;
+  projection.deadline_exceeded =
+      ParseDeadlineName(json::String(annotations, kAnnotationDeadlineExceeded).value_or(""));
   const rapidjson::Value* status = json::Member(app, "status");
   projection.has_status =
       status != nullptr && !status->IsNull() && !(status->IsObject() && status->MemberCount() == 0);

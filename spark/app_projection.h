@@ -32,6 +32,9 @@ namespace kje::spark {
 // operator's scheduling failure carries whole Java stack traces.
 inline constexpr size_t kMaxMessageBytes = 512;
 
+// A job's deadlines (spark/deadline.h): how long it may stay queued, and run.
+enum class DeadlineKind : uint8_t { kNone = 0, kQueued = 1, kRun = 2 };
+
 // What a projection is made from: the fields as read, each its own string. The projection
 // functions fill one and pack it into an AppProjection; tests build them to make fixtures.
 struct AppFields {
@@ -46,6 +49,8 @@ struct AppFields {
   bool deleting = false;          // metadata.deletionTimestamp is set
   bool managed_by_us = false;     // label app.kubernetes.io/managed-by=gravitino
   bool cancel_requested = false;  // annotation cancel-requested is exactly "true"
+  // Annotation deadline-exceeded: the service stopped the job for this deadline.
+  DeadlineKind deadline_exceeded = DeadlineKind::kNone;
   // The spelling of the current state when this build doesn't know it; empty otherwise (the
   // operator's folder spells the known ones).
   std::string unknown_current_state;
@@ -120,6 +125,11 @@ class AppProjection {
   bool has_status() const { return Flag(kHasStatus); }
   bool suspend_requested() const { return Flag(kSuspendRequested); }
   bool kueue_queued() const { return Flag(kKueueQueued); }
+  DeadlineKind deadline_exceeded() const {
+    return Flag(kDeadlineRun)      ? DeadlineKind::kRun
+           : Flag(kDeadlineQueued) ? DeadlineKind::kQueued
+                                   : DeadlineKind::kNone;
+  }
   std::string_view driver_container() const;
   std::string_view spark_app_id() const { return Get(kSparkAppId); }
   uint8_t operator_state() const { return operator_state_; }
@@ -155,6 +165,8 @@ class AppProjection {
     kHasStatus = 8,
     kSuspendRequested = 16,
     kKueueQueued = 32,
+    kDeadlineQueued = 64,
+    kDeadlineRun = 128,
   };
   // Inline: a Status reads about ten slots.
   std::string_view Get(Slot slot) const {

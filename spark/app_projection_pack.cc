@@ -81,7 +81,9 @@ AppProjection::AppProjection(const AppFields& fields)
   flags_ = (fields.deleting ? kDeleting : 0) | (fields.managed_by_us ? kManagedByUs : 0) |
            (fields.cancel_requested ? kCancelRequested : 0) | (fields.has_status ? kHasStatus : 0) |
            (fields.suspend_requested ? kSuspendRequested : 0) |
-           (fields.kueue_queued ? kKueueQueued : 0);
+           (fields.kueue_queued ? kKueueQueued : 0) |
+           (fields.deadline_exceeded == DeadlineKind::kQueued ? kDeadlineQueued : 0) |
+           (fields.deadline_exceeded == DeadlineKind::kRun ? kDeadlineRun : 0);
   interned_namespace_ = Interner::Global().Intern(fields.namespace_);
   interned_container_ = Interner::Global().Intern(fields.driver_container);
   PackedLabels labels = PackLabels(fields.labels);
@@ -192,6 +194,7 @@ AppFields AppProjection::ToFields() const {
   fields.has_status = has_status();
   fields.suspend_requested = suspend_requested();
   fields.kueue_queued = kueue_queued();
+  fields.deadline_exceeded = deadline_exceeded();
   fields.driver_container = std::string(driver_container());
   fields.spark_app_id = std::string(spark_app_id());
   fields.operator_state = operator_state_;

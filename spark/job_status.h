@@ -52,6 +52,13 @@ struct JobStatusInfo {
   // The operator removes the driver itself (in every state for some operators, in a suspended
   // one for others): never an orphan for us to delete.
   bool operator_removes_driver = false;
+  // When the job's deadline falls due (the queued one before it starts, the run one after);
+  // absent without one, or once it stopped.
+  std::optional<absl::Time> deadline_at;
+  // The deadline that stopped the job (which is then FAILED); kNone otherwise.
+  DeadlineKind deadline_exceeded = DeadlineKind::kNone;
+  // The deadline has passed and nobody has stopped the job yet: the caller stops it.
+  DeadlineKind deadline_due = DeadlineKind::kNone;
 };
 
 // Rule 3's timeout, for either operator: when `app` (which has no .status) was created more than

@@ -40,6 +40,10 @@ struct BuilderOptions {
   // unless its template names one (queue.name; "" for none).
   QueueScheduler queue_scheduler = QueueScheduler::kNone;
   std::string queue_name;
+  // Each job's deadlines unless its template sets its own (maxQueuedSeconds, maxRunSeconds;
+  // 0: none): written on its application (spark/deadline.h).
+  int64_t max_queued_seconds = 0;
+  int64_t max_run_seconds = 0;
 };
 
 // A Gravitino job template with its placeholders already resolved.

@@ -38,6 +38,8 @@ inline constexpr std::string_view kConfFiles = "spark.files";
 inline constexpr std::string_view kConfArchives = "spark.archives";
 // The pods' scheduler (Spark); a batch scheduler's queue sets it.
 inline constexpr std::string_view kConfSchedulerName = "spark.kubernetes.scheduler.name";
+// Spark 4's driver timeout, in minutes: the driver exits 124 once it has run that long.
+inline constexpr std::string_view kConfDriverTimeout = "spark.driver.timeout";
 // Dynamic allocation (Spark): a queue that reserves a fixed set of pods needs its bound.
 inline constexpr std::string_view kConfDynamicAllocation = "spark.dynamicAllocation.enabled";
 inline constexpr std::string_view kConfMaxExecutors = "spark.dynamicAllocation.maxExecutors";

@@ -192,6 +192,24 @@ absl::Status ResolveQueue(const SparkTemplate& spark_template, const BuilderOpti
   return absl::OkStatus();
 }
 
+// The deadlines (ResolvedJob::deadlines): a custom field, when set, wins over the default.
+absl::Status ResolveDeadlines(const SparkTemplate& spark_template, const BuilderOptions& options,
+                              ResolvedJob& job) {
+  job.deadlines = Deadlines{options.max_queued_seconds, options.max_run_seconds};
+  for (auto [field, out] :
+       {std::pair{kCustomFieldMaxQueuedSeconds, &job.deadlines.max_queued_seconds},
+        std::pair{kCustomFieldMaxRunSeconds, &job.deadlines.max_run_seconds}}) {
+    auto it = spark_template.custom_fields.find(std::string(field));
+    if (it == spark_template.custom_fields.end() || IsBlank(it->second)) continue;
+    absl::StatusOr<int64_t> seconds = ParseDeadlineSeconds(
+        TrimmedText(it->second),
+        absl::StrCat("The custom field ", ToAbsl(field), " of job template ", job.template_name));
+    if (!seconds.ok()) return seconds.status();
+    *out = *seconds;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string_view TrimmedText(std::string_view text) {
@@ -232,6 +250,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
   }
   RETURN_IF_ERROR(CheckDeployModeAndMaster(job.conf));
   RETURN_IF_ERROR(ResolveQueue(spark_template, options, job));
+  RETURN_IF_ERROR(ResolveDeadlines(spark_template, options, job));
 
   job.namespace_ = options.namespace_;
   if (auto it = job.conf.find(std::string(kConfNamespace));

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "spark/deadline.h"
 #include "spark/execution_id.h"
 #include "spark/job_template.h"
 
@@ -45,6 +46,8 @@ struct ResolvedJob {
   // template's custom field `queue`, else the deployment's queue.name; "" for none.
   QueueScheduler queue_scheduler = QueueScheduler::kNone;
   std::string queue;
+  // The template's maxQueuedSeconds and maxRunSeconds custom fields, else the deployment's.
+  Deadlines deadlines;
   // What was ignored and the caller should log (never a value).
   std::vector<std::string> warnings;
 };

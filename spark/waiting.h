@@ -72,7 +72,7 @@ WaitingReason EventWaitingReason(const WaitingEvent& event, OperatorEventReason 
 Waiting AppWaiting(const AppProjection& app, const JobStatusInfo& info, bool has_state);
 
 struct WaitingInputs {
-  const DriverPod* driver = nullptr;         // the current driver pod, if any
+  const DriverPod* driver = nullptr;                  // the current driver pod, if any
   const std::vector<WaitingEvent>* events = nullptr;  // the app's and the driver's
   OperatorEventReason operator_reason = nullptr;
   // What the application says without any lookup (AppWaiting); kNone when nothing.

@@ -57,6 +57,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        const BuilderOptions& options) {
   ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
   ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  AddDeadlineLabels(job.deadlines, meta.labels);
   RETURN_IF_ERROR(ApplyQueue(job, meta));
   std::map<std::string, std::string> conf;
   for (auto& [key, value] : job.conf) conf[key] = std::move(value.value);
@@ -65,6 +66,13 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   AppendList(conf, kConfArchives, job.archives);
   SetIfBlank(conf, kConfImage, options.image);
   SetIfBlank(conf, kConfServiceAccount, options.service_account);
+  if (job.deadlines.max_run_seconds > 0) {
+    // This operator leaves a run's end to Spark: the driver ends itself (exit 124) after
+    // spark.driver.timeout minutes, even while no replica of the service is there to stop it;
+    // the service stops it at the exact second.
+    SetIfBlank(conf, kConfDriverTimeout,
+               absl::StrCat((job.deadlines.max_run_seconds + 59) / 60));
+  }
   conf[std::string(kConfNamespace)] = job.namespace_;
 
   BuiltApplication built;

@@ -239,6 +239,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   }
 
   ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  AddDeadlineLabels(job.deadlines, meta.labels);
   // The operator copies the app's labels to its pods, all but Kueue's: the queue stays the app's.
   if (kueue) meta.labels[std::string(kLabelKueueQueueName)] = job.queue;
   rapidjson::StringBuffer buffer;
