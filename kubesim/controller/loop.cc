@@ -281,6 +281,14 @@ class ControllerImpl : public Controller {
       view.app = &app;
       view.pods = std::move(pods);
       view.now_ms = now;
+      view.lookup = [this, ns = ns](std::string_view resource,
+                                    std::string_view object) -> std::optional<json::object> {
+        const ResourceType* type = store_.FindType("", "v1", std::string(resource));
+        if (type == nullptr) return std::nullopt;
+        auto r = store_.Get(*type, ns, std::string(object));
+        if (!r.ok()) return std::nullopt;
+        return std::move(r.value());
+      };
       sim::Actions actions = reconcile_(view);
       std::string refusal;
       Applied applied = Apply(ns, name, app, actions, &refusal);
@@ -322,6 +330,15 @@ class ControllerImpl : public Controller {
         app = std::move(r.value());
         RememberOwn(app);
       }
+    }
+    if (!actions.set_spec.empty()) {
+      json::value& spec = app["spec"];
+      if (!spec.is_object()) spec = json::object();
+      for (const auto& kv : actions.set_spec) spec.as_object()[kv.key()] = kv.value();
+      // Not remembered as our own: the reconciler reacts to the new spec, as the operator would.
+      auto r = store_.Update(spark_type_, ns, name, app, false, write);
+      if (!r.ok()) return Failed(r.error(), refusal);
+      app = std::move(r.value());
     }
     std::map<std::string, json::object> created;  // pod name → its metadata as stored
     for (json::object& pod : actions.create_pods) {
