@@ -24,7 +24,7 @@ struct AppView {
   const boost::json::object* app = nullptr;      // the application
   std::vector<const boost::json::object*> pods;  // pods the controller attributes to it
   int64_t now_ms = 0;                            // wall clock, ms since the epoch
-  ObjectLookup lookup;  // unset: every object the pods refer to exists
+  ObjectLookup lookup;                           // unset: every object the pods refer to exists
 };
 
 struct PodStatusUpdate {

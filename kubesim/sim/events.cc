@@ -36,10 +36,12 @@ std::vector<std::pair<std::string, std::string>> Containers(const json::object& 
   return out;
 }
 
-// What makes a pod's events its own: a namesake created later is another pod.
-std::string PodKey(const json::object& pod) {
+// What makes a pod's events its own: a namesake created later is another pod. The scheduler's
+// events are recorded first as the pod is created, before it has a creationTimestamp, and again
+// as it retries: they go by the annotations alone.
+std::string PodKey(const json::object& pod, bool with_creation = true) {
   const json::object* meta = ObjectAt(pod, "metadata");
-  std::string key = meta != nullptr ? StringAt(*meta, "creationTimestamp") : "";
+  std::string key = meta != nullptr && with_creation ? StringAt(*meta, "creationTimestamp") : "";
   if (const json::object* a = ObjectAt(meta, "annotations")) {
     for (const auto& kv : *a) {
       if (kv.value().is_string()) key += "|" + std::string(kv.value().get_string());
@@ -124,7 +126,7 @@ void AppendFailedSchedulingEvent(const json::object& pod, int64_t first_ms, int6
   const Involved involved = PodInvolved(pod);
   EventSpec spec;
   spec.source = {kScheduler, ""};
-  spec.key = PodKey(pod);
+  spec.key = PodKey(pod, false);
   spec.first_ms = first_ms;
   spec.last_ms = last_ms;
   spec.count = count;
@@ -180,8 +182,8 @@ void AppendPullEvents(const json::object& pod, const std::string& container,
                     container, from_ms)));
     return;
   }
-  out->push_back(MakeEvent(
-      involved, KubeletSpec(pod, "Pulling", "Pulling image \"" + image + "\"", container, from_ms)));
+  out->push_back(MakeEvent(involved, KubeletSpec(pod, "Pulling", "Pulling image \"" + image + "\"",
+                                                 container, from_ms)));
   const std::string took = GoDuration(std::max<int64_t>(0, to_ms - from_ms));
   out->push_back(
       MakeEvent(involved, KubeletSpec(pod, "Pulled",

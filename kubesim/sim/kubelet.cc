@@ -126,8 +126,8 @@ bool IsOptional(const json::object& o) {
 
 // When the reference could first be resolved (the object's creation, not before `start_ms`), or
 // nullopt with the kubelet's error while it can't.
-std::optional<int64_t> ResolvedAt(const Ref& ref, const ObjectLookup& lookup,
-                                  const std::string& ns, int64_t start_ms, std::string* error) {
+std::optional<int64_t> ResolvedAt(const Ref& ref, const ObjectLookup& lookup, const std::string& ns,
+                                  int64_t start_ms, std::string* error) {
   if (!lookup) return start_ms;
   std::optional<json::object> obj = lookup(ref.resource, ref.name);
   if (!obj) {
@@ -147,8 +147,8 @@ std::optional<int64_t> ResolvedAt(const Ref& ref, const ObjectLookup& lookup,
     }
   }
   const json::object* meta = ObjectAt(*obj, "metadata");
-  int64_t created = meta != nullptr ? ParseTime(StringAt(*meta, "creationTimestamp")).value_or(0)
-                                    : 0;
+  int64_t created =
+      meta != nullptr ? ParseTime(StringAt(*meta, "creationTimestamp")).value_or(0) : 0;
   return std::max(created, start_ms);
 }
 
@@ -221,12 +221,12 @@ void ImageHold(const json::object& c, int64_t base, int64_t now, double scale, K
       std::min(h.last_attempt_ms + ScaledMs(kErrImagePullShownMs, scale), next_pull);
   const bool err_shown = now < shown_until;
   h.backoffs = err_shown ? h.attempts - 1 : h.attempts;
-  h.first_backoff_ms =
-      std::min(base + ScaledMs(kErrImagePullShownMs, scale), AttemptAt(base, 1, kImageRetry, scale));
+  h.first_backoff_ms = std::min(base + ScaledMs(kErrImagePullShownMs, scale),
+                                AttemptAt(base, 1, kImageRetry, scale));
   if (h.backoffs > 0) {
-    h.last_backoff_ms = std::min(AttemptAt(base, h.backoffs - 1, kImageRetry, scale) +
-                                     ScaledMs(kErrImagePullShownMs, scale),
-                                 AttemptAt(base, h.backoffs, kImageRetry, scale));
+    h.last_backoff_ms = std::min(
+        AttemptAt(base, h.backoffs - 1, kImageRetry, scale) + ScaledMs(kErrImagePullShownMs, scale),
+        AttemptAt(base, h.backoffs, kImageRetry, scale));
   }
   h.reason = err_shown ? "ErrImagePull" : "ImagePullBackOff";
   h.message = err_shown ? ImagePullError(h.image) : "Back-off pulling image \"" + h.image + "\"";
@@ -246,13 +246,13 @@ std::string ImagePullError(std::string_view image) {
   std::string repo = ref.repo;
   if (ref.registry.empty() && repo.find('/') == std::string::npos) repo = "library/" + repo;
   return "rpc error: code = Unknown desc = failed to pull and unpack image \"" + ref.full +
-         "\": failed to resolve reference \"" + ref.full + "\": failed to do request: Head \"https://" +
-         registry + "/v2/" + repo + "/manifests/" + ref.tag_or_digest + "\": dial tcp: lookup " +
-         HostOf(registry) + ": no such host";
+         "\": failed to resolve reference \"" + ref.full +
+         "\": failed to do request: Head \"https://" + registry + "/v2/" + repo + "/manifests/" +
+         ref.tag_or_digest + "\": dial tcp: lookup " + HostOf(registry) + ": no such host";
 }
 
 KubeletVerdict KubeletCheck(const json::object& pod, int64_t start_ms, int64_t now_ms,
-                            const ObjectLookup& lookup, double time_scale) {
+                            const ObjectLookup& lookup, double time_scale, int64_t pull_ms) {
   KubeletVerdict v;
   static const json::object kEmpty;
   const json::object* spec_ptr = ObjectAt(pod, "spec");
@@ -272,8 +272,8 @@ KubeletVerdict KubeletCheck(const json::object& pod, int64_t start_ms, int64_t n
       continue;
     }
     if (error.empty()) error = Kind(ref) + " \"" + ref.name + "\" not found";
-    failing.emplace_back(ref.volume, "MountVolume.SetUp failed for volume \"" + ref.volume +
-                                         "\" : " + error);
+    failing.emplace_back(ref.volume,
+                         "MountVolume.SetUp failed for volume \"" + ref.volume + "\" : " + error);
   }
   if (!failing.empty()) {
     KubeletHold& h = v.hold;
@@ -293,7 +293,7 @@ KubeletVerdict KubeletCheck(const json::object& pod, int64_t start_ms, int64_t n
     }
   }
   // The images are pulled; then each container's config (its env) is resolved.
-  const int64_t pulled = mounted + ScaledMs(kKubeletPullMs, time_scale);
+  const int64_t pulled = mounted + ScaledMs(pull_ms, time_scale);
   int64_t configured = pulled;
   for (const json::object* c : containers) {
     for (const Ref& ref : EnvRefs(*c)) {

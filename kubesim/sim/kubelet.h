@@ -22,15 +22,14 @@
 
 namespace kubesim::sim {
 
-
 // The kubelet's retry schedules, operator time.
-inline constexpr int64_t kImageBackoffInitialMs = 10'000;   // doubling ...
-inline constexpr int64_t kImageBackoffMaxMs = 300'000;      // ... to this
-inline constexpr int64_t kMountRetryInitialMs = 500;        // doubling ...
-inline constexpr int64_t kMountRetryMaxMs = 122'000;        // ... to 2m2s
-inline constexpr int64_t kConfigRetryMs = 10'000;           // the pod worker's error back-off
-inline constexpr int64_t kErrImagePullShownMs = 1'000;      // ErrImagePull until the next sync
-inline constexpr int64_t kKubeletPullMs = 1'500;            // a pull that succeeds
+inline constexpr int64_t kImageBackoffInitialMs = 10'000;  // doubling ...
+inline constexpr int64_t kImageBackoffMaxMs = 300'000;     // ... to this
+inline constexpr int64_t kMountRetryInitialMs = 500;       // doubling ...
+inline constexpr int64_t kMountRetryMaxMs = 122'000;       // ... to 2m2s
+inline constexpr int64_t kConfigRetryMs = 10'000;          // the pod worker's error back-off
+inline constexpr int64_t kErrImagePullShownMs = 1'000;     // ErrImagePull until the next sync
+inline constexpr int64_t kKubeletPullMs = 1'500;           // a pull that succeeds
 
 // Whether pulling `image` fails for the DNS lookup of its registry host: a host under the
 // reserved `.invalid` top-level domain never resolves.
@@ -72,8 +71,11 @@ struct KubeletVerdict {
 // The kubelet's view of a pod it got at `start_ms`, at `now_ms`. An empty lookup finds every
 // object. The Secret and ConfigMap volumes Spark creates with the pod (spark-conf-volume-*) are
 // taken to exist: kubesim doesn't create them.
+// `pull_ms` is how long a pull that succeeds takes (operator time): the containers' env is
+// resolved after it.
 KubeletVerdict KubeletCheck(const boost::json::object& pod, int64_t start_ms, int64_t now_ms,
-                            const ObjectLookup& lookup, double time_scale);
+                            const ObjectLookup& lookup, double time_scale,
+                            int64_t pull_ms = kKubeletPullMs);
 
 // A pending status as the hold shows it: the held container waiting with its reason and message,
 // the pod's sandbox ready (the hold is past the mounts), Ready and ContainersReady naming the

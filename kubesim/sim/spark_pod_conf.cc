@@ -59,9 +59,9 @@ void ApplySparkPodConf(const SparkPodConf& conf, json::object* pod_spec, json::o
   for (const SparkPodConf::SecretVolume& s : conf.secret_volumes) {
     const std::string volume = s.secret + "-volume";
     ArrayAt(*pod_spec, "volumes")
-        .push_back(json::object{{"name", volume},
-                                {"secret", json::object{{"secretName", s.secret},
-                                                        {"defaultMode", 420}}}});
+        .push_back(
+            json::object{{"name", volume},
+                         {"secret", json::object{{"secretName", s.secret}, {"defaultMode", 420}}}});
     ArrayAt(*container, "volumeMounts")
         .push_back(json::object{{"name", volume}, {"mountPath", s.path}});
   }

@@ -30,8 +30,7 @@ json::object Pod(const std::string& image, json::array env = {}, json::array vol
 json::array SecretEnv(const std::string& secret, const std::string& key) {
   return json::array{json::object{
       {"name", "DB_PASSWORD"},
-      {"valueFrom",
-       json::object{{"secretKeyRef", json::object{{"name", secret}, {"key", key}}}}}}};
+      {"valueFrom", json::object{{"secretKeyRef", json::object{{"name", secret}, {"key", key}}}}}}};
 }
 
 json::array SecretVolume(const std::string& secret) {
@@ -92,9 +91,10 @@ TEST_CASE("an image under the .invalid TLD fails its DNS lookup; others pull", "
         "\"https://registry.invalid/v2/spark/manifests/4.0.1\": dial tcp: lookup "
         "registry.invalid: no such host");
   // No tag is latest; a port stays in the URL, not in the lookup.
-  CHECK(ImagePullError("r.invalid:5000/a/b").ends_with(
-      "Head \"https://r.invalid:5000/v2/a/b/manifests/latest\": dial tcp: lookup r.invalid: no "
-      "such host"));
+  CHECK(ImagePullError("r.invalid:5000/a/b")
+            .ends_with("Head \"https://r.invalid:5000/v2/a/b/manifests/latest\": dial tcp: lookup "
+                       "r.invalid: no "
+                       "such host"));
 }
 
 TEST_CASE("an unpullable image alternates ErrImagePull and ImagePullBackOff on the back-off",
@@ -152,18 +152,20 @@ TEST_CASE("an image hold shows on the container, the conditions and the kubelet'
   CHECK(pulling->at("count") == 3);  // pulls at 0, 10 and 30 s
   CHECK(pulling->at("firstTimestamp") == FormatTime(kT, false).c_str());
   CHECK(pulling->at("lastTimestamp") == FormatTime(kT + 30'000, false).c_str());
-  CHECK(pulling->at("involvedObject").at("fieldPath") == "spec.containers{spark-kubernetes-driver}");
+  CHECK(pulling->at("involvedObject").at("fieldPath") ==
+        "spec.containers{spark-kubernetes-driver}");
   CHECK(pulling->at("source").at("component") == "kubelet");
   CHECK(pulling->at("source").at("host") == "kubesim-node-1");
-  const json::object* failed =
-      FindEvent(events, "Failed", "Failed to pull image \"" + image + "\": " + ImagePullError(image));
+  const json::object* failed = FindEvent(
+      events, "Failed", "Failed to pull image \"" + image + "\": " + ImagePullError(image));
   REQUIRE(failed != nullptr);
   CHECK(failed->at("type") == "Warning");
   CHECK(failed->at("count") == 3);
   const json::object* err = FindEvent(events, "Failed", "Error: ErrImagePull");
   REQUIRE(err != nullptr);
   CHECK(err->at("count") == 3);
-  const json::object* backoff = FindEvent(events, "BackOff", "Back-off pulling image \"" + image + "\"");
+  const json::object* backoff =
+      FindEvent(events, "BackOff", "Back-off pulling image \"" + image + "\"");
   REQUIRE(backoff != nullptr);
   CHECK(backoff->at("type") == "Normal");
   CHECK(backoff->at("count") == 3);
@@ -175,7 +177,8 @@ TEST_CASE("an image hold shows on the container, the conditions and the kubelet'
   // A recurrence is the same event (same name), with a higher count.
   std::vector<json::object> later;
   AppendHoldEvents(pod, KubeletCheck(pod, kT, kT + 75'000, {}, 1.0).hold, &later);
-  const json::object* pulling_later = FindEvent(later, "Pulling", "Pulling image \"" + image + "\"");
+  const json::object* pulling_later =
+      FindEvent(later, "Pulling", "Pulling image \"" + image + "\"");
   REQUIRE(pulling_later != nullptr);
   CHECK(pulling_later->at("metadata").at("name") == pulling->at("metadata").at("name"));
   CHECK(pulling_later->at("count") == 4);
@@ -197,7 +200,8 @@ TEST_CASE("a missing Secret in env is CreateContainerConfigError until it is cre
   json::object status = PendingStatus();
   ApplyHold(v.hold, &status);
   CHECK(status.at("containerStatuses").at(0).at("state").at("waiting") ==
-        json::parse(R"({"reason":"CreateContainerConfigError","message":"secret \"db\" not found"})"));
+        json::parse(
+            R"({"reason":"CreateContainerConfigError","message":"secret \"db\" not found"})"));
   std::vector<json::object> events;
   AppendHoldEvents(pod, v.hold, &events);
   const json::object* failed = FindEvent(events, "Failed", "Error: secret \"db\" not found");
@@ -205,7 +209,8 @@ TEST_CASE("a missing Secret in env is CreateContainerConfigError until it is cre
   CHECK(failed->at("type") == "Warning");
   CHECK(failed->at("count") == 3);
   CHECK(failed->at("involvedObject").at("fieldPath") == "spec.containers{spark-kubernetes-driver}");
-  CHECK(FindEvent(events, "Pulled", "Container image \"apache/spark:4.0.1\" already present on machine")
+  CHECK(FindEvent(events, "Pulled",
+                  "Container image \"apache/spark:4.0.1\" already present on machine")
             ->at("count") == 2);
 
   // The key must be there too.

@@ -49,12 +49,11 @@ TEST_CASE("FailedScheduling is re-reported as the scheduler retries", "[sim]") {
   json::object pod{
       {"metadata", json::object{{"name", "p"}, {"namespace", "ns"}, {"uid", "u"}}},
       {"spec", json::object{{"containers", json::array()}}},
-      {"status",
-       json::object{{"conditions",
-                     json::array{json::object{{"type", "PodScheduled"},
-                                              {"status", "False"},
-                                              {"reason", "Unschedulable"},
-                                              {"message", SelectorMismatchMessage()}}}}}}};
+      {"status", json::object{{"conditions", json::array{json::object{
+                                                 {"type", "PodScheduled"},
+                                                 {"status", "False"},
+                                                 {"reason", "Unschedulable"},
+                                                 {"message", SelectorMismatchMessage()}}}}}}};
   std::vector<json::object> first;
   CHECK(AppendFailedScheduling(pod, kT, kT + 1000, 1.0, &first) == kT + 300'000);
   REQUIRE(first.size() == 1);
