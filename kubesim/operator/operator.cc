@@ -17,9 +17,11 @@
 #include "kubesim/operator/app_status.h"
 #include "kubesim/operator/driver.h"
 #include "kubesim/operator/driver_log.h"
+#include "kubesim/operator/driver_wait.h"
 #include "kubesim/operator/messages.h"
 #include "kubesim/operator/v1_1/suspend.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/kubelet.h"
 
 namespace kubesim::op {
 namespace {
@@ -213,10 +215,19 @@ class Reconciler {
   // The simulated kubelet: moves the driver pod to where its timeline says it is now.
   void RunKubelet() {
     if (driver_ == nullptr) return;
-    timeline_ = internal::DriverTimeline(conf_, attempt_, RequestedAt(), options_.time_scale);
+    const int64_t requested = RequestedAt();
+    if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
+    internal::DriverWait wait = internal::CheckDriverWait(
+        conf_, attempt_, *driver_, requested, now_, view_.lookup, options_.time_scale, &actions_);
+    if (wait.next_ms) Requeue(*wait.next_ms);
+    if (wait.held) {
+      if (wait.status) driver_status_ = std::move(*wait.status);
+      return;
+    }
+    timeline_ =
+        internal::DriverTimeline(conf_, attempt_, requested, options_.time_scale, wait.delay_ms);
     PodStage shown = internal::StageOf(*driver_, conf_.driver_container);
     PodStage due = internal::StageAt(*timeline_, now_);
-    if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
     if (due > shown) {
       driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
       actions_.pod_status.push_back({driver_name_, driver_status_});
@@ -247,7 +258,9 @@ class Reconciler {
     const bool evicted = conf_.outcome == internal::Outcome::kEvict || never_ran;
     const Timeline& t = *timeline_;
     if (shown < PodStage::kRunning && !never_ran && t.started_ms) {
-      sim::AppendStartEvents(*driver_, t.created_ms, *t.started_ms, false, &actions_.events);
+      const int64_t pull = internal::ScaledMs(sim::kKubeletPullMs, options_.time_scale);
+      sim::AppendStartEvents(*driver_, std::max(t.created_ms, *t.started_ms - pull), *t.started_ms,
+                             false, &actions_.events);
     }
     if (due != PodStage::kTerminated || !evicted) return;
     const int64_t at = t.ended_ms.value_or(now_);
@@ -303,6 +316,8 @@ class Reconciler {
       actions_.create_pods.push_back(internal::BuildDriverPod(app_, conf_, attempt_, t));
       sim::AppendScheduleEvents(actions_.create_pods.back(), now_, &actions_.events);
       if (t.started_ms) Requeue(*t.started_ms);
+      // The kubelet gets the pod at once: whatever holds it shows from the next pass.
+      Requeue(now_ + 1);
     } else {
       Requeue(now_);
     }
