@@ -597,6 +597,17 @@ class Reconciler {
     int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - created) / period_ms : 0;
     actions_.events.push_back(v1_1::SuspendHeldEvent(app_, hold_, period, created, now_));
     Requeue(created + (period + 1) * period_ms);
+    if (hold_ == v1_1::kKueueEviction) KueuePending(created, "created");
+  }
+
+  // Operator 1.1: a queued app waiting for admission since `since` republishes
+  // KueueAdmissionPending, one event per wait (`episode`).
+  void KueuePending(int64_t since, const std::string& episode) {
+    const int64_t period_ms =
+        internal::ScaledMs(v1_1::kKueuePendingRepublishMs, options_.time_scale);
+    const int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - since) / period_ms : 0;
+    actions_.events.push_back(v1_1::KueueAdmissionPendingEvent(app_, episode, period, since, now_));
+    Requeue(since + (period + 1) * period_ms);
   }
 
   // Operator 1.1's suspend and resume; true when it took this pass.
@@ -607,7 +618,12 @@ class Reconciler {
         DeleteAllPods();
         if (!actions_.delete_pods.empty()) return true;
       }
-      if (!hold_.empty()) return true;  // stays suspended until resumed
+      if (!hold_.empty()) {  // stays suspended until resumed
+        if (hold_ == v1_1::kKueueEviction) {
+          KueuePending(state_time_, std::to_string(attempt_) + "|" + state_);
+        }
+        return true;
+      }
       // Resume: a new attempt from Submitted, without backoff and outside the restart limits.
       const json::object* current = ObjectAt(&status_, "currentState");
       if (current != nullptr && StringAt(*current, "suspendReason") == v1_1::kKueueEviction) {
@@ -623,7 +639,12 @@ class Reconciler {
     }
     if (hold_.empty()) return false;
     // Held before the driver is requested: the app waits where it is.
-    if (state_ == "Submitted" || state_ == "ScheduledToRestart") return true;
+    if (state_ == "Submitted" || state_ == "ScheduledToRestart") {
+      if (hold_ == v1_1::kKueueEviction) {
+        KueuePending(state_time_, std::to_string(attempt_) + "|" + state_);
+      }
+      return true;
+    }
     if (IsStarting(state_) || IsRunning(state_)) {
       RunKubelet();
       if (driver_ != nullptr && DriverStage() == PodStage::kTerminated) {

@@ -68,6 +68,18 @@ json::object SuspendHeldEvent(const json::object& app, const std::string& reason
   return AppEvent(app, spec);
 }
 
+json::object KueueAdmissionPendingEvent(const json::object& app, const std::string& episode,
+                                        int64_t period, int64_t first_ms, int64_t now_ms) {
+  sim::EventSpec spec;
+  spec.reason = "KueueAdmissionPending";
+  spec.message = "Spark application is waiting for Kueue to admit its workload.";
+  spec.key = "pending|" + episode;
+  spec.first_ms = first_ms;
+  spec.last_ms = now_ms;
+  spec.count = period + 1;
+  return AppEvent(app, spec);
+}
+
 json::object KueueAdmittedEvent(const json::object& app, int64_t attempt, int64_t now_ms) {
   sim::EventSpec spec;
   spec.reason = "KueueAdmitted";

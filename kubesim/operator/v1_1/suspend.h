@@ -22,6 +22,10 @@ inline constexpr const char* kKueueEviction = "KueueEviction";
 // A SuspendHeld event is published again this often (operator time) while an app is held.
 inline constexpr int64_t kSuspendHeldRepublishMs = 30 * 60 * 1000;
 
+// A KueueAdmissionPending event is republished this often (operator time: the reconciler's
+// default interval) while a queued app waits for admission.
+inline constexpr int64_t kKueuePendingRepublishMs = 120 * 1000;
+
 // Why the operator must hold (or suspend) the application now: kSpecSuspend when spec.suspend is
 // true, kKueueEviction when it waits for (or lost) Kueue admission, "" when it may run.
 std::string HoldReason(const boost::json::object& app);
@@ -34,6 +38,13 @@ std::string SuspendedMessage(const std::string& reason);
 // into one event whose count is the number published.
 boost::json::object SuspendHeldEvent(const boost::json::object& app, const std::string& reason,
                                      int64_t period, int64_t first_ms, int64_t now_ms);
+
+// The KueueAdmissionPending event (Normal) of a queued application waiting for Kueue to admit
+// its workload, since `first_ms`: one event per wait (`episode` tells the waits apart) whose
+// count grows by one per republish `period`.
+boost::json::object KueueAdmissionPendingEvent(const boost::json::object& app,
+                                               const std::string& episode, int64_t period,
+                                               int64_t first_ms, int64_t now_ms);
 
 // The KueueAdmitted event when a held attempt (`attempt`) may run because Kueue admitted it.
 boost::json::object KueueAdmittedEvent(const boost::json::object& app, int64_t attempt,

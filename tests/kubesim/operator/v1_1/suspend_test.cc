@@ -154,8 +154,16 @@ TEST_CASE("1.1: a Kueue-labelled app is held without status until admitted", "[v
   SetLabel(w, op::v1_1::kKueueQueueLabel, "team-a");
   w.Run(10 * 60 * 1000);
   CHECK_FALSE(w.app().contains("status"));
-  REQUIRE(w.events().size() == 1);
+  REQUIRE(w.events().size() == 2);
+  CHECK(Str(w.events()[0], "reason") == "SuspendHeld");
   CHECK_THAT(Str(w.events()[0], "message"), Catch::Contains("Kueue"));
+  // Republished every 2 minutes while it waits: one event whose count grows.
+  const json::object& pending = w.events()[1];
+  CHECK(Str(pending, "reason") == "KueueAdmissionPending");
+  CHECK(Str(pending, "type") == "Normal");
+  CHECK(Str(pending, "reportingComponent") == "spark-kubernetes-operator");
+  CHECK(pending.at("count") == 6);
+  CHECK(Str(pending, "message") == "Spark application is waiting for Kueue to admit its workload.");
 
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "true");
   w.RunUntilState("RunningHealthy");
@@ -167,6 +175,14 @@ TEST_CASE("1.1: a Kueue-labelled app is held without status until admitted", "[v
   w.Advance(1000);
   w.Reconcile();
   CHECK(w.pods().empty());
+  // Evicted, it waits for admission again: a new KueueAdmissionPending event.
+  w.Advance(5 * 60 * 1000);
+  w.Reconcile();
+  int pendings = 0;
+  for (const json::object& e : w.events()) {
+    if (Str(e, "reason") == "KueueAdmissionPending") ++pendings;
+  }
+  CHECK(pendings == 2);
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "true");
   w.RunUntilState("RunningHealthy");
   CHECK(AttemptId(w) == 1);
