@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kubesim/operator/executors.h"
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
@@ -198,6 +199,28 @@ JobConf ReadJobConf(const json::object& app) {
   }
   // A test's sidecars without a pod template (the service can't send one).
   c.driver_pod = sim::ReadSparkPodConf(conf, "driver");
+  c.executor_pod = sim::ReadSparkPodConf(conf, "executor");
+  if (StringAt(conf, "spark.dynamicAllocation.enabled") != "true") {
+    const std::string instances = StringAt(conf, "spark.executor.instances");
+    char* end = nullptr;
+    long long n = std::strtoll(instances.c_str(), &end, 10);
+    if (!instances.empty() && end != nullptr && *end == '\0' && n > 0) {
+      c.executor_instances = std::min<long long>(n, 100);
+    }
+  }
+  std::string executor_image = StringAt(conf, "spark.kubernetes.executor.container.image");
+  if (executor_image.empty()) executor_image = StringAt(conf, "spark.kubernetes.container.image");
+  c.executor_image = ReplaceAll(executor_image, "{{SPARK_VERSION}}", c.spark_version);
+  const std::string delete_on_termination =
+      StringAt(conf, "spark.kubernetes.executor.deleteOnTermination");
+  if (!delete_on_termination.empty()) {
+    c.delete_executors_on_termination = delete_on_termination != "false";
+  } else {
+    const json::object* tol = ObjectAt(spec, "applicationTolerations");
+    const json::object* restart = tol != nullptr ? ObjectAt(*tol, "restartConfig") : nullptr;
+    const std::string policy = restart != nullptr ? StringAt(*restart, "restartPolicy") : "";
+    c.delete_executors_on_termination = !policy.empty() && policy != "Never";
+  }
   std::string extra = StringAt(conf, "kubesim.sidecars");
   for (size_t start = 0; start < extra.size();) {
     size_t comma = extra.find(',', start);
@@ -220,7 +243,8 @@ Timeline DriverTimeline(const JobConf& conf, int64_t /*attempt*/, int64_t create
   t.started_ms = created_ms + delay_ms + ScaledMs(kImagePullMs, time_scale);
   if (conf.outcome == Outcome::kEvictBeforeStart) {
     t.ended_ms = t.started_ms;  // evicted when its containers would have started
-  } else if (conf.outcome != Outcome::kHang) {
+  } else if (conf.outcome != Outcome::kHang && !ExecutorsNeverStart(conf)) {
+    // Executors that can never start keep the driver waiting for them.
     t.ended_ms = *t.started_ms + ScaledMs(conf.duration_ms, time_scale);
   }
   return t;

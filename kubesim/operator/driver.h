@@ -58,6 +58,13 @@ struct JobConf {
   uint64_t seed = 0;  // from the uid: varies per app, stable per app
   // spark.kubernetes[.driver].node.selector.*, .driver.secretKeyRef.*, .driver.secrets.*
   sim::SparkPodConf driver_pod;
+  // Executors, simulated when spark.executor.instances >= 1 without dynamic allocation.
+  int64_t executor_instances = 0;
+  std::string executor_image;  // spark.kubernetes.executor.container.image, else the driver's
+  sim::SparkPodConf executor_pod;
+  // spark.kubernetes.executor.deleteOnTermination, which the operator sets to false when the
+  // restart policy is Never unless the app sets it.
+  bool delete_executors_on_termination = false;
 };
 
 JobConf ReadJobConf(const boost::json::object& app);

@@ -18,6 +18,7 @@
 #include "kubesim/operator/driver.h"
 #include "kubesim/operator/driver_log.h"
 #include "kubesim/operator/driver_wait.h"
+#include "kubesim/operator/executors.h"
 #include "kubesim/operator/messages.h"
 #include "kubesim/operator/v1_1/suspend.h"
 #include "kubesim/sim/events.h"
@@ -74,6 +75,13 @@ class Reconciler {
       if (pm == nullptr || pm->contains("deletionTimestamp")) continue;
       if (StringAt(*pm, "name") == driver_name_) {
         driver_ = pod;
+      } else if (internal::IsExecutorPod(*pod)) {
+        // The driver's: an earlier attempt's go with their driver (garbage collection).
+        const json::object* labels = ObjectAt(pm, "labels");
+        if (labels != nullptr &&
+            StringAt(*labels, "spark-app-selector") == AppId(conf_.ns, conf_.name, attempt_)) {
+          executors_.push_back(pod);
+        }
       } else {
         actions_.delete_pods.push_back(StringAt(*pm, "name"));  // a previous attempt's leftover
       }
@@ -249,6 +257,13 @@ class Reconciler {
     }
     if (due == PodStage::kPending && timeline_->started_ms) Requeue(*timeline_->started_ms);
     if (due < PodStage::kTerminated && timeline_->ended_ms) Requeue(*timeline_->ended_ms);
+    if (conf_.executor_instances > 0) {
+      internal::ExecutorsPass pass =
+          internal::RunExecutors(conf_, attempt_, *driver_, DriverStage(), executors_, now_,
+                                 view_.lookup, options_.time_scale, &actions_);
+      ready_executors_ = pass.ready;
+      if (pass.next_ms) Requeue(*pass.next_ms);
+    }
   }
 
   // What the kubelet records as it moves the driver from `shown` to `due`: the start of its
@@ -574,10 +589,12 @@ class Reconciler {
       return;
     }
     if (state_ == "DriverReady" || state_ == "InitializedBelowThresholdExecutors") {
-      // Executors are not simulated: the requested ones are taken to be up.
+      // Without simulated executors, the requested ones are taken to be up.
       int64_t due = Due(state_time_, kRunningMs);
       if (now_ < due) {
         Requeue(due);
+      } else if (WaitForExecutors()) {
+        return;
       } else {
         Transition("RunningHealthy", kRunningHealthyMsg);
         // A short job's driver may have ended already: the kubelet won't requeue for an end it
@@ -587,6 +604,27 @@ class Reconciler {
       return;
     }
     // Running: nothing to do until the kubelet ends the driver (RunKubelet requeued for that).
+  }
+
+  // With simulated executors and instanceConfig.initExecutors: whether the app still waits for
+  // enough of them to be ready (InitializedBelowThresholdExecutors once some are), until the
+  // executor start timeout.
+  bool WaitForExecutors() {
+    if (conf_.executor_instances == 0 || tol_.init_executors <= 0) return false;
+    if (ready_executors_ >= tol_.init_executors) return false;
+    if (tol_.executor_start_timeout_ms > 0 &&
+        now_ >= Due(state_time_, tol_.executor_start_timeout_ms)) {
+      Transition("ExecutorsStartTimedOut", kExecutorsStartTimedOutMsg);
+      Requeue(Due(now_, kStepMs));
+      return true;
+    }
+    if (ready_executors_ > 0 && state_ == "DriverReady") {
+      Transition("InitializedBelowThresholdExecutors", kBelowThresholdMsg);
+    }
+    if (tol_.executor_start_timeout_ms > 0) {
+      Requeue(Due(state_time_, tol_.executor_start_timeout_ms));
+    }
+    return true;
   }
 
   // Operator 1.1: no status while held; a SuspendHeld event per republish period.
@@ -690,6 +728,8 @@ class Reconciler {
   int64_t attempt_ = 0;
   std::string driver_name_;
   const json::object* driver_ = nullptr;
+  std::vector<const json::object*> executors_;  // the attempt's
+  int64_t ready_executors_ = 0;
   bool v1_1_ = false;
   std::string hold_;  // operator 1.1: why the app must be held now (v1_1::HoldReason)
   json::object driver_status_;

@@ -148,5 +148,76 @@ TEST_CASE("operator: FailedScheduling is re-reported on the scheduler's retry",
   CHECK(failed->at("count") == 3);
 }
 
+std::vector<std::string> ExecutorPods(Waiting& w) {
+  ListOptions options;
+  options.label_selector = "spark-role=executor";
+  std::vector<std::string> out;
+  for (const json::value& p :
+       w.store->List(PodType(), "default", options).value().at("items").as_array()) {
+    out.emplace_back(p.at("metadata").at("name").as_string());
+  }
+  return out;
+}
+
+json::object PodOf(Waiting& w, const std::string& name) {
+  auto got = w.store->Get(PodType(), "default", name);
+  REQUIRE(got.ok());
+  return got.value();
+}
+
+TEST_CASE_METHOD(Waiting, "operator: spark.executor.instances: the driver's executors run",
+                 "[controller][operator][waiting]") {
+  Create("", json::object{{"spark.executor.instances", "2"}});
+  RunUntil("RunningHealthy");
+  Advance(2000);
+  CHECK(ExecutorPods(*this) == std::vector<std::string>{"pi-0-exec-1", "pi-0-exec-2"});
+  json::object e = PodOf(*this, "pi-0-exec-1");
+  CHECK(e.at("status").at("phase") == "Running");
+  CHECK(e.at("metadata").at("ownerReferences").at(0).at("name") == "pi-0-driver");
+  CHECK(e.at("metadata").at("labels").at("spark-app-selector") == "pi-0");
+  std::vector<std::string> reasons;
+  for (const json::object& ev : EventsOf("pi-0-exec-1"))
+    reasons.emplace_back(ev.at("reason").as_string());
+  CHECK(reasons == std::vector<std::string>{"Scheduled", "Pulled", "Created", "Started"});
+  // The restart policy is Never: the operator keeps executors past the driver's end
+  // (deleteOnTermination false); they finish, and go when the app's pods are released.
+  RunUntil("ResourceReleased");
+  CHECK(ExecutorPods(*this).empty());
+}
+
+TEST_CASE_METHOD(Waiting, "operator: unschedulable executors: running, the driver waits",
+                 "[controller][operator][waiting]") {
+  Create("", json::object{{"spark.executor.instances", "1"},
+                          {"spark.kubernetes.executor.node.selector.pool", "spot"}});
+  RunUntil("RunningHealthy");
+  Advance(30000);  // far past the run's 3 s
+  CHECK(State() == "RunningHealthy");
+  json::object e = PodOf(*this, "pi-0-exec-1");
+  CHECK(e.at("status").at("phase") == "Pending");
+  CHECK(e.at("spec").at("nodeSelector") == json::parse(R"({"pool":"spot"})"));
+  CHECK(e.at("status").at("conditions").at(0).at("reason") == "Unschedulable");
+  CHECK(EventsOf("pi-0-exec-1").at(0).at("reason") == "FailedScheduling");
+  CHECK(Driver().at("status").at("phase") == "Running");
+}
+
+TEST_CASE_METHOD(Waiting, "operator: executors that can't pull hold the app until the timeout",
+                 "[controller][operator][waiting]") {
+  Create(
+      "",
+      json::object{{"spark.executor.instances", "1"},
+                   {"spark.kubernetes.executor.container.image", "registry.invalid/spark:4.0.1"}},
+      json::object{
+          {"instanceConfig", json::object{{"initExecutors", 1}}},
+          {"applicationTimeoutConfig", json::object{{"executorStartTimeoutMillis", 20000}}}});
+  RunUntil("DriverReady");
+  Advance(5000);
+  CHECK(State() == "DriverReady");
+  json::object e = PodOf(*this, "pi-0-exec-1");
+  CHECK(e.at("spec").at("containers").at(0).at("image") == "registry.invalid/spark:4.0.1");
+  CHECK(e.at("status").at("containerStatuses").at(0).at("state").at("waiting").at("reason") ==
+        "ImagePullBackOff");
+  RunUntil("ExecutorsStartTimedOut");
+}
+
 }  // namespace
 }  // namespace kubesim
