@@ -51,6 +51,7 @@ std::unique_ptr<Controller> NewController(Store& store, ResourceType app_type,
     if (KueuePass(view, &kueue)) return kueue;
     sim::Actions actions = Reconcile(view, options);
     for (json::object& e : kueue.events) actions.events.push_back(std::move(e));
+    for (sim::ObjectWrite& w : kueue.write_objects) actions.write_objects.push_back(std::move(w));
     return actions;
   };
   config.pod_owner = &OwnerOf;

@@ -1,7 +1,9 @@
 #include "kubesim/kubeflow/kueue.h"
 
 #include "kubesim/kubeflow/app.h"
+#include "kubesim/kubeflow/pods.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/kueue_workload.h"
 
 namespace kubesim::kubeflow {
 namespace {
@@ -37,11 +39,34 @@ json::object KueueEvent(const json::object& app, const char* reason, std::string
 
 }  // namespace
 
-std::string KueueWorkloadName(const json::object& app) {
+sim::WorkloadOwner Owner(const json::object& app) {
   const json::object* meta = ObjectAt(&app, "metadata");
-  const std::string name = meta != nullptr ? StringAt(*meta, "name") : "";
-  const std::string uid = meta != nullptr ? StringAt(*meta, "uid") : "";
-  return "sparkapplication-" + name + "-" + internal::Hex(internal::Fnv1a(uid), 5);
+  sim::WorkloadOwner owner;
+  owner.api_version = internal::kApiVersion;
+  owner.kind = "SparkApplication";
+  if (meta != nullptr) {
+    owner.ns = StringAt(*meta, "namespace");
+    owner.name = StringAt(*meta, "name");
+    owner.uid = StringAt(*meta, "uid");
+  }
+  return owner;
+}
+
+std::string KueueWorkloadName(const json::object& app) { return sim::WorkloadName(Owner(app)); }
+
+sim::ObjectWrite KueueWorkload(const json::object& app, bool admitted, int64_t now_ms) {
+  const internal::Job job = internal::ReadJob(app);
+  const json::object* labels = ObjectAt(ObjectAt(&app, "metadata"), "labels");
+  std::vector<sim::WorkloadPodSet> sets;
+  sets.push_back({"driver", 1, internal::kDriverContainer, job.driver_cores,
+                  internal::PodMemory(job.driver_memory)});
+  if (job.executor_instances > 0) {
+    sets.push_back({"executor", job.executor_instances, internal::kExecutorContainer,
+                    job.executor_cores, internal::PodMemory(job.executor_memory)});
+  }
+  return sim::WorkloadWrite(Owner(app),
+                            labels != nullptr ? StringAt(*labels, kKueueQueueLabel) : "", sets,
+                            admitted, now_ms);
 }
 
 bool KueuePass(const sim::AppView& view, sim::Actions* out) {
@@ -73,7 +98,8 @@ bool KueuePass(const sim::AppView& view, sim::Actions* out) {
                                       "Created Workload: " + ns + "/" + KueueWorkloadName(app),
                                       "created", view.now_ms));
   }
-  const std::string started = std::string("Admitted by clusterQueue ") + kKueueClusterQueue;
+  kueue.write_objects.push_back(KueueWorkload(app, admitted, view.now_ms));
+  const std::string started = std::string("Admitted by clusterQueue ") + sim::kKueueClusterQueue;
   if (admitted && suspend) {
     kueue.set_spec["suspend"] = false;
     kueue.events.push_back(
@@ -99,6 +125,7 @@ bool KueuePass(const sim::AppView& view, sim::Actions* out) {
     return true;
   }
   for (json::object& e : kueue.events) out->events.push_back(std::move(e));
+  for (sim::ObjectWrite& w : kueue.write_objects) out->write_objects.push_back(std::move(w));
   return false;
 }
 

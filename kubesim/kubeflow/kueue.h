@@ -20,11 +20,13 @@ inline constexpr const char* kKueueQueueLabel = "kueue.x-k8s.io/queue-name";
 inline constexpr const char* kKueueAdmittedAnnotation = "kubesim.dev/kueue-admitted";
 // The source of Kueue's events on the job.
 inline constexpr const char* kKueueJobController = "kueue-job-controller";
-// The ClusterQueue kubesim's LocalQueues feed.
-inline constexpr const char* kKueueClusterQueue = "cluster-queue";
 
-// The Workload Kueue creates for the app: sparkapplication-<name>-<5 hex of its uid>.
+// The Workload Kueue creates for the app: sparkapplication-<name>-<5 hex>.
 std::string KueueWorkloadName(const boost::json::object& app);
+
+// The app's Workload as Kueue keeps it (sim/kueue_workload.h): pod sets driver and executor,
+// pending until admitted.
+sim::ObjectWrite KueueWorkload(const boost::json::object& app, bool admitted, int64_t now_ms);
 
 // Kueue's pass over the app. Returns true when it changed spec.suspend: `out` then holds only
 // Kueue's write and events (the operator sees the new spec on the next pass). Otherwise the

@@ -19,21 +19,6 @@ constexpr int64_t kExecutorStartMs = 1000;  // executor pod created → running
 
 std::string PodTime(int64_t ms) { return sim::FormatTime(ms, false); }
 
-// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
-std::string PodMemory(const std::string& memory) {
-  char* end = nullptr;
-  double v = std::strtod(memory.c_str(), &end);
-  double mib = v;
-  if (end != nullptr && *end != '\0') {
-    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(*end)));
-    if (unit == 'k') mib = v / 1024;
-    if (unit == 'g') mib = v * 1024;
-    if (unit == 't') mib = v * 1024 * 1024;
-  }
-  int64_t heap = static_cast<int64_t>(mib);
-  return std::to_string(heap + std::max<int64_t>(384, heap / 10)) + "Mi";
-}
-
 const json::object* Selector(const sim::SparkPodConf& conf) {
   return conf.node_selector.empty() ? nullptr : &conf.node_selector;
 }
@@ -226,6 +211,21 @@ int64_t StartDelay(const json::object& pod, const sim::KubeletVerdict& v, int64_
 }
 
 }  // namespace
+
+// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
+std::string PodMemory(const std::string& memory) {
+  char* end = nullptr;
+  double v = std::strtod(memory.c_str(), &end);
+  double mib = v;
+  if (end != nullptr && *end != '\0') {
+    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(*end)));
+    if (unit == 'k') mib = v / 1024;
+    if (unit == 'g') mib = v * 1024;
+    if (unit == 't') mib = v * 1024 * 1024;
+  }
+  int64_t heap = static_cast<int64_t>(mib);
+  return std::to_string(heap + std::max<int64_t>(384, heap / 10)) + "Mi";
+}
 
 Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale, int64_t delay_ms) {
   Timeline t;

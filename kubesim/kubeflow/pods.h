@@ -23,6 +23,9 @@ struct Timeline {
   std::optional<int64_t> ended_ms;    // never, when unschedulable or hanging
 };
 
+// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
+std::string PodMemory(const std::string& memory);
+
 Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale,
                         int64_t delay_ms = 0);
 

@@ -94,6 +94,12 @@ class Reconciler {
     if (!has_finalizer) actions_.add_finalizer = true;
     v1_1_ = options_.VersionFor(conf_.ns) == OperatorVersion::k1_1;
     if (v1_1_) hold_ = v1_1::HoldReason(app_);
+    // A queued app's Workload, while it may still run; a suspended one has none.
+    if (v1_1_ && v1_1::IsQueued(app_) && hold_ != v1_1::kSpecSuspend &&
+        (!has_state_ || !IsTerminated(state_))) {
+      actions_.write_objects.push_back(
+          v1_1::KueueWorkload(app_, conf_.executor_instances, hold_.empty(), now_));
+    }
     if (!has_state_ && !hold_.empty()) {
       // Held before the first status: none is written, a SuspendHeld event is.
       HoldWithoutStatus(meta);

@@ -38,6 +38,15 @@ struct LogAppend {
   std::string text;
 };
 
+// An object of another type to create, or whose .status to bring up to date (e.g. Kueue's
+// Workload). Skipped when its type isn't served (its CRD not loaded).
+struct ObjectWrite {
+  std::string group;
+  std::string version;
+  std::string plural;
+  boost::json::object object;  // complete: metadata (name, namespace), spec, status
+};
+
 struct Actions {
   bool add_finalizer = false;                    // the loop's finalizer (LoopConfig::finalizer)
   bool remove_finalizer = false;                 // cleanup done after a deletion
@@ -50,6 +59,9 @@ struct Actions {
   // core/v1 Events to create (complete objects). A name already taken means the event was
   // published already: the controller ignores that 409.
   std::vector<boost::json::object> events;
+  // Created when missing, else their .status written when it changed; a condition whose status
+  // didn't change keeps its lastTransitionTime, as Kubernetes controllers set conditions.
+  std::vector<ObjectWrite> write_objects;
   // Members to set in the app's .spec (another controller's write, e.g. Kueue's spec.suspend),
   // written before anything else; the write wakes the reconciler again.
   boost::json::object set_spec;

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "kubesim/sim/actions.h"
+
 namespace kubesim::op::v1_1 {
 
 inline constexpr const char* kKueueQueueLabel = "kueue.x-k8s.io/queue-name";
@@ -49,6 +51,11 @@ boost::json::object KueueAdmissionPendingEvent(const boost::json::object& app,
 // The KueueAdmitted event when a held attempt (`attempt`) may run because Kueue admitted it.
 boost::json::object KueueAdmittedEvent(const boost::json::object& app, int64_t attempt,
                                        int64_t now_ms);
+
+// The Workload the operator requests admission with for a queued app (sim/kueue_workload.h):
+// pod sets driver and, with simulated executors, executor; admitted or pending.
+sim::ObjectWrite KueueWorkload(const boost::json::object& app, int64_t executors, bool admitted,
+                               int64_t now_ms);
 
 // Whether the application is queued through Kueue (carries the queue label).
 bool IsQueued(const boost::json::object& app);

@@ -5,12 +5,37 @@
 
 #include <catch2/catch.hpp>
 
+#include "kubesim/schema/schema.h"
 #include "tests/kubesim/kubeflow/store_fixture.h"
 
 namespace kubesim::kubeflow {
 namespace {
 
+// Kueue's Workload type, from the subset CRD kubesim ships.
+ResourceType WorkloadType(Store& store) {
+  std::string error;
+  auto crds = LoadCrdFile(kCrdRoot + "/kueue/v1beta1-subset/kueue.x-k8s.io_workloads.yaml", &error);
+  INFO(error);
+  REQUIRE(crds.size() == 1);
+  const Crd& crd = crds[0];
+  ResourceType t;
+  t.group = crd.group;
+  t.version = "v1beta1";
+  t.plural = crd.plural;
+  t.singular = crd.singular;
+  t.kind = crd.kind;
+  t.list_kind = crd.list_kind;
+  t.status_subresource = true;
+  std::shared_ptr<const Schema> schema = crd.versions.at(0).schema;
+  t.validator = [schema](json::object& obj, bool strict, std::vector<std::string>* u) {
+    return schema->Validate(obj, strict, u);
+  };
+  store.RegisterType(t);
+  return t;
+}
+
 struct Queued : Fixture {
+  ResourceType workload_type = WorkloadType(*store);
   std::unique_ptr<Controller> controller =
       NewController(*store, app_type, {"jobs"}, Options{}, [this] { return now; });
 
@@ -40,6 +65,20 @@ struct Queued : Fixture {
       if (e.at("source").at("component") == kKueueJobController) out.push_back(e);
     }
     return out;
+  }
+
+  json::object Workload() {
+    auto got = store->Get(workload_type, "jobs", KueueWorkloadName(App()));
+    REQUIRE(got.ok());
+    return got.value();
+  }
+
+  static std::string ConditionOf(const json::object& wl, const std::string& type,
+                                 const std::string& field) {
+    for (const json::value& c : wl.at("status").at("conditions").as_array()) {
+      if (c.at("type") == type.c_str()) return std::string(c.at(field).as_string());
+    }
+    return "<none>";
   }
 
   void Advance(int64_t ms) {
@@ -72,8 +111,28 @@ TEST_CASE_METHOD(Queued, "a queued app is suspended until admitted, then runs",
   CHECK(events[0].at("involvedObject").at("kind") == "SparkApplication");
   CHECK(events[0].at("involvedObject").at("apiVersion") == "sparkoperator.k8s.io/v1beta2");
 
+  // Its Workload waits for quota.
+  json::object wl = Workload();
+  CHECK(wl.at("metadata").at("labels").at("kueue.x-k8s.io/job-uid") ==
+        App().at("metadata").at("uid"));
+  CHECK(wl.at("metadata").at("ownerReferences").at(0).at("name") == "spark-pi");
+  CHECK(wl.at("spec").at("queueName") == "team-a");
+  CHECK(wl.at("spec").at("podSets").as_array().size() == 2);
+  CHECK(ConditionOf(wl, "QuotaReserved", "status") == "False");
+  CHECK(ConditionOf(wl, "QuotaReserved", "reason") == "Pending");
+  CHECK_THAT(ConditionOf(wl, "QuotaReserved", "message"),
+             Catch::StartsWith("couldn't assign flavors to pod set driver: insufficient unused "
+                               "quota for cpu in flavor default-flavor"));
+  const std::string pending_since = ConditionOf(wl, "QuotaReserved", "lastTransitionTime");
+  Advance(3000);
+  CHECK(ConditionOf(Workload(), "QuotaReserved", "lastTransitionTime") == pending_since);
+
   SetAdmitted("true");
   states = RunUntil(*controller, [&] { return State() == "COMPLETED"; });
+  wl = Workload();
+  CHECK(ConditionOf(wl, "QuotaReserved", "status") == "True");
+  CHECK(ConditionOf(wl, "Admitted", "status") == "True");
+  CHECK(wl.at("status").at("admission").at("clusterQueue") == "cluster-queue");
   CHECK(Suspend() == false);
   CHECK(states.front() == "SUSPENDED");
   CHECK(std::find(states.begin(), states.end(), "RESUMING") != states.end());

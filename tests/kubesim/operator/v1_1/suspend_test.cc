@@ -165,7 +165,23 @@ TEST_CASE("1.1: a Kueue-labelled app is held without status until admitted", "[v
   CHECK(pending.at("count") == 6);
   CHECK(Str(pending, "message") == "Spark application is waiting for Kueue to admit its workload.");
 
+  // Its Workload waits for quota; admitted, it is admitted too.
+  auto workload = [&w]() {
+    op::Actions a = w.Reconcile();
+    REQUIRE(a.write_objects.size() == 1);
+    CHECK(a.write_objects[0].plural == "workloads");
+    CHECK(a.write_objects[0].object.at("spec").at("queueName") == "team-a");
+    return a.write_objects[0].object.at("status").at("conditions").as_array();
+  };
+  json::array conditions = workload();
+  CHECK(conditions.size() == 1);
+  CHECK(conditions[0].at("type") == "QuotaReserved");
+  CHECK(conditions[0].at("status") == "False");
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "true");
+  conditions = workload();
+  REQUIRE(conditions.size() == 2);
+  CHECK(conditions[1].at("type") == "Admitted");
+  CHECK(conditions[1].at("status") == "True");
   w.RunUntilState("RunningHealthy");
   // An eviction suspends it with KueueEviction; a new admission requeues a new attempt.
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "false");
