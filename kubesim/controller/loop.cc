@@ -281,6 +281,14 @@ class ControllerImpl : public Controller {
       view.app = &app;
       view.pods = std::move(pods);
       view.now_ms = now;
+      view.lookup = [this, ns = ns](std::string_view resource,
+                                    std::string_view object) -> std::optional<json::object> {
+        const ResourceType* type = store_.FindType("", "v1", std::string(resource));
+        if (type == nullptr) return std::nullopt;
+        auto r = store_.Get(*type, ns, std::string(object));
+        if (!r.ok()) return std::nullopt;
+        return std::move(r.value());
+      };
       sim::Actions actions = reconcile_(view);
       std::string refusal;
       Applied applied = Apply(ns, name, app, actions, &refusal);
@@ -323,6 +331,15 @@ class ControllerImpl : public Controller {
         RememberOwn(app);
       }
     }
+    if (!actions.set_spec.empty()) {
+      json::value& spec = app["spec"];
+      if (!spec.is_object()) spec = json::object();
+      for (const auto& kv : actions.set_spec) spec.as_object()[kv.key()] = kv.value();
+      // Not remembered as our own: the reconciler reacts to the new spec, as the operator would.
+      auto r = store_.Update(spark_type_, ns, name, app, false, write);
+      if (!r.ok()) return Failed(r.error(), refusal);
+      app = std::move(r.value());
+    }
     std::map<std::string, json::object> created;  // pod name → its metadata as stored
     for (json::object& pod : actions.create_pods) {
       std::string pod_ns = StringAt(Meta(pod), "namespace");
@@ -345,6 +362,7 @@ class ControllerImpl : public Controller {
       FillPodReference(ns, created, event);
       PublishEvent(ns, event);
     }
+    for (sim::ObjectWrite& w : actions.write_objects) WriteObject(ns, w);
     for (sim::PodStatusUpdate& update : actions.pod_status) {
       SetPodStatus(ns, update.name, json::value(std::move(update.status)));
     }
@@ -445,6 +463,49 @@ class ControllerImpl : public Controller {
       if (const json::value* v = event.if_contains(key)) old[key] = *v;
     }
     store_.Update(*type, ns, name, std::move(old), false, WriteOptions{});
+  }
+
+  // Creates the object, or brings its status up to date; conditions keep their transition time
+  // while their status stays.
+  void WriteObject(const std::string& ns, sim::ObjectWrite& w) {
+    const ResourceType* type = store_.FindType(w.group, w.version, w.plural);
+    if (type == nullptr) return;
+    std::string obj_ns = StringAt(Meta(w.object), "namespace");
+    if (obj_ns.empty()) obj_ns = ns;
+    const std::string name = StringAt(Meta(w.object), "name");
+    json::value status = w.object.contains("status") ? w.object.at("status") : json::value();
+    auto got = store_.Get(*type, obj_ns, name);
+    if (!got.ok()) {
+      w.object.erase("status");
+      auto r = store_.Create(*type, obj_ns, w.object, WriteOptions{});
+      if (!r.ok()) return;
+      got = std::move(r);
+    }
+    json::object current = std::move(got.value());
+    if (status.is_object()) KeepTransitionTimes(current, status.as_object());
+    if (current.contains("status") && current.at("status") == status) return;
+    current["status"] = std::move(status);
+    store_.Update(*type, obj_ns, name, std::move(current), true, WriteOptions{});
+  }
+
+  static void KeepTransitionTimes(const json::object& current, json::object& status) {
+    const json::object* old_status = ObjectAt(current, "status");
+    const json::value* old =
+        old_status != nullptr ? old_status->if_contains("conditions") : nullptr;
+    json::value* next = status.if_contains("conditions");
+    if (old == nullptr || !old->is_array() || next == nullptr || !next->is_array()) return;
+    for (json::value& c : next->as_array()) {
+      if (!c.is_object()) continue;
+      for (const json::value& o : old->as_array()) {
+        if (!o.is_object() || StringAt(o.as_object(), "type") != StringAt(c.as_object(), "type") ||
+            StringAt(o.as_object(), "status") != StringAt(c.as_object(), "status")) {
+          continue;
+        }
+        if (const json::value* t = o.as_object().if_contains("lastTransitionTime")) {
+          c.as_object()["lastTransitionTime"] = *t;
+        }
+      }
+    }
   }
 
   // Pods are a core type: the status subresource takes an unconditional write, as the kubelet's.

@@ -89,6 +89,41 @@ std::string Sanitize(std::string_view name) {
   return out;
 }
 
+// sparkConf with the spark-submit confs the operator adds for the spec's node selectors, Secret
+// volumes and Secret env (sparkConf entries of the same key lose to them, as later --conf
+// arguments win).
+json::object SubmitConf(const json::object& spec, const json::object& conf) {
+  json::object out = conf;
+  auto selectors = [&out](const json::object* owner, const std::string& prefix) {
+    for (const auto& kv : ObjectCopy(owner, "nodeSelector")) {
+      out[prefix + std::string(kv.key())] = kv.value();
+    }
+  };
+  selectors(&spec, "spark.kubernetes.node.selector.");
+  for (const char* role : {"driver", "executor"}) {
+    const json::object* r = ObjectAt(&spec, role);
+    const std::string prefix = std::string("spark.kubernetes.") + role + ".";
+    selectors(r, prefix + "node.selector.");
+    if (const json::value* secrets = r != nullptr ? r->if_contains("secrets") : nullptr;
+        secrets != nullptr && secrets->is_array()) {
+      for (const json::value& s : secrets->get_array()) {
+        if (!s.is_object()) continue;
+        out[prefix + "secrets." + StringAt(s.get_object(), "name")] =
+            StringAt(s.get_object(), "path");
+      }
+    }
+    if (const json::object* refs = ObjectAt(r, "envSecretKeyRefs")) {
+      for (const auto& kv : *refs) {
+        if (!kv.value().is_object()) continue;
+        out[prefix + "secretKeyRef." + std::string(kv.key())] =
+            StringAt(kv.value().get_object(), "name") + ":" +
+            StringAt(kv.value().get_object(), "key");
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 uint64_t Fnv1a(std::string_view s) {
@@ -188,6 +223,9 @@ Job ReadJob(const json::object& app) {
       job.restart.on_submission_failure_interval_ms = *s * 1000;
     }
   }
+  const json::object submit_conf = SubmitConf(spec, conf);
+  job.driver_pod = sim::ReadSparkPodConf(submit_conf, "driver");
+  job.executor_pod = sim::ReadSparkPodConf(submit_conf, "executor");
   job.suspend = BoolAt(&spec, "suspend").value_or(false);
   job.ttl_seconds = IntAt(&spec, "timeToLiveSeconds");
 

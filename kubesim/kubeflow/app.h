@@ -14,6 +14,7 @@
 
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
+#include "kubesim/sim/spark_pod_conf.h"
 
 namespace kubesim::kubeflow::internal {
 
@@ -93,6 +94,10 @@ struct Job {
   std::string executor_memory = "1g";
   int64_t driver_cores = 1;
   int64_t executor_cores = 1;
+  // Node selectors, Secret env and Secret volumes, from sparkConf and the spec fields the
+  // operator turns into the same spark-submit confs.
+  sim::SparkPodConf driver_pod;
+  sim::SparkPodConf executor_pod;
   bool deleting = false;           // metadata.deletionTimestamp is set
   std::string spec_hash;           // of the spec without suspend and timeToLiveSeconds
   std::string recorded_spec_hash;  // kSpecHashAnnotation

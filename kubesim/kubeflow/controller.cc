@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "kubesim/kubeflow/app.h"
+#include "kubesim/kubeflow/kueue.h"
 
 namespace kubesim::kubeflow {
 namespace {
@@ -44,7 +45,15 @@ std::unique_ptr<Controller> NewController(Store& store, ResourceType app_type,
   config.app_type = std::move(app_type);
   config.namespaces = std::move(namespaces);
   config.now_ms = std::move(now_ms);
-  config.reconcile = [options](const sim::AppView& view) { return Reconcile(view, options); };
+  config.reconcile = [options](const sim::AppView& view) {
+    // Kueue's job controller and the operator watch the same apps; Kueue's spec writes go first.
+    sim::Actions kueue;
+    if (KueuePass(view, &kueue)) return kueue;
+    sim::Actions actions = Reconcile(view, options);
+    for (json::object& e : kueue.events) actions.events.push_back(std::move(e));
+    for (sim::ObjectWrite& w : kueue.write_objects) actions.write_objects.push_back(std::move(w));
+    return actions;
+  };
   config.pod_owner = &OwnerOf;
   return NewControlLoop(store, std::move(config));
 }

@@ -5,6 +5,8 @@
 
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/kubelet.h"
+#include "kubesim/sim/nodes.h"
 
 namespace kubesim::kubeflow::internal {
 namespace {
@@ -17,22 +19,43 @@ constexpr int64_t kExecutorStartMs = 1000;  // executor pod created → running
 
 std::string PodTime(int64_t ms) { return sim::FormatTime(ms, false); }
 
-// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
-std::string PodMemory(const std::string& memory) {
-  char* end = nullptr;
-  double v = std::strtod(memory.c_str(), &end);
-  double mib = v;
-  if (end != nullptr && *end != '\0') {
-    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(*end)));
-    if (unit == 'k') mib = v / 1024;
-    if (unit == 'g') mib = v * 1024;
-    if (unit == 't') mib = v * 1024 * 1024;
-  }
-  int64_t heap = static_cast<int64_t>(mib);
-  return std::to_string(heap + std::max<int64_t>(384, heap / 10)) + "Mi";
+const json::object* Selector(const sim::SparkPodConf& conf) {
+  return conf.node_selector.empty() ? nullptr : &conf.node_selector;
 }
 
-std::string NodeName(const Job& job) { return "kubesim-node-" + std::to_string(job.seed % 3); }
+// Where the scheduler binds the driver and the executors: nowhere when no node fits.
+std::optional<std::string> DriverNode(const Job& job) {
+  if (job.outcome == Outcome::kUnschedulable) return std::nullopt;
+  return sim::PlaceOnNode(Selector(job.driver_pod), job.seed);
+}
+std::optional<std::string> ExecutorNode(const Job& job) {
+  return sim::PlaceOnNode(Selector(job.executor_pod), job.seed);
+}
+
+// The executors can never start (no node for them, or an image no one can pull): the driver
+// waits for them until it is deleted.
+bool ExecutorsNeverStart(const Job& job) {
+  return job.executor_instances > 0 &&
+         (!ExecutorNode(job) || sim::ImageUnpullable(job.executor_image));
+}
+
+// A pod no node fits: Pending with the scheduler's verdict, no containers.
+json::object UnschedulableStatus(int64_t created_ms, const std::string& message) {
+  return json::object{
+      {"phase", "Pending"},
+      {"qosClass", "Burstable"},
+      {"conditions", json::array{json::object{{"type", "PodScheduled"},
+                                              {"status", "False"},
+                                              {"lastProbeTime", nullptr},
+                                              {"lastTransitionTime", PodTime(created_ms)},
+                                              {"reason", "Unschedulable"},
+                                              {"message", message}}}}};
+}
+
+bool IsBound(const json::object& pod) {
+  const json::object* spec = ObjectAt(&pod, "spec");
+  return spec != nullptr && !StringAt(*spec, "nodeName").empty();
+}
 
 std::string PodIp(uint64_t seed) {
   return "10.244." + std::to_string(seed % 4) + "." + std::to_string(2 + (seed >> 8) % 250);
@@ -111,10 +134,10 @@ json::object ContainerStatus(const char* name, const std::string& image, Stage s
 }
 
 json::object PodStatus(Stage stage, int64_t created_ms, int64_t started_ms, int64_t ended_ms,
-                       int exit_code, json::object container_status, uint64_t seed) {
-  json::object status{{"qosClass", "Burstable"},
-                      {"hostIP", "10.0.0." + std::to_string(10 + seed % 3)},
-                      {"startTime", PodTime(created_ms)}};
+                       int exit_code, json::object container_status, uint64_t seed,
+                       const std::string& node) {
+  json::object status{
+      {"qosClass", "Burstable"}, {"hostIP", sim::NodeIp(node)}, {"startTime", PodTime(created_ms)}};
   json::array conditions;
   if (stage == Stage::kPending) {
     status["phase"] = "Pending";
@@ -143,24 +166,73 @@ json::object PodStatus(Stage stage, int64_t created_ms, int64_t started_ms, int6
 }
 
 json::object ExecutorPodStatus(const Job& job, const json::object& pod, Stage stage, int64_t now_ms,
-                               double time_scale) {
+                               double time_scale, int64_t delay_ms = 0) {
   const int64_t created = CreatedMs(pod);
-  const int64_t started = created + sim::ScaledMs(kExecutorStartMs, time_scale);
+  const std::optional<std::string> node = ExecutorNode(job);
+  if (!node) return UnschedulableStatus(created, sim::SelectorMismatchMessage());
+  const int64_t started = created + delay_ms + sim::ScaledMs(kExecutorStartMs, time_scale);
   const uint64_t seed = Fnv1a(StringAt(*ObjectAt(&pod, "metadata"), "name"));
   return PodStatus(
       stage, created, started, now_ms, 0,
       ContainerStatus(kExecutorContainer, job.executor_image, stage, started, now_ms, 0, seed),
-      seed);
+      seed, *node);
+}
+
+// The pending status `status` as the kubelet's hold shows it, written when it changed, and the
+// kubelet's events for the hold.
+void ShowHold(const std::string& name, json::object status, const sim::KubeletHold& hold,
+              json::object* pod, sim::Actions* actions) {
+  sim::ApplyHold(hold, &status);
+  const json::object* shown = ObjectAt(pod, "status");
+  if (shown == nullptr || *shown != status) {
+    (*pod)["status"] = status;
+    actions->pod_status.push_back({name, std::move(status)});
+  }
+  sim::AppendHoldEvents(*pod, hold, &actions->events);
+}
+
+// How late a started pod's containers started: as the kubelet's verdict says, or, when what
+// held it has gone again since (a Secret deleted), by its container's startedAt.
+int64_t StartDelay(const json::object& pod, const sim::KubeletVerdict& v, int64_t created_ms,
+                   int64_t pull_ms) {
+  if (v.hold.kind == sim::HoldKind::kNone) return v.delay_ms;
+  const json::object* status = ObjectAt(&pod, "status");
+  const json::value* cs = status != nullptr ? status->if_contains("containerStatuses") : nullptr;
+  if (cs == nullptr || !cs->is_array() || cs->as_array().empty() ||
+      !cs->as_array()[0].is_object()) {
+    return 0;
+  }
+  const json::object* state = ObjectAt(&cs->as_array()[0].as_object(), "state");
+  const json::object* at = ObjectAt(state, "running");
+  if (at == nullptr) at = ObjectAt(state, "terminated");
+  std::optional<int64_t> started =
+      at != nullptr ? sim::ParseTime(StringAt(*at, "startedAt")) : std::nullopt;
+  return started ? std::max<int64_t>(0, *started - created_ms - pull_ms) : 0;
 }
 
 }  // namespace
 
-Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale) {
+// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
+std::string PodMemory(const std::string& memory) {
+  char* end = nullptr;
+  double v = std::strtod(memory.c_str(), &end);
+  double mib = v;
+  if (end != nullptr && *end != '\0') {
+    char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(*end)));
+    if (unit == 'k') mib = v / 1024;
+    if (unit == 'g') mib = v * 1024;
+    if (unit == 't') mib = v * 1024 * 1024;
+  }
+  int64_t heap = static_cast<int64_t>(mib);
+  return std::to_string(heap + std::max<int64_t>(384, heap / 10)) + "Mi";
+}
+
+Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale, int64_t delay_ms) {
   Timeline t;
   t.created_ms = created_ms;
-  if (job.outcome == Outcome::kUnschedulable) return t;
-  t.started_ms = created_ms + sim::ScaledMs(kImagePullMs, time_scale);
-  if (job.outcome != Outcome::kHang) {
+  if (!DriverNode(job)) return t;
+  t.started_ms = created_ms + delay_ms + sim::ScaledMs(kImagePullMs, time_scale);
+  if (job.outcome != Outcome::kHang && !ExecutorsNeverStart(job)) {
     t.ended_ms = *t.started_ms + sim::ScaledMs(job.duration_ms, time_scale);
   }
   return t;
@@ -230,15 +302,19 @@ json::object BuildDriverPod(const Job& job, const std::string& submission_id, in
       {"resources", Resources(job.driver_cores, job.driver_memory)},
       {"terminationMessagePath", "/dev/termination-log"},
       {"terminationMessagePolicy", "File"}};
-  json::object spec{{"containers", json::array{std::move(container)}},
-                    {"restartPolicy", "Never"},
-                    {"serviceAccountName", job.driver_service_account},
-                    {"serviceAccount", job.driver_service_account},
-                    {"dnsPolicy", "ClusterFirst"},
-                    {"schedulerName", "default-scheduler"},
-                    {"terminationGracePeriodSeconds", 30},
-                    {"enableServiceLinks", true}};
-  if (job.outcome != Outcome::kUnschedulable) spec["nodeName"] = NodeName(job);
+  json::object spec;
+  sim::ApplySparkPodConf(job.driver_pod, &spec, &container);
+  spec["containers"] = json::array{std::move(container)};
+  for (const auto& kv : json::object{{"restartPolicy", "Never"},
+                                     {"serviceAccountName", job.driver_service_account},
+                                     {"serviceAccount", job.driver_service_account},
+                                     {"dnsPolicy", "ClusterFirst"},
+                                     {"schedulerName", "default-scheduler"},
+                                     {"terminationGracePeriodSeconds", 30},
+                                     {"enableServiceLinks", true}}) {
+    spec[kv.key()] = kv.value();
+  }
+  if (std::optional<std::string> node = DriverNode(job)) spec["nodeName"] = *node;
   Timeline t = DriverTimeline(job, created_ms, time_scale);
   return json::object{{"apiVersion", "v1"},
                       {"kind", "Pod"},
@@ -275,12 +351,14 @@ json::object BuildExecutorPod(const Job& job, const json::object& driver, int64_
                                        {"value", "spark://CoarseGrainedScheduler@" + driver_name +
                                                      "-svc." + job.ns + ".svc:7078"}}}},
       {"resources", Resources(job.executor_cores, job.executor_memory)}};
-  json::object spec{{"containers", json::array{std::move(container)}},
-                    {"restartPolicy", "Never"},
-                    {"serviceAccountName", job.executor_service_account},
-                    {"serviceAccount", job.executor_service_account},
-                    {"hostname", name},
-                    {"nodeName", NodeName(job)}};
+  json::object spec;
+  sim::ApplySparkPodConf(job.executor_pod, &spec, &container);
+  spec["containers"] = json::array{std::move(container)};
+  spec["restartPolicy"] = "Never";
+  spec["serviceAccountName"] = job.executor_service_account;
+  spec["serviceAccount"] = job.executor_service_account;
+  spec["hostname"] = name;
+  if (std::optional<std::string> node = ExecutorNode(job)) spec["nodeName"] = *node;
   json::object pod{{"apiVersion", "v1"},
                    {"kind", "Pod"},
                    {"metadata", json::object{{"name", name},
@@ -295,32 +373,24 @@ json::object BuildExecutorPod(const Job& job, const json::object& driver, int64_
 
 json::object DriverPodStatus(const Job& job, const Timeline& t, Stage stage) {
   if (job.outcome == Outcome::kUnschedulable) {
-    return json::object{
-        {"phase", "Pending"},
-        {"qosClass", "Burstable"},
-        {"conditions",
-         json::array{
-             json::object{{"type", "PodScheduled"},
-                          {"status", "False"},
-                          {"lastProbeTime", nullptr},
-                          {"lastTransitionTime", PodTime(t.created_ms)},
-                          {"reason", "Unschedulable"},
-                          {"message",
-                           "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are "
-                           "available: 3 No preemption victims found for incoming pod."}}}}};
+    return UnschedulableStatus(t.created_ms,
+                               "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes "
+                               "are available: 3 No preemption victims found for incoming pod.");
   }
+  const std::optional<std::string> node = DriverNode(job);
+  if (!node) return UnschedulableStatus(t.created_ms, sim::SelectorMismatchMessage());
   const int64_t started = t.started_ms.value_or(t.created_ms);
   const int64_t ended = t.ended_ms.value_or(started);
   const int exit_code = job.outcome == Outcome::kFail ? 1 : 0;
   return PodStatus(stage, t.created_ms, started, ended, exit_code,
                    ContainerStatus(kDriverContainer, job.driver_image, stage, started, ended,
                                    exit_code, job.seed),
-                   job.seed);
+                   job.seed, *node);
 }
 
 std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Options& options,
-                                  int64_t now_ms, std::vector<json::object>* pods,
-                                  sim::Actions* actions) {
+                                  int64_t now_ms, const sim::ObjectLookup& lookup,
+                                  std::vector<json::object>* pods, sim::Actions* actions) {
   std::optional<int64_t> next;
   auto due = [&next](int64_t at) { next = next ? std::min(*next, at) : at; };
   if (status.submission_id.empty()) return next;
@@ -337,7 +407,26 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
   const std::string driver_name = status.pod_name;
   std::optional<Stage> seen = StageOf(*driver);
   if (!seen) return next;  // phase Unknown (a lost node): the kubelet has nothing to say
-  const Timeline t = DriverTimeline(job, CreatedMs(*driver), options.time_scale);
+  const int64_t created = CreatedMs(*driver);
+  const int64_t pull_ms = sim::ScaledMs(kImagePullMs, options.time_scale);
+  if (*seen == Stage::kPending && !IsBound(*driver)) {
+    // The scheduler retries it, and says so again.
+    due(sim::AppendFailedScheduling(*driver, created, now_ms, options.time_scale,
+                                    &actions->events));
+    return next;
+  }
+  const sim::KubeletVerdict verdict =
+      sim::KubeletCheck(*driver, created, now_ms, lookup, options.time_scale, kImagePullMs);
+  if (*seen == Stage::kPending && verdict.hold.kind != sim::HoldKind::kNone) {
+    ShowHold(
+        driver_name,
+        DriverPodStatus(job, DriverTimeline(job, created, options.time_scale), Stage::kPending),
+        verdict.hold, driver, actions);
+    if (verdict.next_ms) due(*verdict.next_ms);
+    return next;
+  }
+  const Timeline t = DriverTimeline(job, created, options.time_scale,
+                                    StartDelay(*driver, verdict, created, pull_ms));
   Stage want = Stage::kPending;
   if (t.started_ms && now_ms >= *t.started_ms) want = Stage::kRunning;
   if (t.ended_ms && now_ms >= *t.ended_ms) want = Stage::kTerminated;
@@ -346,7 +435,8 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
   const std::string app_id = Label(*driver, kLabelAppSelector);
   if (want > *seen) {
     if (*seen == Stage::kPending) {
-      sim::AppendStartEvents(*driver, t.created_ms, *t.started_ms, false, &actions->events);
+      sim::AppendStartEvents(*driver, *t.started_ms - pull_ms, *t.started_ms, false,
+                             &actions->events);
     }
     // A container writes its log before it terminates: followers must see every line.
     std::string log;
@@ -410,15 +500,31 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
         Label(pod, kLabelRole) != "executor" || StageOf(pod) != Stage::kPending) {
       continue;
     }
-    int64_t start = CreatedMs(pod) + sim::ScaledMs(kExecutorStartMs, options.time_scale);
+    const int64_t created = CreatedMs(pod);
+    const std::string name = StringAt(*ObjectAt(&pod, "metadata"), "name");
+    if (!IsBound(pod)) {
+      due(sim::AppendFailedScheduling(pod, created, now_ms, options.time_scale, &actions->events));
+      continue;
+    }
+    const sim::KubeletVerdict v =
+        sim::KubeletCheck(pod, created, now_ms, lookup, options.time_scale, kExecutorStartMs);
+    if (v.hold.kind != sim::HoldKind::kNone) {
+      ShowHold(name, ExecutorPodStatus(job, pod, Stage::kPending, now_ms, options.time_scale),
+               v.hold, &pod, actions);
+      if (v.next_ms) due(*v.next_ms);
+      continue;
+    }
+    const int64_t pull_from = created + v.delay_ms;
+    const int64_t start = pull_from + sim::ScaledMs(kExecutorStartMs, options.time_scale);
     if (now_ms < start) {
       due(start);
       continue;
     }
     // The driver's image is on the node already when the executors share it.
-    sim::AppendStartEvents(pod, CreatedMs(pod), start, job.executor_image == job.driver_image,
+    sim::AppendStartEvents(pod, pull_from, start, job.executor_image == job.driver_image,
                            &actions->events);
-    json::object st = ExecutorPodStatus(job, pod, Stage::kRunning, now_ms, options.time_scale);
+    json::object st =
+        ExecutorPodStatus(job, pod, Stage::kRunning, now_ms, options.time_scale, v.delay_ms);
     pod["status"] = st;
     actions->pod_status.push_back({StringAt(*ObjectAt(&pod, "metadata"), "name"), std::move(st)});
   }

@@ -23,7 +23,11 @@ struct Timeline {
   std::optional<int64_t> ended_ms;    // never, when unschedulable or hanging
 };
 
-Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale);
+// A JVM container's memory request as Spark computes it: the heap plus max(384 MiB, 10 %).
+std::string PodMemory(const std::string& memory);
+
+Timeline DriverTimeline(const Job& job, int64_t created_ms, double time_scale,
+                        int64_t delay_ms = 0);
 
 enum class Stage { kPending = 0, kRunning = 1, kTerminated = 2 };
 
@@ -51,8 +55,9 @@ std::string DriverLogEnd(const Job& job, const std::string& app_id, const Timeli
 // driver (creating its executors, deleting them when it ends) for the status's submission.
 // `pods` is the app's pods, changed in place as the pass changes them; the pass's writes go to
 // `actions`. Returns the next time something is due.
+// `lookup` finds the Secrets and ConfigMaps the pods refer to (sim/kubelet.h).
 std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Options& options,
-                                  int64_t now_ms, std::vector<boost::json::object>* pods,
-                                  sim::Actions* actions);
+                                  int64_t now_ms, const sim::ObjectLookup& lookup,
+                                  std::vector<boost::json::object>* pods, sim::Actions* actions);
 
 }  // namespace kubesim::kubeflow::internal

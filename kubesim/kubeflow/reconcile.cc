@@ -69,14 +69,16 @@ class Pass {
         now_(view.now_ms),
         job_(ReadJob(app_)),
         old_(ReadStatus(app_)),
-        status_(old_) {
+        status_(old_),
+        lookup_(view.lookup) {
     for (const json::object* p : view.pods) {
       if (p != nullptr) pods_.push_back(*p);
     }
   }
 
   sim::Actions Run() {
-    if (std::optional<int64_t> at = RunKubelet(job_, old_, options_, now_, &pods_, &actions_)) {
+    if (std::optional<int64_t> at =
+            RunKubelet(job_, old_, options_, now_, lookup_, &pods_, &actions_)) {
       Due(*at);
     }
     if (job_.deleting) {
@@ -466,6 +468,7 @@ class Pass {
   const Job job_;
   const Status old_;
   Status status_;
+  const sim::ObjectLookup lookup_;
   std::vector<json::object> pods_;
   sim::Actions actions_;
   std::optional<int64_t> due_;

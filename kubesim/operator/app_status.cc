@@ -57,6 +57,9 @@ Tolerations ReadTolerations(const json::object& app) {
       IntAt(timeouts, "driverStartTimeoutMillis").value_or(t.driver_start_timeout_ms);
   t.driver_ready_timeout_ms =
       IntAt(timeouts, "driverReadyTimeoutMillis").value_or(t.driver_ready_timeout_ms);
+  t.executor_start_timeout_ms =
+      IntAt(timeouts, "executorStartTimeoutMillis").value_or(t.executor_start_timeout_ms);
+  t.init_executors = IntAt(ObjectAt(tol, "instanceConfig"), "initExecutors").value_or(0);
   t.termination_requeue_ms =
       IntAt(timeouts, "terminationRequeuePeriodMillis").value_or(t.termination_requeue_ms);
   if (std::string p = StringAt(*tol, "resourceRetainPolicy"); !p.empty()) t.retain_policy = p;

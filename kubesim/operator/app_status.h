@@ -38,6 +38,8 @@ struct Tolerations {
   std::optional<int64_t> backoff_on_scheduling_failure_ms;
   int64_t driver_start_timeout_ms = 300000;
   int64_t driver_ready_timeout_ms = 300000;
+  int64_t executor_start_timeout_ms = 300000;
+  int64_t init_executors = 0;  // instanceConfig.initExecutors
   int64_t termination_requeue_ms = 2000;
   std::string retain_policy = "Never";
   int64_t retain_duration_ms = -1;

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "kubesim/operator/executors.h"
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
+#include "kubesim/sim/nodes.h"
 
 namespace kubesim::op::internal {
 namespace {
@@ -62,11 +64,7 @@ std::string PodIp(const JobConf& conf, int64_t attempt) {
   return "10.244." + std::to_string(h % 4) + "." + std::to_string(2 + (h >> 8) % 250);
 }
 
-std::string HostIp(const JobConf& conf) { return "10.0.0." + std::to_string(10 + conf.seed % 3); }
-
-std::string NodeName(const JobConf& conf) {
-  return "kubesim-node-" + std::to_string(conf.seed % 3);
-}
+std::string HostIp(const JobConf& conf) { return sim::NodeIp(DriverNode(conf).value_or("")); }
 
 json::object Condition(const char* type, bool status, int64_t at_ms, const char* reason = nullptr,
                        const std::string& message = "") {
@@ -81,6 +79,12 @@ json::object Condition(const char* type, bool status, int64_t at_ms, const char*
 }
 
 }  // namespace
+
+std::optional<std::string> DriverNode(const JobConf& conf) {
+  if (conf.outcome == Outcome::kUnschedulable) return std::nullopt;
+  const json::object& selector = conf.driver_pod.node_selector;
+  return sim::PlaceOnNode(selector.empty() ? nullptr : &selector, conf.seed);
+}
 
 int64_t ScaledMs(int64_t ms, double time_scale) { return sim::ScaledMs(ms, time_scale); }
 std::string FormatStatusTime(int64_t ms) { return sim::FormatTime(ms, true); }
@@ -194,6 +198,29 @@ JobConf ReadJobConf(const json::object& app) {
     }
   }
   // A test's sidecars without a pod template (the service can't send one).
+  c.driver_pod = sim::ReadSparkPodConf(conf, "driver");
+  c.executor_pod = sim::ReadSparkPodConf(conf, "executor");
+  if (StringAt(conf, "spark.dynamicAllocation.enabled") != "true") {
+    const std::string instances = StringAt(conf, "spark.executor.instances");
+    char* end = nullptr;
+    long long n = std::strtoll(instances.c_str(), &end, 10);
+    if (!instances.empty() && end != nullptr && *end == '\0' && n > 0) {
+      c.executor_instances = std::min<long long>(n, 100);
+    }
+  }
+  std::string executor_image = StringAt(conf, "spark.kubernetes.executor.container.image");
+  if (executor_image.empty()) executor_image = StringAt(conf, "spark.kubernetes.container.image");
+  c.executor_image = ReplaceAll(executor_image, "{{SPARK_VERSION}}", c.spark_version);
+  const std::string delete_on_termination =
+      StringAt(conf, "spark.kubernetes.executor.deleteOnTermination");
+  if (!delete_on_termination.empty()) {
+    c.delete_executors_on_termination = delete_on_termination != "false";
+  } else {
+    const json::object* tol = ObjectAt(spec, "applicationTolerations");
+    const json::object* restart = tol != nullptr ? ObjectAt(*tol, "restartConfig") : nullptr;
+    const std::string policy = restart != nullptr ? StringAt(*restart, "restartPolicy") : "";
+    c.delete_executors_on_termination = !policy.empty() && policy != "Never";
+  }
   std::string extra = StringAt(conf, "kubesim.sidecars");
   for (size_t start = 0; start < extra.size();) {
     size_t comma = extra.find(',', start);
@@ -209,14 +236,15 @@ JobConf ReadJobConf(const json::object& app) {
 }
 
 Timeline DriverTimeline(const JobConf& conf, int64_t /*attempt*/, int64_t created_ms,
-                        double time_scale) {
+                        double time_scale, int64_t delay_ms) {
   Timeline t;
   t.created_ms = created_ms;
-  if (conf.outcome == Outcome::kUnschedulable) return t;
-  t.started_ms = created_ms + ScaledMs(kImagePullMs, time_scale);
+  if (!DriverNode(conf)) return t;
+  t.started_ms = created_ms + delay_ms + ScaledMs(kImagePullMs, time_scale);
   if (conf.outcome == Outcome::kEvictBeforeStart) {
     t.ended_ms = t.started_ms;  // evicted when its containers would have started
-  } else if (conf.outcome != Outcome::kHang) {
+  } else if (conf.outcome != Outcome::kHang && !ExecutorsNeverStart(conf)) {
+    // Executors that can never start keep the driver waiting for them.
     t.ended_ms = *t.started_ms + ScaledMs(conf.duration_ms, time_scale);
   }
   return t;
@@ -405,8 +433,13 @@ json::object BuildDriverPod(const json::object& app, const JobConf& conf, int64_
   }
   if (!pod_spec.contains("enableServiceLinks")) pod_spec["enableServiceLinks"] = true;
   if (!pod_spec.contains("securityContext")) pod_spec["securityContext"] = json::object();
+  // Spark's own confs: node selector, Secret env and volumes.
+  {
+    json::array& cs = pod_spec["containers"].as_array();
+    sim::ApplySparkPodConf(conf.driver_pod, &pod_spec, &cs[0].as_object());
+  }
   // The scheduler binds a schedulable pod at once.
-  if (conf.outcome != Outcome::kUnschedulable) pod_spec["nodeName"] = NodeName(conf);
+  if (std::optional<std::string> node = DriverNode(conf)) pod_spec["nodeName"] = *node;
 
   json::object pod;
   pod["apiVersion"] = "v1";
@@ -421,12 +454,14 @@ json::object DriverPodStatus(const JobConf& conf, int64_t attempt, const Timelin
                              PodStage stage) {
   json::object status;
   status["qosClass"] = "Burstable";
-  if (conf.outcome == Outcome::kUnschedulable) {
+  if (!DriverNode(conf)) {
     status["phase"] = "Pending";
     status["conditions"] = json::array{Condition(
         "PodScheduled", false, t.created_ms, "Unschedulable",
-        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 "
-        "No preemption victims found for incoming pod.")};
+        conf.outcome == Outcome::kUnschedulable
+            ? "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
+              "3 No preemption victims found for incoming pod."
+            : sim::SelectorMismatchMessage())};
     return status;
   }
   if (conf.outcome == Outcome::kEvictBeforeStart && stage == PodStage::kTerminated) {

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kubesim/sim/spark_pod_conf.h"
+
 namespace kubesim::op::internal {
 
 inline constexpr const char* kDriverContainer = "spark-kubernetes-driver";
@@ -54,6 +56,15 @@ struct JobConf {
   // the pod stays Running after the driver ends.
   std::vector<std::string> sidecars;
   uint64_t seed = 0;  // from the uid: varies per app, stable per app
+  // spark.kubernetes[.driver].node.selector.*, .driver.secretKeyRef.*, .driver.secrets.*
+  sim::SparkPodConf driver_pod;
+  // Executors, simulated when spark.executor.instances >= 1 without dynamic allocation.
+  int64_t executor_instances = 0;
+  std::string executor_image;  // spark.kubernetes.executor.container.image, else the driver's
+  sim::SparkPodConf executor_pod;
+  // spark.kubernetes.executor.deleteOnTermination, which the operator sets to false when the
+  // restart policy is Never unless the app sets it.
+  bool delete_executors_on_termination = false;
 };
 
 JobConf ReadJobConf(const boost::json::object& app);
@@ -65,8 +76,12 @@ struct Timeline {
   std::optional<int64_t> ended_ms;    // never, when unschedulable or hanging
 };
 
-Timeline DriverTimeline(const JobConf& conf, int64_t attempt, int64_t created_ms,
-                        double time_scale);
+// `delay_ms`: how long the kubelet was held (sim/kubelet.h) before it could start the driver.
+Timeline DriverTimeline(const JobConf& conf, int64_t attempt, int64_t created_ms, double time_scale,
+                        int64_t delay_ms = 0);
+
+// The node the scheduler binds the driver to; nullopt when it can't be scheduled.
+std::optional<std::string> DriverNode(const JobConf& conf);
 
 enum class PodStage { kPending = 0, kRunning = 1, kTerminated = 2 };
 

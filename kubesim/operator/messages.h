@@ -21,6 +21,10 @@ constexpr const char* kDriverRequestedMsg = "Requested driver from resource sche
 constexpr const char* kDriverStartedMsg = "Driver has started running.";
 constexpr const char* kDriverReadyMsg = "Driver has reached ready state.";
 constexpr const char* kRunningHealthyMsg = "Application is running healthy.";
+constexpr const char* kBelowThresholdMsg =
+    "The application is running with less than minimal number of requested initial executors.";
+constexpr const char* kExecutorsStartTimedOutMsg =
+    "The Spark application failed to get enough executors in the given time threshold.";
 constexpr const char* kSucceededMsg = "Spark application completed successfully.";
 constexpr const char* kCriticalExitedZeroMsg = "Driver has critical container(s) exited with 0.";
 constexpr const char* kFailedContainerMsg =

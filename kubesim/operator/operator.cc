@@ -17,9 +17,12 @@
 #include "kubesim/operator/app_status.h"
 #include "kubesim/operator/driver.h"
 #include "kubesim/operator/driver_log.h"
+#include "kubesim/operator/driver_wait.h"
+#include "kubesim/operator/executors.h"
 #include "kubesim/operator/messages.h"
 #include "kubesim/operator/v1_1/suspend.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/kubelet.h"
 
 namespace kubesim::op {
 namespace {
@@ -72,6 +75,13 @@ class Reconciler {
       if (pm == nullptr || pm->contains("deletionTimestamp")) continue;
       if (StringAt(*pm, "name") == driver_name_) {
         driver_ = pod;
+      } else if (internal::IsExecutorPod(*pod)) {
+        // The driver's: an earlier attempt's go with their driver (garbage collection).
+        const json::object* labels = ObjectAt(pm, "labels");
+        if (labels != nullptr &&
+            StringAt(*labels, "spark-app-selector") == AppId(conf_.ns, conf_.name, attempt_)) {
+          executors_.push_back(pod);
+        }
       } else {
         actions_.delete_pods.push_back(StringAt(*pm, "name"));  // a previous attempt's leftover
       }
@@ -84,6 +94,12 @@ class Reconciler {
     if (!has_finalizer) actions_.add_finalizer = true;
     v1_1_ = options_.VersionFor(conf_.ns) == OperatorVersion::k1_1;
     if (v1_1_) hold_ = v1_1::HoldReason(app_);
+    // A queued app's Workload, while it may still run; a suspended one has none.
+    if (v1_1_ && v1_1::IsQueued(app_) && hold_ != v1_1::kSpecSuspend &&
+        (!has_state_ || !IsTerminated(state_))) {
+      actions_.write_objects.push_back(
+          v1_1::KueueWorkload(app_, conf_.executor_instances, hold_.empty(), now_));
+    }
     if (!has_state_ && !hold_.empty()) {
       // Held before the first status: none is written, a SuspendHeld event is.
       HoldWithoutStatus(meta);
@@ -213,10 +229,19 @@ class Reconciler {
   // The simulated kubelet: moves the driver pod to where its timeline says it is now.
   void RunKubelet() {
     if (driver_ == nullptr) return;
-    timeline_ = internal::DriverTimeline(conf_, attempt_, RequestedAt(), options_.time_scale);
+    const int64_t requested = RequestedAt();
+    if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
+    internal::DriverWait wait = internal::CheckDriverWait(
+        conf_, attempt_, *driver_, requested, now_, view_.lookup, options_.time_scale, &actions_);
+    if (wait.next_ms) Requeue(*wait.next_ms);
+    if (wait.held) {
+      if (wait.status) driver_status_ = std::move(*wait.status);
+      return;
+    }
+    timeline_ =
+        internal::DriverTimeline(conf_, attempt_, requested, options_.time_scale, wait.delay_ms);
     PodStage shown = internal::StageOf(*driver_, conf_.driver_container);
     PodStage due = internal::StageAt(*timeline_, now_);
-    if (const json::object* s = ObjectAt(driver_, "status")) driver_status_ = *s;
     if (due > shown) {
       driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
       actions_.pod_status.push_back({driver_name_, driver_status_});
@@ -238,6 +263,13 @@ class Reconciler {
     }
     if (due == PodStage::kPending && timeline_->started_ms) Requeue(*timeline_->started_ms);
     if (due < PodStage::kTerminated && timeline_->ended_ms) Requeue(*timeline_->ended_ms);
+    if (conf_.executor_instances > 0) {
+      internal::ExecutorsPass pass =
+          internal::RunExecutors(conf_, attempt_, *driver_, DriverStage(), executors_, now_,
+                                 view_.lookup, options_.time_scale, &actions_);
+      ready_executors_ = pass.ready;
+      if (pass.next_ms) Requeue(*pass.next_ms);
+    }
   }
 
   // What the kubelet records as it moves the driver from `shown` to `due`: the start of its
@@ -247,7 +279,9 @@ class Reconciler {
     const bool evicted = conf_.outcome == internal::Outcome::kEvict || never_ran;
     const Timeline& t = *timeline_;
     if (shown < PodStage::kRunning && !never_ran && t.started_ms) {
-      sim::AppendStartEvents(*driver_, t.created_ms, *t.started_ms, false, &actions_.events);
+      const int64_t pull = internal::ScaledMs(sim::kKubeletPullMs, options_.time_scale);
+      sim::AppendStartEvents(*driver_, std::max(t.created_ms, *t.started_ms - pull), *t.started_ms,
+                             false, &actions_.events);
     }
     if (due != PodStage::kTerminated || !evicted) return;
     const int64_t at = t.ended_ms.value_or(now_);
@@ -303,6 +337,8 @@ class Reconciler {
       actions_.create_pods.push_back(internal::BuildDriverPod(app_, conf_, attempt_, t));
       sim::AppendScheduleEvents(actions_.create_pods.back(), now_, &actions_.events);
       if (t.started_ms) Requeue(*t.started_ms);
+      // The kubelet gets the pod at once: whatever holds it shows from the next pass.
+      Requeue(now_ + 1);
     } else {
       Requeue(now_);
     }
@@ -559,10 +595,12 @@ class Reconciler {
       return;
     }
     if (state_ == "DriverReady" || state_ == "InitializedBelowThresholdExecutors") {
-      // Executors are not simulated: the requested ones are taken to be up.
+      // Without simulated executors, the requested ones are taken to be up.
       int64_t due = Due(state_time_, kRunningMs);
       if (now_ < due) {
         Requeue(due);
+      } else if (WaitForExecutors()) {
+        return;
       } else {
         Transition("RunningHealthy", kRunningHealthyMsg);
         // A short job's driver may have ended already: the kubelet won't requeue for an end it
@@ -574,6 +612,27 @@ class Reconciler {
     // Running: nothing to do until the kubelet ends the driver (RunKubelet requeued for that).
   }
 
+  // With simulated executors and instanceConfig.initExecutors: whether the app still waits for
+  // enough of them to be ready (InitializedBelowThresholdExecutors once some are), until the
+  // executor start timeout.
+  bool WaitForExecutors() {
+    if (conf_.executor_instances == 0 || tol_.init_executors <= 0) return false;
+    if (ready_executors_ >= tol_.init_executors) return false;
+    if (tol_.executor_start_timeout_ms > 0 &&
+        now_ >= Due(state_time_, tol_.executor_start_timeout_ms)) {
+      Transition("ExecutorsStartTimedOut", kExecutorsStartTimedOutMsg);
+      Requeue(Due(now_, kStepMs));
+      return true;
+    }
+    if (ready_executors_ > 0 && state_ == "DriverReady") {
+      Transition("InitializedBelowThresholdExecutors", kBelowThresholdMsg);
+    }
+    if (tol_.executor_start_timeout_ms > 0) {
+      Requeue(Due(state_time_, tol_.executor_start_timeout_ms));
+    }
+    return true;
+  }
+
   // Operator 1.1: no status while held; a SuspendHeld event per republish period.
   void HoldWithoutStatus(const json::object* meta) {
     int64_t created =
@@ -582,6 +641,17 @@ class Reconciler {
     int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - created) / period_ms : 0;
     actions_.events.push_back(v1_1::SuspendHeldEvent(app_, hold_, period, created, now_));
     Requeue(created + (period + 1) * period_ms);
+    if (hold_ == v1_1::kKueueEviction) KueuePending(created, "created");
+  }
+
+  // Operator 1.1: a queued app waiting for admission since `since` republishes
+  // KueueAdmissionPending, one event per wait (`episode`).
+  void KueuePending(int64_t since, const std::string& episode) {
+    const int64_t period_ms =
+        internal::ScaledMs(v1_1::kKueuePendingRepublishMs, options_.time_scale);
+    const int64_t period = period_ms > 0 ? std::max<int64_t>(0, now_ - since) / period_ms : 0;
+    actions_.events.push_back(v1_1::KueueAdmissionPendingEvent(app_, episode, period, since, now_));
+    Requeue(since + (period + 1) * period_ms);
   }
 
   // Operator 1.1's suspend and resume; true when it took this pass.
@@ -592,7 +662,12 @@ class Reconciler {
         DeleteAllPods();
         if (!actions_.delete_pods.empty()) return true;
       }
-      if (!hold_.empty()) return true;  // stays suspended until resumed
+      if (!hold_.empty()) {  // stays suspended until resumed
+        if (hold_ == v1_1::kKueueEviction) {
+          KueuePending(state_time_, std::to_string(attempt_) + "|" + state_);
+        }
+        return true;
+      }
       // Resume: a new attempt from Submitted, without backoff and outside the restart limits.
       const json::object* current = ObjectAt(&status_, "currentState");
       if (current != nullptr && StringAt(*current, "suspendReason") == v1_1::kKueueEviction) {
@@ -608,7 +683,12 @@ class Reconciler {
     }
     if (hold_.empty()) return false;
     // Held before the driver is requested: the app waits where it is.
-    if (state_ == "Submitted" || state_ == "ScheduledToRestart") return true;
+    if (state_ == "Submitted" || state_ == "ScheduledToRestart") {
+      if (hold_ == v1_1::kKueueEviction) {
+        KueuePending(state_time_, std::to_string(attempt_) + "|" + state_);
+      }
+      return true;
+    }
     if (IsStarting(state_) || IsRunning(state_)) {
       RunKubelet();
       if (driver_ != nullptr && DriverStage() == PodStage::kTerminated) {
@@ -654,6 +734,8 @@ class Reconciler {
   int64_t attempt_ = 0;
   std::string driver_name_;
   const json::object* driver_ = nullptr;
+  std::vector<const json::object*> executors_;  // the attempt's
+  int64_t ready_executors_ = 0;
   bool v1_1_ = false;
   std::string hold_;  // operator 1.1: why the app must be held now (v1_1::HoldReason)
   json::object driver_status_;

@@ -17,7 +17,8 @@
 // that time, e.g. on a watch event, changes nothing. Pods with a deletionTimestamp count as gone.
 // The simulated kubelet moves the driver Pending → Running (1.5 s after the request) →
 // Succeeded/Failed (durationMs later), appending the driver's log when it starts and ends.
-// Not simulated: executor pods (the requested executors are taken to be up), the driver's
+// Executor pods are simulated only when sparkConf sets spark.executor.instances (executors.h);
+// otherwise the requested executors are taken to be up. Not simulated: the driver's
 // ConfigMap and Service, and 1.0.0's 60 s grace before a vanished driver fails the app (0.9.0:
 // at once).
 

@@ -6,17 +6,25 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kubesim::sim {
+
+// An object the kubelet reads through the API in the application's namespace: `resource` is
+// "secrets" or "configmaps". Returns the object, or nullopt when it doesn't exist.
+using ObjectLookup = std::function<std::optional<boost::json::object>(std::string_view resource,
+                                                                      std::string_view name)>;
 
 struct AppView {
   const boost::json::object* app = nullptr;      // the application
   std::vector<const boost::json::object*> pods;  // pods the controller attributes to it
   int64_t now_ms = 0;                            // wall clock, ms since the epoch
+  ObjectLookup lookup;                           // unset: every object the pods refer to exists
 };
 
 struct PodStatusUpdate {
@@ -28,6 +36,15 @@ struct LogAppend {
   std::string pod;
   std::string container;
   std::string text;
+};
+
+// An object of another type to create, or whose .status to bring up to date (e.g. Kueue's
+// Workload). Skipped when its type isn't served (its CRD not loaded).
+struct ObjectWrite {
+  std::string group;
+  std::string version;
+  std::string plural;
+  boost::json::object object;  // complete: metadata (name, namespace), spec, status
 };
 
 struct Actions {
@@ -42,6 +59,12 @@ struct Actions {
   // core/v1 Events to create (complete objects). A name already taken means the event was
   // published already: the controller ignores that 409.
   std::vector<boost::json::object> events;
+  // Created when missing, else their .status written when it changed; a condition whose status
+  // didn't change keeps its lastTransitionTime, as Kubernetes controllers set conditions.
+  std::vector<ObjectWrite> write_objects;
+  // Members to set in the app's .spec (another controller's write, e.g. Kueue's spec.suspend),
+  // written before anything else; the write wakes the reconciler again.
+  boost::json::object set_spec;
   // Annotations to set on the app's metadata, written after the status.
   std::map<std::string, std::string> set_annotations;
   bool delete_app = false;               // e.g. a time-to-live expired

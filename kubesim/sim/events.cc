@@ -36,10 +36,12 @@ std::vector<std::pair<std::string, std::string>> Containers(const json::object& 
   return out;
 }
 
-// What makes a pod's events its own: a namesake created later is another pod.
-std::string PodKey(const json::object& pod) {
+// What makes a pod's events its own: a namesake created later is another pod. The scheduler's
+// events are recorded first as the pod is created, before it has a creationTimestamp, and again
+// as it retries: they go by the annotations alone.
+std::string PodKey(const json::object& pod, bool with_creation = true) {
   const json::object* meta = ObjectAt(pod, "metadata");
-  std::string key = meta != nullptr ? StringAt(*meta, "creationTimestamp") : "";
+  std::string key = meta != nullptr && with_creation ? StringAt(*meta, "creationTimestamp") : "";
   if (const json::object* a = ObjectAt(meta, "annotations")) {
     for (const auto& kv : *a) {
       if (kv.value().is_string()) key += "|" + std::string(kv.value().get_string());
@@ -47,6 +49,8 @@ std::string PodKey(const json::object& pod) {
   }
   return key;
 }
+
+}  // namespace
 
 EventSpec KubeletSpec(const json::object& pod, std::string reason, std::string message,
                       const std::string& key, int64_t at_ms) {
@@ -58,6 +62,8 @@ EventSpec KubeletSpec(const json::object& pod, std::string reason, std::string m
   spec.first_ms = at_ms;
   return spec;
 }
+
+namespace {
 
 // A plausible compressed size for an image, stable per image.
 int64_t ImageSize(const std::string& image) {
@@ -111,12 +117,19 @@ Involved PodInvolved(const json::object& pod, const std::string& container) {
 }
 
 void AppendScheduleEvents(const json::object& pod, int64_t at_ms, std::vector<json::object>* out) {
+  AppendFailedSchedulingEvent(pod, at_ms, at_ms, 1, out);
+}
+
+void AppendFailedSchedulingEvent(const json::object& pod, int64_t first_ms, int64_t last_ms,
+                                 int64_t count, std::vector<json::object>* out) {
   const std::string node = StringAt(Spec(pod), "nodeName");
   const Involved involved = PodInvolved(pod);
   EventSpec spec;
   spec.source = {kScheduler, ""};
-  spec.key = PodKey(pod);
-  spec.first_ms = at_ms;
+  spec.key = PodKey(pod, false);
+  spec.first_ms = first_ms;
+  spec.last_ms = last_ms;
+  spec.count = count;
   if (!node.empty()) {
     spec.reason = "Scheduled";
     spec.message = "Successfully assigned " + involved.ns + "/" + involved.name + " to " + node;
@@ -146,24 +159,8 @@ void AppendStartEvents(const json::object& pod, int64_t pull_from_ms, int64_t st
       std::max<int64_t>(0, started_ms - pull_from_ms) / static_cast<int64_t>(containers.size());
   int64_t at = pull_from_ms;
   for (const auto& [name, image] : containers) {
-    const Involved involved = PodInvolved(pod, name);
-    if (images_present) {
-      out->push_back(MakeEvent(
-          involved,
-          KubeletSpec(pod, "Pulled", "Container image \"" + image + "\" already present on machine",
-                      name, at)));
-    } else {
-      out->push_back(MakeEvent(
-          involved, KubeletSpec(pod, "Pulling", "Pulling image \"" + image + "\"", name, at)));
-      at += share;
-      const std::string took = GoDuration(share);
-      out->push_back(
-          MakeEvent(involved, KubeletSpec(pod, "Pulled",
-                                          "Successfully pulled image \"" + image + "\" in " + took +
-                                              " (" + took + " including waiting). Image size: " +
-                                              std::to_string(ImageSize(image)) + " bytes.",
-                                          name, at)));
-    }
+    AppendPullEvents(pod, name, image, at, at + share, images_present, out);
+    if (!images_present) at += share;
   }
   for (const auto& [name, image] : containers) {
     const Involved involved = PodInvolved(pod, name);
@@ -172,6 +169,28 @@ void AppendStartEvents(const json::object& pod, int64_t pull_from_ms, int64_t st
     out->push_back(MakeEvent(
         involved, KubeletSpec(pod, "Started", "Started container " + name, name, started_ms)));
   }
+}
+
+void AppendPullEvents(const json::object& pod, const std::string& container,
+                      const std::string& image, int64_t from_ms, int64_t to_ms, bool present,
+                      std::vector<json::object>* out) {
+  const Involved involved = PodInvolved(pod, container);
+  if (present) {
+    out->push_back(MakeEvent(
+        involved,
+        KubeletSpec(pod, "Pulled", "Container image \"" + image + "\" already present on machine",
+                    container, from_ms)));
+    return;
+  }
+  out->push_back(MakeEvent(involved, KubeletSpec(pod, "Pulling", "Pulling image \"" + image + "\"",
+                                                 container, from_ms)));
+  const std::string took = GoDuration(std::max<int64_t>(0, to_ms - from_ms));
+  out->push_back(
+      MakeEvent(involved, KubeletSpec(pod, "Pulled",
+                                      "Successfully pulled image \"" + image + "\" in " + took +
+                                          " (" + took + " including waiting). Image size: " +
+                                          std::to_string(ImageSize(image)) + " bytes.",
+                                      container, to_ms)));
 }
 
 void AppendKillingEvents(const json::object& pod, int64_t at_ms, std::vector<json::object>* out) {

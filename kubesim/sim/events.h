@@ -47,6 +47,10 @@ struct EventSpec {
 
 boost::json::object MakeEvent(const Involved& involved, const EventSpec& spec);
 
+// An event of the pod's kubelet (source: its node), one occurrence per `key` of that pod.
+EventSpec KubeletSpec(const boost::json::object& pod, std::string reason, std::string message,
+                      const std::string& key, int64_t at_ms);
+
 // A pod as an event's involved object; with a container, that container's field path.
 Involved PodInvolved(const boost::json::object& pod, const std::string& container = "");
 
@@ -54,12 +58,22 @@ Involved PodInvolved(const boost::json::object& pod, const std::string& containe
 // FailedScheduling with its PodScheduled condition's message.
 void AppendScheduleEvents(const boost::json::object& pod, int64_t at_ms,
                           std::vector<boost::json::object>* out);
+// The same verdict re-reported: a FailedScheduling retried `count` times from `first_ms` to
+// `last_ms` is one event, as the recorder aggregates it (a bound pod: its Scheduled event).
+void AppendFailedSchedulingEvent(const boost::json::object& pod, int64_t first_ms, int64_t last_ms,
+                                 int64_t count, std::vector<boost::json::object>* out);
 
 // The kubelet starting every container of a bound pod: Pulling and Pulled (or Pulled as already
 // present, when `images_present`), Created, Started. Pulling begins at `pull_from_ms` and the
 // containers are running at `started_ms`.
 void AppendStartEvents(const boost::json::object& pod, int64_t pull_from_ms, int64_t started_ms,
                        bool images_present, std::vector<boost::json::object>* out);
+
+// The kubelet pulling one container's image from `from_ms` to `to_ms` (Pulling, Pulled), or
+// finding it present (Pulled, already present on machine).
+void AppendPullEvents(const boost::json::object& pod, const std::string& container,
+                      const std::string& image, int64_t from_ms, int64_t to_ms, bool present,
+                      std::vector<boost::json::object>* out);
 
 // The kubelet stopping the containers that run in the pod's status (a deletion, an eviction).
 void AppendKillingEvents(const boost::json::object& pod, int64_t at_ms,

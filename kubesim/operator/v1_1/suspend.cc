@@ -3,6 +3,7 @@
 #include "kubesim/operator/app_status.h"
 #include "kubesim/operator/driver.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/kueue_workload.h"
 
 namespace kubesim::op::v1_1 {
 
@@ -68,6 +69,18 @@ json::object SuspendHeldEvent(const json::object& app, const std::string& reason
   return AppEvent(app, spec);
 }
 
+json::object KueueAdmissionPendingEvent(const json::object& app, const std::string& episode,
+                                        int64_t period, int64_t first_ms, int64_t now_ms) {
+  sim::EventSpec spec;
+  spec.reason = "KueueAdmissionPending";
+  spec.message = "Spark application is waiting for Kueue to admit its workload.";
+  spec.key = "pending|" + episode;
+  spec.first_ms = first_ms;
+  spec.last_ms = now_ms;
+  spec.count = period + 1;
+  return AppEvent(app, spec);
+}
+
 json::object KueueAdmittedEvent(const json::object& app, int64_t attempt, int64_t now_ms) {
   sim::EventSpec spec;
   spec.reason = "KueueAdmitted";
@@ -75,6 +88,26 @@ json::object KueueAdmittedEvent(const json::object& app, int64_t attempt, int64_
   spec.key = std::to_string(attempt);
   spec.first_ms = now_ms;
   return AppEvent(app, spec);
+}
+
+sim::ObjectWrite KueueWorkload(const json::object& app, int64_t executors, bool admitted,
+                               int64_t now_ms) {
+  const json::object* meta = ObjectAt(&app, "metadata");
+  sim::WorkloadOwner owner;
+  owner.api_version = "spark.apache.org/v1";
+  owner.kind = "SparkApplication";
+  if (meta != nullptr) {
+    owner.ns = StringAt(*meta, "namespace");
+    owner.name = StringAt(*meta, "name");
+    owner.uid = StringAt(*meta, "uid");
+  }
+  std::vector<sim::WorkloadPodSet> sets{{"driver", 1, internal::kDriverContainer, 1, "1408Mi"}};
+  if (executors > 0) {
+    sets.push_back({"executor", executors, "spark-kubernetes-executor", 1, "1408Mi"});
+  }
+  const json::object* labels = ObjectAt(meta, "labels");
+  return sim::WorkloadWrite(owner, labels != nullptr ? StringAt(*labels, kKueueQueueLabel) : "",
+                            sets, admitted, now_ms);
 }
 
 bool IsQueued(const json::object& app) {

@@ -8,26 +8,14 @@
 
 #include "kubesim/schema/crd.h"
 #include "kubesim/store/core_types.h"
+#include "tests/kubesim/controller/operator_world.h"
 
 namespace kubesim {
 namespace {
 
 namespace json = boost::json;
 
-constexpr int64_t kStartMs = 1764552000000;  // 2025-12-01T01:20:00Z
 constexpr const char* kFinalizer = "sparkapplications.spark.apache.org/finalizer";
-
-ResourceType SparkType() {
-  ResourceType t;
-  t.group = "spark.apache.org";
-  t.version = "v1";
-  t.plural = "sparkapplications";
-  t.singular = "sparkapplication";
-  t.kind = "SparkApplication";
-  t.list_kind = "SparkApplicationList";
-  t.status_subresource = true;
-  return t;
-}
 
 json::object App(const std::string& name) {
   return json::object{{"metadata", json::object{{"name", name}}},
@@ -497,83 +485,6 @@ TEST_CASE("the operator runs an application to completion through the store",
   CHECK(states.back() == "ResourceReleased");
   CHECK(store->List(PodType(), "default", {}).value().at("items").as_array().empty());
 }
-
-// The real operator over the real CRD, for the events a job leaves behind.
-struct OperatorWorld {
-  int64_t now = kStartMs;
-  std::unique_ptr<Store> store = NewMemoryStore([this] { return now; });
-  ResourceType spark = SparkType();
-  std::unique_ptr<Controller> controller;
-
-  explicit OperatorWorld(op::Options options = {}) {
-    for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
-    std::string error;
-    auto crds =
-        LoadCrdFile(std::string(KUBESIM_CRD_ROOT) +
-                        "/apache-spark-operator/1.0.0/sparkapplications.spark.apache.org-v1.yaml",
-                    &error);
-    REQUIRE(crds.size() == 1);
-    for (const CrdVersion& v : crds[0].versions) {
-      if (v.name != "v1") continue;
-      std::shared_ptr<const Schema> schema = v.schema;
-      spark.validator = [schema](json::object& obj, bool strict, std::vector<std::string>* u) {
-        return schema->Validate(obj, strict, u);
-      };
-    }
-    store->RegisterType(spark);
-    controller = NewController(*store, spark, {"default"}, options, [this] { return now; });
-  }
-
-  void Create(const std::string& outcome) {
-    json::object app = json::parse(R"({
-      "apiVersion": "spark.apache.org/v1", "kind": "SparkApplication",
-      "metadata": {"name": "pi"},
-      "spec": {
-        "mainClass": "org.apache.spark.examples.SparkPi",
-        "jars": "local:///opt/spark/examples/jars/spark-examples.jar",
-        "sparkConf": {
-          "spark.kubernetes.authenticate.driver.serviceAccountName": "spark",
-          "spark.kubernetes.container.image": "apache/spark:{{SPARK_VERSION}}-scala"},
-        "runtimeVersions": {"sparkVersion": "4.1.1"}}})")
-                           .as_object();
-    if (!outcome.empty()) {
-      app["spec"].as_object()["sparkConf"].as_object()["kubesim.outcome"] = outcome;
-    }
-    REQUIRE(store->Create(spark, "default", app, {}).ok());
-  }
-
-  std::string State() {
-    auto got = store->Get(spark, "default", "pi");
-    if (!got.ok() || !got.value().contains("status")) return "";
-    return std::string(
-        got.value().at("status").at("currentState").at("currentStateSummary").as_string());
-  }
-
-  void RunUntil(const std::string& state) {
-    for (int i = 0; i < 2000 && State() != state; ++i, now += 100) controller->RunOnce();
-    REQUIRE(State() == state);
-  }
-
-  std::vector<json::object> EventsOf(const std::string& involved) {
-    ListOptions options;
-    options.field_selector = "involvedObject.name=" + involved;
-    auto list = store->List(*store->FindType("", "v1", "events"), "default", options);
-    REQUIRE(list.ok());
-    std::vector<json::object> out;
-    for (const json::value& e : list.value().at("items").as_array()) out.push_back(e.as_object());
-    auto rv = [](const json::object& e) {
-      return std::stoll(std::string(e.at("metadata").at("resourceVersion").as_string()));
-    };
-    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return rv(a) < rv(b); });
-    return out;
-  }
-
-  std::vector<std::string> ReasonsOf(const std::string& involved) {
-    std::vector<std::string> out;
-    for (const json::object& e : EventsOf(involved)) out.emplace_back(e.at("reason").as_string());
-    return out;
-  }
-};
 
 using Strings = std::vector<std::string>;
 

@@ -154,10 +154,34 @@ TEST_CASE("1.1: a Kueue-labelled app is held without status until admitted", "[v
   SetLabel(w, op::v1_1::kKueueQueueLabel, "team-a");
   w.Run(10 * 60 * 1000);
   CHECK_FALSE(w.app().contains("status"));
-  REQUIRE(w.events().size() == 1);
+  REQUIRE(w.events().size() == 2);
+  CHECK(Str(w.events()[0], "reason") == "SuspendHeld");
   CHECK_THAT(Str(w.events()[0], "message"), Catch::Contains("Kueue"));
+  // Republished every 2 minutes while it waits: one event whose count grows.
+  const json::object& pending = w.events()[1];
+  CHECK(Str(pending, "reason") == "KueueAdmissionPending");
+  CHECK(Str(pending, "type") == "Normal");
+  CHECK(Str(pending, "reportingComponent") == "spark-kubernetes-operator");
+  CHECK(pending.at("count") == 6);
+  CHECK(Str(pending, "message") == "Spark application is waiting for Kueue to admit its workload.");
 
+  // Its Workload waits for quota; admitted, it is admitted too.
+  auto workload = [&w]() {
+    op::Actions a = w.Reconcile();
+    REQUIRE(a.write_objects.size() == 1);
+    CHECK(a.write_objects[0].plural == "workloads");
+    CHECK(a.write_objects[0].object.at("spec").at("queueName") == "team-a");
+    return a.write_objects[0].object.at("status").at("conditions").as_array();
+  };
+  json::array conditions = workload();
+  CHECK(conditions.size() == 1);
+  CHECK(conditions[0].at("type") == "QuotaReserved");
+  CHECK(conditions[0].at("status") == "False");
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "true");
+  conditions = workload();
+  REQUIRE(conditions.size() == 2);
+  CHECK(conditions[1].at("type") == "Admitted");
+  CHECK(conditions[1].at("status") == "True");
   w.RunUntilState("RunningHealthy");
   // An eviction suspends it with KueueEviction; a new admission requeues a new attempt.
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "false");
@@ -167,6 +191,14 @@ TEST_CASE("1.1: a Kueue-labelled app is held without status until admitted", "[v
   w.Advance(1000);
   w.Reconcile();
   CHECK(w.pods().empty());
+  // Evicted, it waits for admission again: a new KueueAdmissionPending event.
+  w.Advance(5 * 60 * 1000);
+  w.Reconcile();
+  int pendings = 0;
+  for (const json::object& e : w.events()) {
+    if (Str(e, "reason") == "KueueAdmissionPending") ++pendings;
+  }
+  CHECK(pendings == 2);
   SetAnnotation(w, op::v1_1::kKueueAdmittedAnnotation, "true");
   w.RunUntilState("RunningHealthy");
   CHECK(AttemptId(w) == 1);
