@@ -54,6 +54,10 @@ JobResult Full() {
   r.details.attempts = 2;
   r.details.driver_ui_address = "gravitino-job-42-0-driver-svc.team-a.svc:4040";
   r.details.queue = "root.analytics";
+  r.info.deadline_at = absl::FromUnixSeconds(1767229200);
+  r.info.deadline_exceeded = spark::DeadlineKind::kRun;
+  r.waiting.reason = spark::WaitingReason::kExecutorsPending;
+  r.waiting.message = "0/3 nodes are available: 3 Insufficient cpu.";
   return r;
 }
 
@@ -114,7 +118,7 @@ TEST_CASE("status wire: every field of JobInfo is written", "[server]") {
   REQUIRE(parsed.ParseFromString(Wire(executor::ViewOf(r))));
   const google::protobuf::Descriptor* d = pb::JobInfo::descriptor();
   const google::protobuf::Reflection* reflection = parsed.GetReflection();
-  CHECK(d->field_count() == 13);
+  CHECK(d->field_count() == 18);
   for (int i = 0; i < d->field_count(); ++i) {
     INFO(d->field(i)->name());
     CHECK(reflection->HasField(parsed, d->field(i)));
@@ -198,6 +202,30 @@ TEST_CASE("status wire: a request's id is read as protobuf reads it", "[server]"
     }
     CHECK(OurId(Buffer(bytes)) == ProtobufId(bytes));
   }
+}
+
+TEST_CASE("JobInfo's waiting reasons and deadlines are the proto's, value for value and by name",
+          "[server]") {
+  const google::protobuf::EnumDescriptor* reasons = pb::JobInfo::WaitingReason_descriptor();
+  for (int i = 0; i < reasons->value_count(); ++i) {
+    const auto* value = reasons->value(i);
+    INFO(value->name());
+    if (value->number() == 0) {
+      CHECK(spark::WaitingReasonName(spark::WaitingReason::kNone).empty());
+      continue;
+    }
+    // The service's spelling (the CLI's `--waiting` filter, logs) is the proto's.
+    auto parsed = spark::ParseWaitingReason(value->name());
+    REQUIRE(parsed.has_value());
+    CHECK(static_cast<int>(*parsed) == value->number());
+    CHECK(spark::WaitingReasonName(*parsed) == value->name());
+  }
+  const google::protobuf::EnumDescriptor* deadlines = pb::JobInfo::Deadline_descriptor();
+  CHECK(deadlines->FindValueByNumber(static_cast<int>(spark::DeadlineKind::kQueued))->name() ==
+        "QUEUED_DEADLINE");
+  CHECK(deadlines->FindValueByNumber(static_cast<int>(spark::DeadlineKind::kRun))->name() ==
+        "RUN_DEADLINE");
+  CHECK(deadlines->value_count() == 3);
 }
 
 }  // namespace
