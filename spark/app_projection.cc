@@ -37,6 +37,7 @@ absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
   projection.deletion_time = json::Time(metadata, "deletionTimestamp");
   const rapidjson::Value* labels = json::Member(metadata, "labels");
   projection.managed_by_us = json::String(labels, kLabelManagedBy) == kManagedByGravitino;
+  projection.kueue_queued = json::String(labels, kLabelKueueQueueName).has_value();
   if (labels && labels->IsObject()) {
     projection.labels.reserve(labels->MemberCount());
     for (const auto& m : labels->GetObject()) {

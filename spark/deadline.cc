@@ -66,12 +66,10 @@ Deadlines DeadlinesOf(const AppProjection& app) {
 
 void ApplyDeadlines(const AppProjection& app, absl::Time now, JobStatusInfo& info) {
   if (const DeadlineKind stopped = app.deadline_exceeded(); stopped != DeadlineKind::kNone) {
-    // Stopped by the service: FAILED, whatever the operator has made of the stop so far, unless
-    // the job had already ended on its own before the stop reached it.
-    if (info.status == JobStatus::kSucceeded || info.status == JobStatus::kFailed) {
-      if (info.status == JobStatus::kFailed) info.deadline_exceeded = stopped;
-      return;
-    }
+    // Stopped by the service: FAILED, whatever the operator has made of the stop so far (the
+    // mark is only written on a job judged queued or running), unless it succeeded before the
+    // stop reached it.
+    if (info.status == JobStatus::kSucceeded) return;
     const Deadlines deadlines = DeadlinesOf(app);
     info.no_status_timed_out = false;  // the service's own stop, nothing more to delete for
     info.start_timed_out = false;

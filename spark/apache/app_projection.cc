@@ -224,8 +224,6 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   absl::StatusOr<AppFields> projected = ProjectMetadata(app);
   if (!projected.ok()) return projected.status();
   AppFields& fields = *projected;
-  const rapidjson::Value* labels = json::Member(json::Member(app, "metadata"), "labels");
-  fields.kueue_queued = json::String(labels, kLabelKueueQueueName).has_value();
   const rapidjson::Value* spec = json::Member(app, "spec");
   if (const rapidjson::Value* suspend = json::Member(spec, "suspend")) {
     fields.suspend_requested = suspend->IsBool() && suspend->GetBool();

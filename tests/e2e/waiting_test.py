@@ -19,26 +19,31 @@ OPERATOR_WAIT = 60
 SCHEDULER_WORDS = "0/3 nodes are available"
 
 
-def spark_template(outcome="succeed", extra_configs=None):
+def spark_template(outcome="succeed", extra_configs=None, custom_fields=None):
     configs = {"kubesim.outcome": outcome, "kubesim.durationMs": "2000"}
     configs.update(extra_configs or {})
     return pb.JobTemplate(
         name="spark-pi", executable="local:///opt/spark/examples/jars/spark-examples.jar",
-        arguments=["10"], spark=pb.SparkJob(class_name="org.apache.spark.examples.SparkPi",
-                                            configs=configs))
+        arguments=["10"], custom_fields=custom_fields or {},
+        spark=pb.SparkJob(class_name="org.apache.spark.examples.SparkPi", configs=configs))
 
 
 class WaitingTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.cluster = kje.Kubesim()
+        # The Apache operator's 1.1 release holds a queue-labelled app for Kueue; Kubeflow's is
+        # held by kubesim's stand-in for Kueue's own integration.
+        cls.cluster = kje.Kubesim(operator_version="1.1" if kje.OPERATOR == "apache" else None)
         # A short grace and refresh keep the test quick; the driver start timeouts are long, so
         # an unschedulable driver waits for the whole test.
         cls.config = kje.write_temp("""
 kubeconfig: %s
 waitingGraceMs: 500
 waitingRefreshMs: 1000
+deadlineSweepMs: 300
+queue:
+  scheduler: kueue
 spark:
   image: apache/spark:4.0.0
   sparkVersion: 4.0.0
@@ -162,6 +167,99 @@ server:
                 self.assertEqual(info.waiting_reason, W.WAITING_REASON_UNSPECIFIED, info)
         finally:
             self.assertEqual(patient.terminate(), 0)
+
+    # --- what the kubelet and the scheduler report, from the job's own inputs -------------------
+
+    def test_an_image_that_cant_be_pulled(self):
+        # The image is the deployment's (Kubeflow's webhook refuses a template's own): a replica
+        # whose spark.image can't be pulled.
+        server = kje.Server(["--config", self.config,
+                             "--set", "spark.image=registry.invalid/spark:4.0.0"])
+        try:
+            with server.channel() as channel:
+                stub = pb_grpc.JobExecutorStub(channel)
+                resp = stub.Submit(pb.SubmitRequest(job_id="3010", metalake="lake",
+                                                    template=spark_template()),
+                                   timeout=kje.RPC_TIMEOUT)
+                self.addCleanup(self.cancel, resp.execution_id)
+                info = self.wait_waiting(resp.execution_id, W.IMAGE_PULL, stub=stub)
+        finally:
+            self.assertEqual(server.terminate(), 0)
+        # The kubelet's error, not only its back-off.
+        self.assertIn("registry.invalid", info.waiting_message)
+        self.assertIn("no such host", info.waiting_message)
+
+    def test_a_secret_that_doesnt_exist(self):
+        resp = self.submit("3011", spark_template(extra_configs={
+            "spark.kubernetes.driver.secretKeyRef.DB_PASSWORD": "db-credentials:password"}))
+        self.addCleanup(self.cancel, resp.execution_id)
+        info = self.wait_waiting(resp.execution_id, W.CONTAINER_CONFIG)
+        self.assertIn('secret "db-credentials" not found', info.waiting_message)
+        # Once the Secret is there the kubelet starts the driver, and the reason goes.
+        self.cluster.core.create_namespaced_secret("default", {
+            "metadata": {"name": "db-credentials"}, "stringData": {"password": "x"}})
+        self.addCleanup(self.cluster.core.delete_namespaced_secret, "db-credentials", "default")
+
+        def moved_on():
+            info = self.status(resp.execution_id)
+            return info.status != S.QUEUED and info
+        info = kje.wait_until(moved_on, OPERATOR_WAIT, "the driver to start once the Secret exists")
+        self.assertEqual(info.waiting_reason, W.WAITING_REASON_UNSPECIFIED, info)
+
+    def test_a_node_selector_no_node_matches(self):
+        resp = self.submit("3012", spark_template(extra_configs={
+            "spark.kubernetes.node.selector.pool": "gpu-a100"}))
+        self.addCleanup(self.cancel, resp.execution_id)
+        info = self.wait_waiting(resp.execution_id, W.UNSCHEDULABLE)
+        self.assertIn("didn't match Pod's node affinity/selector", info.waiting_message)
+
+    # --- a queue ---------------------------------------------------------------------------------
+
+    def test_a_kueue_job_waits_for_admission_until_kueue_admits_it(self):
+        resp = self.submit("3020", spark_template(custom_fields={"queue": "team-a"}))
+        info = self.wait_waiting(resp.execution_id, W.QUEUE_ADMISSION)
+        self.assertEqual(info.queue, "team-a")
+        self.assertIn("Kueue", info.waiting_message)
+        code, out, _ = self.cli("status", resp.execution_id)
+        self.assertEqual(code, 5)
+        self.assertIn("QUEUE_ADMISSION", out)
+        # Kueue admits its workload (kubesim's stand-in): the job runs to its end.
+        group, version = self.cluster.operator.group, self.cluster.operator.version
+        self.cluster.custom.patch_namespaced_custom_object(
+            group, version, "default", "sparkapplications", "gravitino-job-3020",
+            {"metadata": {"annotations": {"kubesim.dev/kueue-admitted": "true"}}})
+
+        def finished():
+            info = self.status(resp.execution_id)
+            if info.status != S.QUEUED:
+                self.assertEqual(info.waiting_reason, W.WAITING_REASON_UNSPECIFIED, info)
+            return info.status == S.SUCCEEDED and info
+        kje.wait_until(finished, OPERATOR_WAIT, "the admitted job to succeed")
+
+    # --- deadlines -------------------------------------------------------------------------------
+
+    def test_a_queued_deadline_stops_the_job_once_with_two_replicas_racing(self):
+        # Nobody asks for its status: both replicas' sweeps see the deadline pass.
+        resp = self.submit("3030", spark_template(outcome="unschedulable",
+                                                  custom_fields={"maxQueuedSeconds": "2"}))
+        seen = list(self.stubs[1].WatchStatus(
+            pb.WatchStatusRequest(execution_ids=[resp.execution_id]), timeout=OPERATOR_WAIT))
+        last = seen[-1]
+        self.assertEqual(S.Name(last.status), "FAILED", last)
+        self.assertEqual(pb.JobInfo.Deadline.Name(last.deadline_exceeded), "QUEUED_DEADLINE")
+        self.assertIn("didn't start within its queued deadline (2 s", last.message)
+        # While it waited, it said when it would be stopped: 2 s after its creation.
+        waiting = [i for i in seen if i.status == S.QUEUED]
+        self.assertTrue(waiting, seen)
+        self.assertTrue(waiting[0].HasField("deadline_at"), waiting[0])
+        # Its application and driver go, as with a cancel.
+        kje.wait_until(lambda: self.cluster.app("default", "gravitino-job-3030") is None,
+                       OPERATOR_WAIT, "the stopped app to be deleted")
+        # Exactly one replica stopped it.
+        stops = [l for s in self.servers for l in s.lines
+                 if "stopping a job whose deadline passed" in l and "gravitino-job-3030" in l]
+        self.assertEqual(len(stops), 1, stops)
+
 
 if __name__ == "__main__":
     unittest.main()
