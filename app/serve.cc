@@ -17,9 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "app/deadline_keeper.h"
 #include "app/options.h"
 #include "app/process.h"
-#include "app/deadline_keeper.h"
 #include "app/readiness_monitor.h"
 #include "base/interner.h"
 #include "base/log.h"
@@ -191,6 +191,17 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
     auth = &process.Keep(*std::move(loaded));
   }
   server::Metrics& metrics = KeepMetrics(process, clock, k8s_requests, limiter, cache);
+  metrics.SetJobStats([&executor] {
+    server::Metrics::JobStats stats;
+    stats.backend = std::string(executor.BackendName());
+    for (const auto& [reason, count] : executor.RecentlyWaiting()) {
+      stats.waiting.emplace_back(std::string(spark::WaitingReasonName(reason)), count);
+    }
+    const std::array<int64_t, 2> stops = executor.DeadlineStops();
+    stats.queued_deadline_stops = stops[0];
+    stats.run_deadline_stops = stops[1];
+    return stats;
+  });
   absl::StatusOr<server::MetricsHttpServer*> metrics_http =
       StartMetricsHttp(process, config, metrics);
   if (!metrics_http.ok()) return CantStart(metrics_http.status());
@@ -217,10 +228,10 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
                        ReadinessInputsOf(process.io(), cache, k8s_requests, *client, grpc), clock),
                    &ReadinessMonitor::Stop);
   readiness.Start();
-  auto& deadlines = process.Keep(
-      std::make_unique<DeadlineKeeper>(process.io().get_executor(), executor,
-                                       absl::Milliseconds(config.deadline_sweep_ms)),
-      &DeadlineKeeper::Stop);
+  auto& deadlines =
+      process.Keep(std::make_unique<DeadlineKeeper>(process.io().get_executor(), executor,
+                                                    absl::Milliseconds(config.deadline_sweep_ms)),
+                   &DeadlineKeeper::Stop);
   deadlines.Start();
 
   process.WaitForShutdownSignal();

@@ -9,9 +9,11 @@
 #include <set>
 #include <tuple>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/quote.h"
 #include "base/strings.h"
 #include "cli/command.h"
@@ -395,7 +397,37 @@ int Events(Context& c) {
 
 // --- list ----------------------------------------------------------------------------------
 
+// The values of a repeatable filter flag (each may be a comma-separated list), upper-cased and
+// checked against the enum's names; a usage error names the first that isn't one.
+template <typename Enum>
+absl::StatusOr<std::set<int>> EnumFilter(const ParsedFlags& flags, const std::string& flag,
+                                         const google::protobuf::EnumDescriptor* descriptor) {
+  std::set<int> wanted;
+  for (const std::string& value : flags.GetAll(flag)) {
+    for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipWhitespace())) {
+      const std::string name = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(part));
+      const google::protobuf::EnumValueDescriptor* found = descriptor->FindValueByName(name);
+      if (found == nullptr || found->number() == 0) {
+        std::vector<std::string> names;
+        for (int i = 1; i < descriptor->value_count(); ++i) {
+          names.push_back(descriptor->value(i)->name());
+        }
+        return absl::InvalidArgumentError(absl::StrCat("--", flag, " ", QuoteBounded(ToStd(part)),
+                                                       " is none of ", absl::StrJoin(names, ", ")));
+      }
+      wanted.insert(found->number());
+    }
+  }
+  return wanted;
+}
+
 int List(Context& c) {
+  auto statuses =
+      EnumFilter<pb::JobInfo::Status>(c.flags, "status", pb::JobInfo::Status_descriptor());
+  if (!statuses.ok()) return UsageError(c.io, "list", std::string(statuses.status().message()));
+  auto reasons = EnumFilter<pb::JobInfo::WaitingReason>(c.flags, "waiting",
+                                                        pb::JobInfo::WaitingReason_descriptor());
+  if (!reasons.ok()) return UsageError(c.io, "list", std::string(reasons.status().message()));
   pb::ListJobsRequest request;
   if (auto v = c.flags.Get("namespace")) request.set_namespace_(*v);
   if (auto v = c.flags.Get("selector")) request.set_label_selector(*v);
@@ -409,7 +441,11 @@ int List(Context& c) {
         return c.conn.stub().ListJobs(ctx, r, out);
       },
       [&](pb::ListJobsResponse& page) {
-        for (auto& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
+        for (auto& job : *page.mutable_jobs()) {
+          if (!statuses->empty() && statuses->count(job.status()) == 0) continue;
+          if (!reasons->empty() && reasons->count(job.waiting_reason()) == 0) continue;
+          *all.add_jobs() = std::move(job);
+        }
       });
   if (code != kExitOk) return code;
   if (c.format == OutputFormat::kJson) {
@@ -574,6 +610,11 @@ const std::vector<Command>& Commands() {
            {"namespace", 'n', "NS", false, "the namespace (default: the server's)"},
            {"selector", 'l', "SELECTOR", false, "a label selector, e.g. team=data,!tmp"},
            {"page-size", 0, "N", false, "jobs per request (default: the server's, 100)"},
+           {"status", 0, "STATUS", true,
+            "only jobs with this status, e.g. QUEUED (repeatable, or comma-separated)"},
+           {"waiting", 0, "REASON", true,
+            "only jobs waiting for this reason, e.g. UNSCHEDULABLE (repeatable, or "
+            "comma-separated)"},
        },
        "",
        0,

@@ -108,6 +108,11 @@ std::string FormatJobInfo(const JobInfo& info) {
   if (std::string waiting = WaitingText(info); !waiting.empty()) {
     rows.push_back({"WAITING", std::move(waiting)});
   }
+  if (info.deadline_exceeded() != JobInfo::DEADLINE_UNSPECIFIED) {
+    rows.push_back({"STOPPED BY", JobInfo::Deadline_Name(info.deadline_exceeded())});
+  } else if (info.has_deadline_at()) {
+    rows.push_back({"DEADLINE", FormatSeconds(info.deadline_at(), true)});
+  }
   const std::vector<std::vector<std::string>> rest = {
       {"OPERATOR STATE", OrDash(info.operator_state())},
       {"STARTED", FormatTimestamp(info, false)},
@@ -127,14 +132,25 @@ std::string FormatJobInfo(const JobInfo& info) {
 }
 
 std::string FormatJobList(const std::vector<JobInfo>& jobs) {
+  // A WAITING column only when some job waits: the usual list keeps its shape.
+  const bool waiting = std::any_of(jobs.begin(), jobs.end(), [](const JobInfo& j) {
+    return j.waiting_reason() != JobInfo::WAITING_REASON_UNSPECIFIED;
+  });
   std::vector<std::vector<std::string>> rows = {{"EXECUTION ID", "JOB ID", "STATUS",
                                                  "OPERATOR STATE", "SPARK APP ID", "ATTEMPTS",
                                                  "DRIVER UI", "STARTED", "FINISHED"}};
+  if (waiting) rows.front().insert(rows.front().begin() + 3, "WAITING");
   for (const JobInfo& j : jobs) {
     rows.push_back({OrDash(j.execution_id()), OrDash(j.job_id()), StatusName(j.status()),
                     OrDash(j.operator_state()), OrDash(j.spark_application_id()),
                     absl::StrCat(j.attempts()), OrDash(j.driver_ui_address()),
                     FormatTimestamp(j, false), FormatTimestamp(j, true)});
+    if (waiting) {
+      rows.back().insert(rows.back().begin() + 3,
+                         j.waiting_reason() == JobInfo::WAITING_REASON_UNSPECIFIED
+                             ? "-"
+                             : JobInfo::WaitingReason_Name(j.waiting_reason()));
+    }
   }
   return FormatTable(rows);
 }

@@ -449,6 +449,9 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   result.details = backend->RunDetailsOf(app).ToDetails();
   // The pod found, else the one the operator names (a driver not yet looked up, or pending).
   result.driver_pod = driver ? driver->name : result.details.driver_pod_name;
+  // Lists and streams answer the reason known without a request (Status looks it up).
+  result.waiting = KnownWaiting(app, info).value_or(spark::Waiting{});
+  if (result.driver_pod.empty()) result.driver_pod = result.waiting.pod;
   result.info = std::move(info);
   return result;
 }
@@ -476,15 +479,9 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
     return false;
   }
   // A waiting job's reason: what the app says by itself, else what a lookup found and remembers.
-  spark::Waiting waiting;
-  if (OwesWaiting(*app, info)) {
-    waiting = spark::AppWaiting(*app, info, backend->HasState(*app));
-    if (waiting.reason != spark::WaitingReason::kNoOperator) {
-      auto known = waiting_memo.Fresh(app->uid(), app->resource_version(), clock.Now());
-      if (!known) return false;  // the pod and the Events need a look
-      waiting = *std::move(known);
-    }
-  }
+  std::optional<spark::Waiting> known_waiting = KnownWaiting(*app, info);
+  if (!known_waiting) return false;  // the pod and the Events need a look
+  const spark::Waiting& waiting = *known_waiting;
   const spark::RunDetailsRef details = backend->RunDetailsOf(*app);
   // ResultOf's answer, with the app's own strings (an id's text is its parts joined by '/').
   JobView view;

@@ -133,6 +133,10 @@ class ExecutorContext {
   std::atomic<int64_t> deadline_stops[3] = {0, 0, 0};
   // Whether the job (mapped to `info`) owes a waiting reason: queued past the grace period.
   bool OwesWaiting(const spark::AppProjection& app, const spark::JobStatusInfo& info) const;
+  // Why the job waits as far as is known without a request: nothing when it owes no reason,
+  // what the app says by itself, or a remembered lookup; nullopt when a lookup is due.
+  std::optional<spark::Waiting> KnownWaiting(const spark::AppProjection& app,
+                                             const spark::JobStatusInfo& info) const;
   // What is remembered of why each waiting job waits.
   WaitingMemo waiting_memo;
 
@@ -219,6 +223,11 @@ class Executor final : public JobExecutor {
   // Stops the jobs of the followed namespaces whose deadline has passed (without anyone asking
   // for their status), and finishes stops left half done; `done` gets how many it stopped.
   std::shared_ptr<RpcHandle> SweepDeadlines(absl::Time deadline, Done<int64_t> done);
+  // The waiting jobs this replica looked up recently, by reason.
+  std::vector<std::pair<spark::WaitingReason, int64_t>> RecentlyWaiting() const {
+    return ctx_.waiting_memo.CountRecent(ctx_.clock.Now());
+  }
+  std::string_view BackendName() const { return ctx_.backend->Name(); }
   // Jobs stopped for a deadline by this replica: [queued, run].
   std::array<int64_t, 2> DeadlineStops() const {
     return {ctx_.deadline_stops[1].load(std::memory_order_relaxed),

@@ -23,6 +23,14 @@ bool ExecutorContext::OwesWaiting(const spark::AppProjection& app,
   return clock.Now() - absl::FromUnixMillis(app.creation_time()) >= options.waiting_grace;
 }
 
+std::optional<spark::Waiting> ExecutorContext::KnownWaiting(
+    const spark::AppProjection& app, const spark::JobStatusInfo& info) const {
+  if (!OwesWaiting(app, info)) return spark::Waiting{};
+  spark::Waiting from_app = spark::AppWaiting(app, info, backend->HasState(app));
+  if (from_app.reason == spark::WaitingReason::kNoOperator) return from_app;
+  return waiting_memo.Fresh(app.uid(), app.resource_version(), clock.Now());
+}
+
 namespace coroutines {
 namespace {
 
@@ -79,7 +87,11 @@ asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app
                                           spark::JobStatusInfo info, absl::Time rpc_deadline) {
   spark::Waiting from_app = spark::AppWaiting(*app, info, ex.backend->HasState(*app));
   // No operator status: nothing else has happened to look at.
-  if (from_app.reason == spark::WaitingReason::kNoOperator) co_return from_app;
+  if (from_app.reason == spark::WaitingReason::kNoOperator) {
+    // Remembered for the metric only: nothing was looked up.
+    ex.waiting_memo.Remember(app->uid(), app->resource_version(), ex.clock.Now(), from_app);
+    co_return from_app;
+  }
   if (auto known = ex.waiting_memo.Fresh(app->uid(), app->resource_version(), ex.clock.Now())) {
     co_return *std::move(known);
   }

@@ -1,5 +1,6 @@
 #include "executor/waiting_memo.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -31,6 +32,17 @@ void WaitingMemo::Remember(std::string_view uid, std::string_view epoch, absl::T
     if (entries_.size() >= max_entries_) entries_.clear();
   }
   entries_.insert_or_assign(std::string(uid), Entry{std::string(epoch), now, std::move(waiting)});
+}
+
+std::vector<std::pair<spark::WaitingReason, int64_t>> WaitingMemo::CountRecent(
+    absl::Time now) const {
+  std::map<spark::WaitingReason, int64_t> counts;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [uid, entry] : entries_) {
+    if (entry.waiting.reason == spark::WaitingReason::kNone) continue;
+    if (now - entry.looked_at < 2 * refresh_) ++counts[entry.waiting.reason];
+  }
+  return {counts.begin(), counts.end()};
 }
 
 size_t WaitingMemo::size() const {

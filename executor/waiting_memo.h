@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -31,6 +33,9 @@ class WaitingMemo {
   void Remember(std::string_view uid, std::string_view epoch, absl::Time now,
                 spark::Waiting waiting);
   size_t size() const;
+  // The reasons looked up less than twice the refresh interval before `now`, counted by reason
+  // (a waiting job is looked at again each interval while anybody asks for it).
+  std::vector<std::pair<spark::WaitingReason, int64_t>> CountRecent(absl::Time now) const;
 
  private:
   struct Entry {

@@ -278,11 +278,53 @@ void Metrics::GrpcMethodSeries::Handled(grpc::StatusCode code, absl::Duration el
   counter->Increment();
 }
 
+class Metrics::JobsCollector final : public prometheus::Collectable {
+ public:
+  explicit JobsCollector(const Metrics& metrics) : metrics_(metrics) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    JobStatsSource source;
+    {
+      absl::MutexLock lock(&metrics_.mu_);
+      source = metrics_.job_stats_;
+    }
+    if (!source) return {};
+    const JobStats stats = source();  // outside the lock: the source takes the executor's
+    using prometheus::MetricType;
+    std::vector<prometheus::MetricFamily> out;
+    out.push_back(NewFamily("k8s_job_executor_jobs_waiting",
+                            "Queued jobs this replica last found waiting, by reason (looked up "
+                            "within the last two waitingRefreshMs).",
+                            MetricType::Gauge));
+    for (const auto& [reason, count] : stats.waiting) {
+      prometheus::ClientMetric metric;
+      metric.label = {Label("backend", stats.backend), Label("reason", reason)};
+      metric.gauge.value = static_cast<double>(count);
+      out.back().metric.push_back(std::move(metric));
+    }
+    out.push_back(NewFamily("k8s_job_executor_deadline_stops_total",
+                            "Jobs this replica stopped because their deadline passed.",
+                            MetricType::Counter));
+    for (const auto& [deadline, count] : {std::pair{"queued", stats.queued_deadline_stops},
+                                          std::pair{"run", stats.run_deadline_stops}}) {
+      prometheus::ClientMetric metric;
+      metric.label = {Label("deadline", deadline)};
+      metric.counter.value = static_cast<double>(count);
+      out.back().metric.push_back(std::move(metric));
+    }
+    return out;
+  }
+
+ private:
+  const Metrics& metrics_;
+};
+
 Metrics::Metrics(std::string version, const Clock& clock)
     : clock_(clock),
       registry_(std::make_shared<prometheus::Registry>()),
       kubernetes_(std::make_unique<KubernetesCollector>(*this)),
-      informers_(std::make_unique<InformerCollector>(*this)) {
+      informers_(std::make_unique<InformerCollector>(*this)),
+      jobs_(std::make_unique<JobsCollector>(*this)) {
   grpc_started_ = &prometheus::BuildCounter()
                        .Name("grpc_server_started_total")
                        .Help("Total number of RPCs started on the server.")
@@ -366,6 +408,11 @@ void Metrics::SetInformerStats(InformerStatsSource source) {
   informer_stats_ = std::move(source);
 }
 
+void Metrics::SetJobStats(JobStatsSource source) {
+  absl::MutexLock lock(&mu_);
+  job_stats_ = std::move(source);
+}
+
 Metrics::AdmissionSeries Metrics::AdmissionSeriesFor(std::string_view kind) {
   std::map<std::string, std::string> labels = {{"kind", std::string(kind)}};
   return {&rpcs_in_flight_->Add(labels), &rpcs_refused_->Add(labels)};
@@ -428,7 +475,8 @@ std::string Metrics::Render() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
   for (const prometheus::Collectable* c :
        {static_cast<const prometheus::Collectable*>(kubernetes_.get()),
-        static_cast<const prometheus::Collectable*>(informers_.get())}) {
+        static_cast<const prometheus::Collectable*>(informers_.get()),
+        static_cast<const prometheus::Collectable*>(jobs_.get())}) {
     for (auto& family : c->Collect()) families.push_back(std::move(family));
   }
   return prometheus::TextSerializer().Serialize(families);

@@ -57,6 +57,15 @@ class Metrics {
   // Per namespace, as cache::AppCache::Stats() returns them.
   using InformerStatsSource =
       std::function<std::vector<std::pair<std::string, cache::InformerStats>>()>;
+  // What the executor knows of its jobs: those it knows to be waiting, by reason (as last looked
+  // up, the reasons spelt as the proto spells them), and those it stopped for a deadline.
+  struct JobStats {
+    std::string backend;  // the operator's API version
+    std::vector<std::pair<std::string, int64_t>> waiting;
+    int64_t queued_deadline_stops = 0;
+    int64_t run_deadline_stops = 0;
+  };
+  using JobStatsSource = std::function<JobStats()>;
 
   // `version` becomes k8s_job_executor_build_info{version=...}; `clock` (not owned) measures
   // informer staleness.
@@ -71,6 +80,7 @@ class Metrics {
   // The client's admission (kubernetes.maxInFlight, qps, burst), shared so it may go first.
   void SetKubernetesLimiter(std::shared_ptr<const k8s::RequestLimiter> limiter);
   void SetInformerStats(InformerStatsSource source);
+  void SetJobStats(JobStatsSource source);
 
   // k8s_job_executor_submissions_total{result}: "created", "adopted", or GrpcCodeResult() of the
   // failure. Anything else is counted as "other", so a caller's mistake can't grow the label set.
@@ -112,6 +122,8 @@ class Metrics {
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<KubernetesCollector> kubernetes_;
   std::unique_ptr<InformerCollector> informers_;
+  class JobsCollector;
+  std::unique_ptr<JobsCollector> jobs_;
   prometheus::Family<prometheus::Counter>* grpc_started_;
   prometheus::Family<prometheus::Counter>* grpc_handled_;
   prometheus::Family<prometheus::Histogram>* grpc_handling_seconds_;
@@ -131,6 +143,7 @@ class Metrics {
   const k8s::RequestMetrics* requests_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::shared_ptr<const k8s::RequestLimiter> limiter_ ABSL_GUARDED_BY(mu_);
   InformerStatsSource informer_stats_ ABSL_GUARDED_BY(mu_);
+  JobStatsSource job_stats_ ABSL_GUARDED_BY(mu_);
 };
 
 class Metrics::GrpcMethodSeries {

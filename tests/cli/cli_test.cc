@@ -185,6 +185,45 @@ TEST_CASE("status prints the job and exits by its outcome") {
   CHECK(json.out.find("\"status\": \"FAILED\"") != std::string::npos);
 }
 
+TEST_CASE("status says why a job waits and when its deadline falls; list filters by both") {
+  FakeServer server;
+  auto& jobs = server.service().jobs;
+  pb::JobInfo waiting = Job("default/sparkapp/ns/waits", pb::JobInfo::QUEUED);
+  waiting.set_waiting_reason(pb::JobInfo::UNSCHEDULABLE);
+  waiting.set_waiting_message("0/3 nodes are available:\n3 Insufficient cpu.");
+  waiting.mutable_deadline_at()->set_seconds(1767225600);
+  jobs[waiting.execution_id()] = waiting;
+  pb::JobInfo stopped = Job("default/sparkapp/ns/stopped", pb::JobInfo::FAILED);
+  stopped.set_deadline_exceeded(pb::JobInfo::QUEUED_DEADLINE);
+  jobs[stopped.execution_id()] = stopped;
+  jobs["default/sparkapp/ns/runs"] = Job("default/sparkapp/ns/runs", pb::JobInfo::STARTED);
+
+  Result r = RunCli({"status", waiting.execution_id(), "--server", server.address()});
+  CHECK(r.code == kExitJobNotFinished);
+  // One line, whatever the scheduler's message holds.
+  CHECK(
+      r.out.find("WAITING         UNSCHEDULABLE: 0/3 nodes are available: 3 Insufficient cpu.\n") !=
+      std::string::npos);
+  CHECK(r.out.find("DEADLINE        2026-01-01T00:00:00Z\n") != std::string::npos);
+  r = RunCli({"status", stopped.execution_id(), "--server", server.address()});
+  CHECK(r.out.find("STOPPED BY      QUEUED_DEADLINE\n") != std::string::npos);
+
+  r = RunCli({"list", "--waiting", "unschedulable", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("ns/waits") != std::string::npos);
+  CHECK(r.out.find("ns/runs") == std::string::npos);
+  CHECK(r.out.find("WAITING") != std::string::npos);
+  r = RunCli({"list", "--status", "STARTED,failed", "--server", server.address()});
+  CHECK(r.out.find("ns/waits") == std::string::npos);
+  CHECK(r.out.find("ns/runs") != std::string::npos);
+  CHECK(r.out.find("ns/stopped") != std::string::npos);
+  CHECK(r.out.find("WAITING") == std::string::npos);  // nobody waits: the usual columns
+  r = RunCli({"list", "--waiting", "STUCK", "--server", server.address()});
+  CHECK(r.code == kExitUsage);
+  CHECK(r.err.find("--waiting \"STUCK\" is none of UNSCHEDULABLE, IMAGE_PULL") !=
+        std::string::npos);
+}
+
 TEST_CASE("events prints one row per event, oldest first, with repeats counted") {
   FakeServer server;
   pb::EventsResponse& response = server.service().events["a"];
