@@ -8,9 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/strings.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
+#include "k8s/resource.h"
 
 namespace kje::executor {
 
@@ -45,6 +48,30 @@ std::vector<spark::WaitingEvent> ToWaitingEvents(std::vector<k8s::Event> events)
   return out;
 }
 
+// What Kueue's Workload of a queued job says while it isn't admitted; nullopt when there is none
+// or it can't be read (logged: the reason stands without it).
+asio::awaitable<std::optional<std::string>> KueueMessage(ExecutorContext& ex,
+                                                         const spark::AppProjection& app,
+                                                         absl::Time rpc_deadline) {
+  k8s::ListOptions list;
+  list.label_selector = absl::StrCat(ToAbsl(spark::kLabelKueueJobUid), "=", ToAbsl(app.uid()));
+  list.limit = 10;
+  auto listing = ex.client->List(
+      k8s::CollectionRef("kueue.x-k8s.io", "v1beta1", "workloads", app.namespace_()), list,
+      ex.Deadline(rpc_deadline));
+  auto page = co_await std::move(listing);
+  if (!page.ok()) {
+    log::Warn("can't list the Kueue workload of a queued job")
+        .Kv("app", Where(app.namespace_(), app.name()))
+        .Kv("error", std::string(page.status().message()));
+    co_return std::nullopt;
+  }
+  for (const k8s::ParsedJson& item : page->items) {
+    if (auto message = spark::KueuePendingMessage(item.value())) co_return message;
+  }
+  co_return std::nullopt;
+}
+
 // The lookup itself: the driver (when the operator has made one) and the Events.
 asio::awaitable<spark::Waiting> LookUpWaiting(ExecutorContext& ex, cache::AppPtr app,
                                               spark::Waiting from_app, absl::Time rpc_deadline) {
@@ -75,8 +102,19 @@ asio::awaitable<spark::Waiting> LookUpWaiting(ExecutorContext& ex, cache::AppPtr
   inputs.driver = driver ? &*driver : nullptr;
   inputs.events = &waiting_events;
   inputs.operator_reason = ex.backend->WaitingEventReasons();
+  // Kueue's own verdict on a job held for it, where the deployment reads Workloads (queues on
+  // with Kueue: the chart grants it).
+  std::optional<std::string> kueue_message;
+  if (from_app.reason == spark::WaitingReason::kQueueAdmission &&
+      ex.options.builder.queue_scheduler == spark::QueueScheduler::kKueue) {
+    auto kueue = KueueMessage(ex, *app, rpc_deadline);
+    kueue_message = co_await std::move(kueue);
+  }
   inputs.app = std::move(from_app);
   spark::Waiting waiting = spark::ReadWaiting(inputs);
+  if (waiting.reason == spark::WaitingReason::kQueueAdmission && kueue_message) {
+    waiting.message = *std::move(kueue_message);
+  }
   if (driver) waiting.pod = driver->name;
   co_return waiting;
 }

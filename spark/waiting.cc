@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
+#include "spark/json_util.h"
 #include "spark/names.h"
 
 namespace kje::spark {
@@ -161,6 +162,28 @@ Waiting AppWaiting(const AppProjection& app, const JobStatusInfo& info, bool has
                    "one, and is it running?");
   }
   return Waiting{};
+}
+
+std::optional<std::string> KueuePendingMessage(const rapidjson::Value& workload) {
+  const rapidjson::Value* conditions = json::Member(json::Member(workload, "status"), "conditions");
+  if (conditions == nullptr || !conditions->IsArray()) return std::nullopt;
+  // The false condition's message: no quota yet (QuotaReserved), else admission checks pending
+  // (Admitted).
+  std::string_view quota, admitted;
+  for (const rapidjson::Value& condition : conditions->GetArray()) {
+    const std::optional<std::string_view> type = json::String(&condition, "type");
+    const bool is_true = json::String(&condition, "status") == "True";
+    const std::string_view message = json::String(&condition, "message").value_or("");
+    if (type == "Admitted") {
+      if (is_true) return std::nullopt;
+      admitted = message;
+    } else if (type == "QuotaReserved" && !is_true) {
+      quota = message;
+    }
+  }
+  const std::string_view message = !quota.empty() ? quota : admitted;
+  if (message.empty()) return std::nullopt;
+  return CapMessage(absl::StrCat("Kueue: ", ToAbsl(message)));
 }
 
 Waiting ReadWaiting(const WaitingInputs& inputs) {

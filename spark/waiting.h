@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "rapidjson/document.h"
 #include "spark/app_projection.h"
 #include "spark/driver_pod.h"
 #include "spark/job_status.h"
@@ -78,6 +79,15 @@ struct WaitingInputs {
   // What the application says without any lookup (AppWaiting); kNone when nothing.
   Waiting app;
 };
+
+// Kueue's Workloads of a job: found by this label, whose value is the application's uid.
+inline constexpr std::string_view kLabelKueueJobUid = "kueue.x-k8s.io/job-uid";
+
+// What a Kueue Workload says of a job it hasn't admitted: its QuotaReserved (else Admitted)
+// condition's message while that is false, e.g. "couldn't assign flavors to pod set driver:
+// insufficient unused quota for cpu in flavor default-flavor, 1 more needed"; nullopt when it is
+// admitted or says nothing.
+std::optional<std::string> KueuePendingMessage(const rapidjson::Value& workload);
 
 // The reason to report: the pod's own state, else the newest classified Event, else the app's.
 Waiting ReadWaiting(const WaitingInputs& inputs);

@@ -34,7 +34,10 @@ class WaitingTest(unittest.TestCase):
     def setUpClass(cls):
         # The Apache operator's 1.1 release holds a queue-labelled app for Kueue; Kubeflow's is
         # held by kubesim's stand-in for Kueue's own integration.
-        cls.cluster = kje.Kubesim(operator_version="1.1" if kje.OPERATOR == "apache" else None)
+        cls.cluster = kje.Kubesim(
+            operator_version="1.1" if kje.OPERATOR == "apache" else None,
+            extra_args=["--crd-dir", os.path.join(kje.SOURCE_DIR, "crds", "kueue",
+                                                  "v1beta1-subset")])
         # A short grace and refresh keep the test quick; the driver start timeouts are long, so
         # an unschedulable driver waits for the whole test.
         cls.config = kje.write_temp("""
@@ -219,7 +222,9 @@ server:
         resp = self.submit("3020", spark_template(custom_fields={"queue": "team-a"}))
         info = self.wait_waiting(resp.execution_id, W.QUEUE_ADMISSION)
         self.assertEqual(info.queue, "team-a")
-        self.assertIn("Kueue", info.waiting_message)
+        # Kueue's own words, from the job's Workload.
+        self.assertIn("Kueue: couldn't assign flavors to pod set driver: insufficient unused "
+                      "quota", info.waiting_message)
         code, out, _ = self.cli("status", resp.execution_id)
         self.assertEqual(code, 5)
         self.assertIn("QUEUE_ADMISSION", out)

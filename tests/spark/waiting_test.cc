@@ -149,5 +149,25 @@ TEST_CASE("waiting: what the application says by itself", "[waiting]") {
   CHECK(ReadWaiting(in) == queued);
 }
 
+TEST_CASE("waiting: a Kueue Workload's verdict until it is admitted", "[waiting]") {
+  auto message = [](const char* conditions) {
+    rapidjson::Document doc;
+    doc.Parse((std::string(R"({"status":{"conditions":)") + conditions + "}}").c_str());
+    return KueuePendingMessage(doc);
+  };
+  CHECK(message(R"([{"type":"QuotaReserved","status":"False","reason":"Pending",)"
+                R"("message":"insufficient unused quota for cpu"}])") ==
+        "Kueue: insufficient unused quota for cpu");
+  // Quota reserved, admission checks pending: the Admitted condition says why.
+  CHECK(message(R"([{"type":"QuotaReserved","status":"True","message":"Quota reserved"},)"
+                R"({"type":"Admitted","status":"False","message":"waiting for checks"}])") ==
+        "Kueue: waiting for checks");
+  CHECK_FALSE(
+      message(R"([{"type":"QuotaReserved","status":"True"},)"
+              R"({"type":"Admitted","status":"True","message":"The workload is admitted"}])"));
+  CHECK_FALSE(message(R"([])"));
+  CHECK_FALSE(message(R"("not a list")"));
+}
+
 }  // namespace
 }  // namespace kje::spark
