@@ -189,8 +189,16 @@ JobResult DeletedResult(ExecutorContext& ex, const Job& job) {
 
 // When a queued job's waiting reason is next worth a look: at the end of its grace period, then
 // once each refresh interval.
-absl::Time NextWaitingLook(const ExecutorContext& ex, const spark::AppProjection& app) {
+absl::Time NextWaitingLook(const ExecutorContext& ex, const spark::AppProjection& app,
+                           const spark::JobStatusInfo& info) {
   const absl::Time now = ex.clock.Now();
+  // A started job's executors: only the end of its grace period (the operator's status, which
+  // the informer delivers, says the rest).
+  if (info.status == spark::JobStatus::kStarted) {
+    if (info.executors_pending.empty() || !info.started_at) return absl::InfiniteFuture();
+    const absl::Time grace_ends = *info.started_at + ex.options.waiting_grace;
+    return grace_ends > now ? grace_ends : absl::InfiniteFuture();
+  }
   if (app.creation_time() != spark::kNoTime) {
     const absl::Time grace_ends =
         absl::FromUnixMillis(app.creation_time()) + ex.options.waiting_grace;
@@ -278,8 +286,10 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
           result.waiting = co_await std::move(waiting_of);
           if (result.driver_pod.empty()) result.driver_pod = result.waiting.pod;
         }
-        if (result.info.status == spark::JobStatus::kQueued && !result.info.deleting) {
-          next_look = std::min(next_look, NextWaitingLook(ex, *job.app));
+        if ((result.info.status == spark::JobStatus::kQueued ||
+             result.info.status == spark::JobStatus::kStarted) &&
+            !result.info.deleting) {
+          next_look = std::min(next_look, NextWaitingLook(ex, *job.app, result.info));
         }
         if (spark::IsTerminal(result.info.status)) {
           job.done = true;

@@ -21,7 +21,13 @@ namespace asio = boost::asio;
 
 bool ExecutorContext::OwesWaiting(const spark::AppProjection& app,
                                   const spark::JobStatusInfo& info) const {
-  if (info.status != spark::JobStatus::kQueued || info.deleting) return false;
+  if (info.deleting) return false;
+  if (info.status == spark::JobStatus::kStarted) {
+    // Executors take a moment to come once the driver runs: the grace counts from its start.
+    return !info.executors_pending.empty() && info.started_at &&
+           clock.Now() - *info.started_at >= options.waiting_grace;
+  }
+  if (info.status != spark::JobStatus::kQueued) return false;
   if (app.creation_time() == spark::kNoTime) return true;
   return clock.Now() - absl::FromUnixMillis(app.creation_time()) >= options.waiting_grace;
 }
@@ -30,7 +36,10 @@ std::optional<spark::Waiting> ExecutorContext::KnownWaiting(
     const spark::AppProjection& app, const spark::JobStatusInfo& info) const {
   if (!OwesWaiting(app, info)) return spark::Waiting{};
   spark::Waiting from_app = spark::AppWaiting(app, info, backend->HasState(app));
-  if (from_app.reason == spark::WaitingReason::kNoOperator) return from_app;
+  if (from_app.reason == spark::WaitingReason::kNoOperator ||
+      from_app.reason == spark::WaitingReason::kExecutorsPending) {
+    return from_app;
+  }
   return waiting_memo.Fresh(app.uid(), app.resource_version(), clock.Now());
 }
 
@@ -125,7 +134,9 @@ asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app
                                           spark::JobStatusInfo info, absl::Time rpc_deadline) {
   spark::Waiting from_app = spark::AppWaiting(*app, info, ex.backend->HasState(*app));
   // No operator status: nothing else has happened to look at.
-  if (from_app.reason == spark::WaitingReason::kNoOperator) {
+  // The operator's status says it all (no status yet; executors not all running): no lookup.
+  if (from_app.reason == spark::WaitingReason::kNoOperator ||
+      from_app.reason == spark::WaitingReason::kExecutorsPending) {
     // Remembered for the metric only: nothing was looked up.
     ex.waiting_memo.Remember(app->uid(), app->resource_version(), ex.clock.Now(), from_app);
     co_return from_app;

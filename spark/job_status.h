@@ -57,6 +57,9 @@ struct JobStatusInfo {
   std::optional<absl::Time> deadline_at;
   // The deadline that stopped the job (which is then FAILED); kNone otherwise.
   DeadlineKind deadline_exceeded = DeadlineKind::kNone;
+  // The driver runs but executors don't all run yet: what the operator says of them ("" when
+  // they do, or it can't be told).
+  std::string executors_pending;
   // The deadline has passed and nobody has stopped the job yet: the caller stops it.
   DeadlineKind deadline_due = DeadlineKind::kNone;
 };

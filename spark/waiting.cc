@@ -143,6 +143,10 @@ WaitingReason EventWaitingReason(const WaitingEvent& event, OperatorEventReason 
 }
 
 Waiting AppWaiting(const AppProjection& app, const JobStatusInfo& info, bool has_state) {
+  if (info.status == JobStatus::kStarted) {
+    if (info.executors_pending.empty()) return Waiting{};
+    return Because(WaitingReason::kExecutorsPending, CapMessage(info.executors_pending));
+  }
   if (info.held || info.suspended) {
     if (app.kueue_queued()) {
       std::string_view queue = app.labels().Find(kLabelKueueQueueName).value_or("");

@@ -89,6 +89,12 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
       return info;
     } else if (IsStartedState(current)) {  // 6
       info.status = JobStatus::kStarted;
+      if (current == AppState::kDriverReady ||
+          current == AppState::kInitializedBelowThresholdExecutors ||
+          current == AppState::kRunningWithBelowThresholdExecutors) {
+        info.executors_pending = absl::StrCat("the driver runs; not enough executors run yet (",
+                                              ToAbsl(AppStateName(current)), ")");
+      }
     } else {  // 7. Suspended, or a newer operator's state: it can't be told whether it is final.
       if (IsSuspendedState(current)) {
         info.suspended = true;

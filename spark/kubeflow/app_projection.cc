@@ -22,7 +22,7 @@ std::string WebUiAddress(const rapidjson::Value* driver_info, std::string_view n
   return absl::StrCat(ToAbsl(service), ".", ToAbsl(namespace_), ".svc:", *port);
 }
 
-enum PackedFlag : uint8_t { kRetriesFlag = 1, kQueueFlag = 2 };
+enum PackedFlag : uint8_t { kRetriesFlag = 1, kQueueFlag = 2, kExecutorsPendingFlag = 4 };
 
 }  // namespace
 
@@ -60,6 +60,15 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   out.retries = restart == "OnFailure" || restart == "Always";
   out.queue =
       std::string(json::String(json::Member(spec, "batchSchedulerOptions"), "queue").value_or(""));
+  if (const rapidjson::Value* executors = json::Member(status, "executorState");
+      executors != nullptr && executors->IsObject()) {
+    for (const auto& executor : executors->GetObject()) {
+      ++out.executors;
+      if (executor.value.IsString() && json::View(executor.value) == "PENDING") {
+        ++out.executors_pending;
+      }
+    }
+  }
   SetStatus(out, projection);
   return AppProjection(projection);
 }
@@ -82,9 +91,15 @@ void SetStatus(const KubeflowStatus& status, AppFields& fields) {
   packing::PutSigned(out, status.termination_time);
   packing::PutSigned(out, status.execution_attempts);
   const bool has_queue = !status.queue.empty();
-  out.push_back(
-      static_cast<char>((status.retries ? kRetriesFlag : 0) | (has_queue ? kQueueFlag : 0)));
+  const bool pending = status.executors_pending > 0;
+  out.push_back(static_cast<char>((status.retries ? kRetriesFlag : 0) |
+                                  (has_queue ? kQueueFlag : 0) |
+                                  (pending ? kExecutorsPendingFlag : 0)));
   if (has_queue) packing::PutBytes(out, status.queue);
+  if (pending) {
+    packing::PutSigned(out, status.executors);
+    packing::PutSigned(out, status.executors_pending);
+  }
 }
 
 KubeflowView ViewOf(const AppProjection& app) {
@@ -102,6 +117,10 @@ KubeflowView ViewOf(const AppProjection& app) {
   const auto flags = static_cast<uint8_t>(*at++);
   view.retries = (flags & kRetriesFlag) != 0;
   if (flags & kQueueFlag) view.queue = packing::GetBytes(at);
+  if (flags & kExecutorsPendingFlag) {
+    view.executors = packing::GetSigned(at);
+    view.executors_pending = packing::GetSigned(at);
+  }
   return view;
 }
 
@@ -117,6 +136,8 @@ KubeflowStatus StatusOf(const AppProjection& app) {
   status.web_ui_address = std::string(view.web_ui_address);
   status.retries = view.retries;
   status.queue = std::string(view.queue);
+  status.executors = view.executors;
+  status.executors_pending = view.executors_pending;
   return status;
 }
 

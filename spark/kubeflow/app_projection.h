@@ -37,6 +37,8 @@ struct KubeflowView {
   std::string_view web_ui_address;
   bool retries = false;
   std::string_view queue;  // spec.batchSchedulerOptions.queue; "" for none
+  int64_t executors = 0;   // status.executorState's entries
+  int64_t executors_pending = 0;  // those PENDING
 };
 KubeflowView ViewOf(const AppProjection& app);
 // The status back, unpacked (tests, and the round trip of a projection).

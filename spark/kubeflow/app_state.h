@@ -55,6 +55,9 @@ struct KubeflowStatus {
   bool retries = false;
   // spec.batchSchedulerOptions.queue (YuniKorn, Volcano); "" for none.
   std::string queue;
+  // status.executorState: the executors it lists, and those PENDING.
+  int64_t executors = 0;
+  int64_t executors_pending = 0;
 };
 
 }  // namespace kje::spark::kubeflow

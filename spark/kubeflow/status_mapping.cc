@@ -92,6 +92,10 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
         return info;
       case Class::kStarted:  // 5
         info.status = JobStatus::kStarted;
+        if (status.state == State::kRunning && status.executors_pending > 0) {
+          info.executors_pending = absl::StrCat(status.executors_pending, " of ", status.executors,
+                                                " executors are pending");
+        }
         break;
       case Class::kQueued:  // 6
         info.status = JobStatus::kQueued;

@@ -143,6 +143,13 @@ TEST_CASE("waiting: what the application says by itself", "[waiting]") {
   const Waiting queued = AppWaiting(AppProjection(fields), info, false);
   CHECK(queued.reason == WaitingReason::kQueueAdmission);
   CHECK(queued.message == "held until Kueue admits its workload (queue \"team-a\")");
+  // A started job waits only for executors the operator reports pending.
+  JobStatusInfo started;
+  started.status = JobStatus::kStarted;
+  CHECK(AppWaiting(AppProjection(fields), started, true).reason == WaitingReason::kNone);
+  started.executors_pending = "1 of 2 executors are pending";
+  CHECK(AppWaiting(AppProjection(fields), started, true) ==
+        Waiting{WaitingReason::kExecutorsPending, "1 of 2 executors are pending", ""});
   // The app's own word is what's left when nothing more specific is found.
   WaitingInputs in;
   in.app = queued;

@@ -169,5 +169,27 @@ TEST_CASE("Packed: the status reads back as it was given") {
   CHECK(ViewOf(AppProjection()).submission_id.empty());
 }
 
+TEST_CASE("a running v1beta2 application with executors pending says how many", "[kubeflow]") {
+  absl::StatusOr<AppProjection> app = ProjectAppJson(R"({
+    "metadata": {"name": "pi", "namespace": "jobs"},
+    "status": {"applicationState": {"state": "RUNNING"},
+      "executorState": {"pi-exec-1": "RUNNING", "pi-exec-2": "PENDING", "pi-exec-3": "PENDING",
+                        "pi-exec-4": 7}}})");
+  REQUIRE(app.ok());
+  CHECK(ViewOf(*app).executors == 4);
+  CHECK(ViewOf(*app).executors_pending == 2);
+  CHECK(StatusOf(*app).executors_pending == 2);
+  const JobStatusInfo info = MapStatus(*app, nullptr, absl::Now(), absl::Minutes(10));
+  CHECK(info.status == JobStatus::kStarted);
+  CHECK(info.executors_pending == "2 of 4 executors are pending");
+  // None pending: nothing packed, nothing said.
+  absl::StatusOr<AppProjection> running = ProjectAppJson(R"({
+    "metadata": {"name": "pi", "namespace": "jobs"},
+    "status": {"applicationState": {"state": "RUNNING"}, "executorState": {"e": "RUNNING"}}})");
+  REQUIRE(running.ok());
+  CHECK(ViewOf(*running).executors == 0);
+  CHECK(MapStatus(*running, nullptr, absl::Now(), absl::Minutes(10)).executors_pending.empty());
+}
+
 }  // namespace
 }  // namespace kje::spark::kubeflow
