@@ -53,6 +53,7 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   b.driver_ready_timeout_ms = config.spark.driver_ready_timeout_ms;
   b.builtin_jobs_jar = config.spark.builtin_jobs_jar;
   b.conf = config.spark.conf;
+  b.environment_secrets = config.spark.environment_secrets;
   // LoadConfig has checked the scheduler's name.
   b.queue_scheduler =
       spark::ParseQueueScheduler(config.queue.scheduler).value_or(spark::QueueScheduler::kNone);

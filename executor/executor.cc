@@ -20,6 +20,7 @@
 #include "k8s/label_selector.h"
 #include "rapidjson/document.h"
 #include "spark/execution_id.h"
+#include "spark/json_util.h"
 #include "spark/names.h"
 
 namespace kje::executor {
@@ -238,6 +239,20 @@ asio::awaitable<absl::StatusOr<JobResult>> Status(ExecutorContext& ex, spark::Ex
   co_return co_await Resolve(ex, std::move(id), *std::move(app), rpc_deadline);
 }
 
+// The uid of an object as the API server returned it ("" when unreadable).
+std::string UidOf(const std::string& object) {
+  rapidjson::Document doc;
+  doc.Parse(object.data(), object.size());
+  if (doc.HasParseError()) return "";
+  return std::string(spark::json::String(spark::json::Member(doc, "metadata"), "uid").value_or(""));
+}
+
+// Whether the API server refused a request for good (so that nothing it asked for exists).
+bool IsRefusal(const absl::Status& status) {
+  const int code = k8s::HttpCode(status);
+  return code == 400 || code == 403 || code == 404 || code == 422;
+}
+
 // What Submit's coroutine gives back: the answer, and the application the API server returned
 // when it created one, for the cache to remember once the answer is on its way. (What was done is
 // said by the RPC's one line, which has the job and execution ids.)
@@ -251,34 +266,56 @@ asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::Bu
                                                   absl::Time rpc_deadline) {
   std::string where = Where(app.namespace_, app.name);
   std::string execution_id = app.execution_id.ToString();
+  const bool env_secret = !app.env_secret_name.empty();
+  bool secret_created = false;
+  if (env_secret) {
+    // Before the application: its pods read the Secret from their start.
+    auto put = co_await CreateEnvironmentSecret(ex, app, job_id, rpc_deadline);
+    if (!put.ok()) co_return put.status();
+    secret_created = *put;
+    app.env_secret_json.clear();  // the values are needed no longer
+  }
   auto create = ex.client->Create(AppRef(ex, app.namespace_, ""), std::move(app.json),
                                   ex.Deadline(rpc_deadline));
   auto created = co_await std::move(create);
   for (const std::string& warning : app.warnings) {
     log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
   }
+  Submitted submitted{SubmitResult{std::move(execution_id), false}, ""};
+  std::string uid;
   if (created.ok()) {
-    co_return Submitted{SubmitResult{std::move(execution_id), false}, *std::move(created)};
-  }
-  if (!k8s::IsK8sConflict(created.status())) {
+    uid = UidOf(*created);
+    submitted.created = *std::move(created);
+  } else if (!k8s::IsK8sConflict(created.status())) {
     // The create may or may not have happened: a retried Submit finds out through 409 and the
-    // job-id label, never by creating blindly.
+    // job-id label, never by creating blindly. A refusal is final: the Secret goes too.
+    if (secret_created && IsRefusal(created.status())) {
+      co_await DeleteEnvironmentSecret(ex, app, rpc_deadline);
+    }
     co_return FromKubernetes(
         created.status(), Rpc::kSubmit,
         absl::StrCat("creating SparkApplication ", where, " of job template ", template_name),
         rpc_deadline, absl::Now());
+  } else {
+    // 409: adopt the existing application only if it is this job's and not being deleted.
+    auto existing = co_await Fetch(ex, app.namespace_, app.name, rpc_deadline);
+    if (absl::IsNotFound(existing.status())) {
+      co_return absl::UnavailableError(
+          absl::StrCat("SparkApplication ", where,
+                       " existed a moment ago and is gone now; retry the submission"));
+    }
+    if (!existing.ok()) co_return existing.status();
+    if (absl::Status adoption = spark::CheckAdoption(**existing, job_id); !adoption.ok()) {
+      co_return adoption;
+    }
+    uid = (*existing)->uid();
+    submitted.result.adopted = true;
   }
-  // 409: adopt the existing application only if it is this job's and not being deleted.
-  auto existing = co_await Fetch(ex, app.namespace_, app.name, rpc_deadline);
-  if (absl::IsNotFound(existing.status())) {
-    co_return absl::UnavailableError(absl::StrCat(
-        "SparkApplication ", where, " existed a moment ago and is gone now; retry the submission"));
+  if (env_secret) {
+    absl::Status owned = co_await OwnEnvironmentSecret(ex, app, std::move(uid), rpc_deadline);
+    if (!owned.ok()) co_return owned;
   }
-  if (!existing.ok()) co_return existing.status();
-  if (absl::Status adoption = spark::CheckAdoption(**existing, job_id); !adoption.ok()) {
-    co_return adoption;
-  }
-  co_return Submitted{SubmitResult{std::move(execution_id), true}, ""};
+  co_return submitted;
 }
 
 asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::ExecutionId id,

@@ -76,6 +76,22 @@ asio::awaitable<void> FinishDeadlineStop(ExecutorContext& ex, cache::AppPtr app,
 // The app through the cache when it knows it, else a GET.
 asio::awaitable<absl::StatusOr<cache::AppPtr>> LookUp(ExecutorContext& ex, std::string ns,
                                                       std::string name, absl::Time rpc_deadline);
+// Creates the Secret of a job's environment variables (`app.env_secret_*`), or adopts the one a
+// previous attempt of the same job created (409 and the same job-id label): true when this call
+// created it. The values are in the request only; no error or log line carries them.
+asio::awaitable<absl::StatusOr<bool>> CreateEnvironmentSecret(ExecutorContext& ex,
+                                                              const spark::BuiltApplication& app,
+                                                              std::string_view job_id,
+                                                              absl::Time rpc_deadline);
+// Makes the application (`uid`) the Secret's owner, so that the garbage collector removes the
+// Secret with it.
+asio::awaitable<absl::Status> OwnEnvironmentSecret(ExecutorContext& ex,
+                                                   const spark::BuiltApplication& app,
+                                                   std::string uid, absl::Time rpc_deadline);
+// Deletes the Secret a refused application would have read (best effort: logged, not returned).
+asio::awaitable<void> DeleteEnvironmentSecret(ExecutorContext& ex,
+                                              const spark::BuiltApplication& app,
+                                              absl::Time rpc_deadline);
 // The driver pod the backend picks among the app's (`app` as last seen, null when unknown):
 // nullopt when there is none, an error when the LIST failed.
 asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/names.h"
+#include "base/quote.h"
 #include "base/strings.h"
 #include "executor/error_table.h"
 #include "executor/executor.h"
@@ -422,6 +423,16 @@ std::shared_ptr<RpcHandle> Executor::CreateSchedule(
   auto built = ctx_.backend->Build(schedule_id, metalake, job, ctx_.options.builder);
   if (!built.ok()) {
     return Refuse<ScheduleResult>(done, FromBuild(built.status(), Rpc::kCreateSchedule));
+  }
+  if (!built->env_secret_name.empty()) {
+    // Each run would read the Secret for as long as the schedule lives, and no run owns it.
+    return Refuse<ScheduleResult>(
+        done, absl::InvalidArgumentError(absl::StrCat(
+                  "Job template ", QuoteBounded(job.name),
+                  " sets environment variables, which a schedule doesn't take: its runs would "
+                  "need their Secret for as long as the schedule lives. Pass them as Spark "
+                  "configurations instead (spark.kubernetes.driverEnv.<name>, "
+                  "spark.executorEnv.<name>), or submit the job")));
   }
   auto ref = ResolveSchedule(ctx_, built->namespace_, schedule_id);
   if (!ref.ok()) return Refuse<ScheduleResult>(done, ref.status());

@@ -25,6 +25,9 @@ struct SparkConfig {
   int64_t driver_start_timeout_ms = 3600000;       // 1 hour
   int64_t driver_ready_timeout_ms = 3600000;       // 1 hour
   std::string builtin_jobs_jar = "local:///opt/gravitino/jobs/gravitino-jobs.jar";
+  // spark.environmentSecrets: a template's environment variables go into a Secret its pods read
+  // (the service then needs secrets create/get/patch/delete); off, they are refused.
+  bool environment_secrets = false;
   // spark.conf.<key>: server-level Spark configuration defaults, sorted by key.
   std::map<std::string, std::string> conf;
 };

@@ -20,8 +20,8 @@
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
-#include "spark/operators.h"
 #include "spark/deadline.h"
+#include "spark/operators.h"
 #include "spark/queue.h"
 
 namespace kje::server::config_internal {
@@ -406,7 +406,8 @@ std::vector<ConfigSection> MakeSections() {
                                                     Positive()),
         Key<&C::spark, &S::driver_ready_timeout_ms>("spark.driverReadyTimeoutMs", Millis(),
                                                     Positive()),
-        Key<&C::spark, &S::builtin_jobs_jar>("spark.builtinJobsJar", Text(), ClusterUri)},
+        Key<&C::spark, &S::builtin_jobs_jar>("spark.builtinJobsJar", Text(), ClusterUri),
+        Key<&C::spark, &S::environment_secrets>("spark.environmentSecrets", Boolean())},
        CheckSparkConf},
       // The batch scheduler the jobs go through, and their default queue.
       {{Key<&C::queue, &Q::scheduler>("queue.scheduler", Text(), KnownQueueScheduler),

@@ -44,6 +44,9 @@ struct BuilderOptions {
   // 0: none): written on its application (spark/deadline.h).
   int64_t max_queued_seconds = 0;
   int64_t max_run_seconds = 0;
+  // Whether a template's environment variables go into a Secret its pods read
+  // (spark.environmentSecrets); when off they are refused, as the Java executor refuses them.
+  bool environment_secrets = false;
 };
 
 // A Gravitino job template with its placeholders already resolved.
@@ -71,6 +74,14 @@ struct BuiltApplication {
   std::map<std::string, std::string> labels;
   // What the builder ignored and the caller should log (never a value: values may be secrets).
   std::vector<std::string> warnings;
+  // The Secret of the template's environment variables, created before the application and
+  // owned by it once it exists; "" when there is none. `env_secret_json` holds the values: it
+  // goes to the API server and nowhere else.
+  std::string env_secret_name;
+  std::string env_secret_json;
+  // The application's apiVersion and kind, for the Secret's owner reference.
+  std::string api_version;
+  std::string kind;
 };
 
 // The Spark conf of a built-in job's `--spark-conf` argument (a JSON object; numbers and

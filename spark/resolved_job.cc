@@ -78,6 +78,21 @@ absl::Status CheckReachable(std::string_view uri) {
       "image, https://, s3a:// or hdfs://"));
 }
 
+// A few names of the template's environment variables, enough to act on (a template may set
+// thousands); never a value.
+std::string EnvNamesShown(const std::map<std::string, std::string>& environments) {
+  constexpr size_t kNamesShown = 5;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : environments) {
+    if (names.size() == kNamesShown) {
+      names.push_back(absl::StrCat("and ", environments.size() - kNamesShown, " more"));
+      break;
+    }
+    names.push_back(QuoteBounded(name, 48));
+  }
+  return absl::StrJoin(names, ", ");
+}
+
 // The checks of the template itself, before its conf is looked at.
 absl::Status CheckTemplate(std::string_view job_id, std::string_view metalake,
                            const SparkTemplate& spark_template, const BuilderOptions& options,
@@ -99,23 +114,22 @@ absl::Status CheckTemplate(std::string_view job_id, std::string_view metalake,
     return ServerConfigError("The executor is configured without a Spark image or Spark version");
   }
   RETURN_IF_ERROR(TagBuildError(BuildInput::kJobId, ValidateJobId(options.name_prefix, job_id)));
-  if (!spark_template.environments.empty()) {
-    // A few names are enough to act on; a template may set thousands.
-    constexpr size_t kNamesShown = 5;
-    std::vector<std::string> names;
-    for (const auto& [name, value] : spark_template.environments) {
-      if (names.size() == kNamesShown) {
-        names.push_back(
-            absl::StrCat("and ", spark_template.environments.size() - kNamesShown, " more"));
-        break;
-      }
-      names.push_back(QuoteBounded(name, 48));
-    }
+  if (!spark_template.environments.empty() && !options.environment_secrets) {
     // Values may be secrets: only the names are ever quoted.
     return absl::InvalidArgumentError(absl::StrCat(
-        "Job template ", template_name, " sets environment variables [", absl::StrJoin(names, ", "),
-        "], which the k8s job executor doesn't support yet. Pass them as Spark configurations "
-        "instead, for example spark.kubernetes.driverEnv.<name> and spark.executorEnv.<name>"));
+        "Job template ", template_name, " sets environment variables [",
+        EnvNamesShown(spark_template.environments),
+        "], which this k8s job executor doesn't take (spark.environmentSecrets is off). Pass "
+        "them as Spark configurations instead, for example spark.kubernetes.driverEnv.<name> and "
+        "spark.executorEnv.<name>"));
+  }
+  for (const auto& [name, value] : spark_template.environments) {
+    if (!IsEnvVarName(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Job template ", template_name, " sets the environment variable ", QuoteBounded(name, 48),
+          ", which isn't a valid name: letters, digits, '_', '-' and '.', not starting with a "
+          "digit"));
+    }
   }
   if (HasControlByte(metalake)) {
     return absl::InvalidArgumentError(absl::StrCat("The metalake (annotation ",
@@ -277,7 +291,23 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
   job.jars = spark_template.jars;
   job.files = spark_template.files;
   job.archives = spark_template.archives;
+  if (!spark_template.environments.empty()) {
+    job.env_secret.name = EnvironmentSecretName(job.name);
+    for (const auto& [name, value] : spark_template.environments)
+      job.env_secret.names.push_back(name);
+  }
+  ASSIGN_OR_RETURN(job.pod_templates, ResolvePodTemplates(spark_template.custom_fields,
+                                                          job.env_secret.name, job.template_name));
   return job;
+}
+
+void AddEnvironmentSecret(const ResolvedJob& job, const SparkTemplate& spark_template,
+                          const std::map<std::string, std::string>& labels,
+                          BuiltApplication& built) {
+  if (job.env_secret.name.empty()) return;
+  built.env_secret_name = job.env_secret.name;
+  built.env_secret_json = BuildEnvironmentSecret(job.env_secret.name, job.namespace_, labels,
+                                                 spark_template.environments);
 }
 
 absl::Status CheckApplicationSize(size_t bytes, const ResolvedJob& job,

@@ -15,6 +15,7 @@
 #include "spark/deadline.h"
 #include "spark/execution_id.h"
 #include "spark/job_template.h"
+#include "spark/pod_template.h"
 
 namespace kje::spark {
 
@@ -48,6 +49,10 @@ struct ResolvedJob {
   std::string queue;
   // The template's maxQueuedSeconds and maxRunSeconds custom fields, else the deployment's.
   Deadlines deadlines;
+  // The driver's and executors' pod templates (spark/pod_template.h), and the Secret of the
+  // template's environment variables they read (its values stay in the template).
+  PodTemplates pod_templates;
+  EnvironmentSecret env_secret;
   // What was ignored and the caller should log (never a value).
   std::vector<std::string> warnings;
 };
@@ -62,6 +67,12 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
 inline bool QueuedByKueue(const ResolvedJob& job) {
   return job.queue_scheduler == QueueScheduler::kKueue && !job.queue.empty();
 }
+
+// The environment variables' Secret of a built application (BuiltApplication::env_secret_*),
+// labelled as the application is; nothing when the job has none.
+void AddEnvironmentSecret(const ResolvedJob& job, const SparkTemplate& spark_template,
+                          const std::map<std::string, std::string>& labels,
+                          BuiltApplication& built);
 
 // INVALID_ARGUMENT naming the size and the limit when an application's JSON is over
 // options.max_application_bytes.

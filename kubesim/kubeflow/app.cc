@@ -8,6 +8,7 @@
 
 #include "kubesim/kubeflow/kubeflow.h"
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/pod_template.h"
 
 namespace kubesim::kubeflow::internal {
 namespace {
@@ -226,6 +227,16 @@ Job ReadJob(const json::object& app) {
   const json::object submit_conf = SubmitConf(spec, conf);
   job.driver_pod = sim::ReadSparkPodConf(submit_conf, "driver");
   job.executor_pod = sim::ReadSparkPodConf(submit_conf, "executor");
+  if (const json::object* t = ObjectAt(driver, "template")) {
+    job.driver_template = *t;
+    sim::AddTemplateNodeSelector(t, &job.driver_pod);
+  }
+  if (const json::object* t = ObjectAt(executor, "template")) {
+    job.executor_template = *t;
+    sim::AddTemplateNodeSelector(t, &job.executor_pod);
+  }
+  job.driver_template_container =
+      StringAt(submit_conf, "spark.kubernetes.driver.podTemplateContainerName");
   job.suspend = BoolAt(&spec, "suspend").value_or(false);
   job.ttl_seconds = IntAt(&spec, "timeToLiveSeconds");
 

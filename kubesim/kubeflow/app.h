@@ -98,6 +98,11 @@ struct Job {
   // operator turns into the same spark-submit confs.
   sim::SparkPodConf driver_pod;
   sim::SparkPodConf executor_pod;
+  // driver.template / executor.template, which spark-submit applies to the pods (null: none),
+  // and spark.kubernetes.driver.podTemplateContainerName.
+  boost::json::value driver_template;
+  boost::json::value executor_template;
+  std::string driver_template_container;
   bool deleting = false;           // metadata.deletionTimestamp is set
   std::string spec_hash;           // of the spec without suspend and timeToLiveSeconds
   std::string recorded_spec_hash;  // kSpecHashAnnotation

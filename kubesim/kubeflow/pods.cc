@@ -7,6 +7,7 @@
 #include "kubesim/sim/events.h"
 #include "kubesim/sim/kubelet.h"
 #include "kubesim/sim/nodes.h"
+#include "kubesim/sim/pod_template.h"
 
 namespace kubesim::kubeflow::internal {
 namespace {
@@ -316,11 +317,15 @@ json::object BuildDriverPod(const Job& job, const std::string& submission_id, in
   }
   if (std::optional<std::string> node = DriverNode(job)) spec["nodeName"] = *node;
   Timeline t = DriverTimeline(job, created_ms, time_scale);
-  return json::object{{"apiVersion", "v1"},
-                      {"kind", "Pod"},
-                      {"metadata", std::move(meta)},
-                      {"spec", std::move(spec)},
-                      {"status", DriverPodStatus(job, t, Stage::kPending)}};
+  json::object pod{{"apiVersion", "v1"},
+                   {"kind", "Pod"},
+                   {"metadata", std::move(meta)},
+                   {"spec", std::move(spec)}};
+  if (job.driver_template.is_object()) {
+    sim::ApplyPodTemplate(&job.driver_template.as_object(), job.driver_template_container, &pod);
+  }
+  pod["status"] = DriverPodStatus(job, t, Stage::kPending);
+  return pod;
 }
 
 json::object BuildExecutorPod(const Job& job, const json::object& driver, int64_t n,
@@ -367,6 +372,9 @@ json::object BuildExecutorPod(const Job& job, const json::object& driver, int64_
                                              {"annotations", std::move(annotations)},
                                              {"ownerReferences", std::move(owners)}}},
                    {"spec", std::move(spec)}};
+  if (job.executor_template.is_object()) {
+    sim::ApplyPodTemplate(&job.executor_template.as_object(), "", &pod);
+  }
   pod["status"] = ExecutorPodStatus(job, pod, Stage::kPending, created_ms, options.time_scale);
   return pod;
 }

@@ -13,6 +13,7 @@
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
 #include "kubesim/sim/nodes.h"
+#include "kubesim/sim/pod_template.h"
 
 namespace kubesim::op::internal {
 namespace {
@@ -200,6 +201,13 @@ JobConf ReadJobConf(const json::object& app) {
   // A test's sidecars without a pod template (the service can't send one).
   c.driver_pod = sim::ReadSparkPodConf(conf, "driver");
   c.executor_pod = sim::ReadSparkPodConf(conf, "executor");
+  sim::AddTemplateNodeSelector(tmpl, &c.driver_pod);
+  if (const json::object* executor_spec = ObjectAt(spec, "executorSpec")) {
+    if (const json::object* t = ObjectAt(*executor_spec, "podTemplateSpec")) {
+      c.executor_template = *t;
+      sim::AddTemplateNodeSelector(t, &c.executor_pod);
+    }
+  }
   if (StringAt(conf, "spark.dynamicAllocation.enabled") != "true") {
     const std::string instances = StringAt(conf, "spark.executor.instances");
     char* end = nullptr;

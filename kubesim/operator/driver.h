@@ -62,6 +62,8 @@ struct JobConf {
   int64_t executor_instances = 0;
   std::string executor_image;  // spark.kubernetes.executor.container.image, else the driver's
   sim::SparkPodConf executor_pod;
+  // executorSpec.podTemplateSpec: Spark applies it to each executor pod (null: none).
+  boost::json::value executor_template;
   // spark.kubernetes.executor.deleteOnTermination, which the operator sets to false when the
   // restart policy is Never unless the app sets it.
   bool delete_executors_on_termination = false;

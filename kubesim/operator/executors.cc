@@ -9,6 +9,7 @@
 #include "kubesim/sim/json_access.h"
 #include "kubesim/sim/kubelet.h"
 #include "kubesim/sim/nodes.h"
+#include "kubesim/sim/pod_template.h"
 
 namespace kubesim::op::internal {
 namespace {
@@ -185,6 +186,9 @@ json::object BuildExecutorPod(const JobConf& conf, int64_t attempt, const json::
                                  json::object{{kCreatedMsAnnotation, std::to_string(created_ms)}}},
                                 {"ownerReferences", json::array{std::move(owner)}}}},
       {"spec", std::move(spec)}};
+  if (conf.executor_template.is_object()) {
+    sim::ApplyPodTemplate(&conf.executor_template.as_object(), "", &pod);
+  }
   pod["status"] = ExecutorStatus(conf, pod, Phase::kPending, created_ms, created_ms);
   return pod;
 }

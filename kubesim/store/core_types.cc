@@ -89,6 +89,8 @@ std::vector<ResourceType> CoreTypes() {
           Core("events", "event", "Event", {"ev"}, true, false),
           Core("secrets", "secret", "Secret", {}, true, false),
           Core("configmaps", "configmap", "ConfigMap", {"cm"}, true, false),
+          Core("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", {"pvc"},
+               true, false),
           services,
           Core("serviceaccounts", "serviceaccount", "ServiceAccount", {"sa"}, true, false)};
 }

@@ -70,8 +70,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     // This operator leaves a run's end to Spark: the driver ends itself (exit 124) after
     // spark.driver.timeout minutes, even while no replica of the service is there to stop it;
     // the service stops it at the exact second.
-    SetIfBlank(conf, kConfDriverTimeout,
-               absl::StrCat((job.deadlines.max_run_seconds + 59) / 60));
+    SetIfBlank(conf, kConfDriverTimeout, absl::StrCat((job.deadlines.max_run_seconds + 59) / 60));
   }
   conf[std::string(kConfNamespace)] = job.namespace_;
 
@@ -102,6 +101,17 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.StartObject();
   KeyStr(w, "sparkVersion", options.spark_version);
   w.EndObject();
+  // The pods' customisation as the operator's own pod templates: it hands them to Spark, which
+  // keeps what it doesn't set itself.
+  for (auto [key, pod_template] : {std::pair{"driverSpec", &job.pod_templates.driver},
+                                   std::pair{"executorSpec", &job.pod_templates.executor}}) {
+    if (pod_template->empty()) continue;
+    Key(w, key);
+    w.StartObject();
+    Key(w, "podTemplateSpec");
+    w.RawValue(pod_template->data(), pod_template->size(), rapidjson::kObjectType);
+    w.EndObject();
+  }
   Key(w, "applicationTolerations");
   w.StartObject();
   Key(w, "restartConfig");
@@ -124,6 +134,9 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   RETURN_IF_ERROR(CheckApplicationSize(buffer.GetSize(), job, options));
   built.json.assign(buffer.GetString(), buffer.GetSize());
   built.warnings = std::move(job.warnings);
+  built.api_version = kApiVersion;
+  built.kind = kKind;
+  AddEnvironmentSecret(job, spark_template, meta.labels, built);
   return built;
 }
 

@@ -64,6 +64,20 @@ void AddFeatureStep(MergedConf& conf, std::string_view key, std::string_view ste
 // The operator sizes Kueue's Workload from the conf: it fails an app with a pod template file,
 // and reserves dynamic allocation at its bound, which the app must then state and ask for.
 absl::Status CheckKueue(const ResolvedJob& job, ObjectMeta& meta) {
+  if (!job.pod_templates.empty()) {
+    // The operator hands a podTemplateSpec to Spark as a pod template file: the same refusal.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Job template ", job.template_name,
+        " customises its pods (the custom fields podTemplate, podTemplate.driver, "
+        "podTemplate.executor, sparkConfigMap or hadoopConfigMap, or environment variables), "
+        "which can't be used with the Kueue queue ",
+        QuoteBounded(job.queue),
+        ": the Spark operator passes pod templates to Spark as pod template files, which it "
+        "doesn't support under Kueue yet (it fails the app with SchedulingFailure). Use Spark's "
+        "own confs instead (spark.kubernetes.node.selector.*, "
+        "spark.kubernetes.{driver,executor}.volumes.*, spark.kubernetes.{driver,executor}.label.*, "
+        "spark.kubernetes.{driver,executor}.secretKeyRef.*), or no queue"));
+  }
   for (std::string_view key : kConfPodTemplateFiles) {
     if (auto it = job.conf.find(std::string(key)); it != job.conf.end()) {
       return absl::InvalidArgumentError(absl::StrCat(

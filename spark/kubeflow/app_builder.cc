@@ -123,10 +123,16 @@ struct PodResources {
 };
 
 void WritePodSpec(Writer& w, std::string_view key, const std::string& service_account,
-                  const PodResources& resources) {
+                  const PodResources& resources, const std::string& pod_template) {
   Key(w, key);
   w.StartObject();
   KeyStr(w, "serviceAccount", service_account);
+  // The pod's customisation as the operator's pod template, which spark-submit applies: never
+  // the fields only its webhook would apply.
+  if (!pod_template.empty()) {
+    Key(w, "template");
+    w.RawValue(pod_template.data(), pod_template.size(), rapidjson::kObjectType);
+  }
   if (resources.cores) {
     Key(w, "cores");
     w.Int(*resources.cores);
@@ -192,6 +198,22 @@ void WriteBatchScheduler(Writer& w, const ResolvedJob& job) {
   w.EndObject();
 }
 
+// The operator's validating webhook refuses a pod template below Spark 3.0.0.
+absl::Status CheckTemplateSparkVersion(const ResolvedJob& job, const BuilderOptions& options) {
+  if (job.pod_templates.empty()) return absl::OkStatus();
+  std::string_view version = TrimmedText(options.spark_version);
+  if (!version.empty() && (version.front() == 'v' || version.front() == 'V'))
+    version.remove_prefix(1);
+  int major = 0;
+  auto [end, error] = std::from_chars(version.data(), version.data() + version.size(), major);
+  if (error == std::errc() && major >= 3) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Job template ", job.template_name,
+      " customises its pods, which the Kubeflow Spark operator takes only for Spark 3.0.0 or "
+      "later; this executor's spark.sparkVersion is ",
+      QuoteBounded(options.spark_version)));
+}
+
 }  // namespace
 
 bool IsDeniedConfKey(std::string_view key) {
@@ -213,6 +235,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
         "SparkApplication name ", QuoteBounded(job.name),
         " isn't a DNS-1035 label of at most 63 characters, as the Kubeflow Spark operator needs"));
   }
+  RETURN_IF_ERROR(CheckTemplateSparkVersion(job, options));
   Conf conf = std::move(job.conf);
   // The operator passes the app's own namespace; ResolveJob took the namespace from here.
   Take(conf, kConfNamespace);
@@ -275,8 +298,8 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   // One job run is one execution; a rerun would also make the failed states non-final.
   KeyStr(w, "type", "Never");
   w.EndObject();
-  WritePodSpec(w, "driver", options.service_account, driver);
-  WritePodSpec(w, "executor", options.service_account, executor);
+  WritePodSpec(w, "driver", options.service_account, driver, job.pod_templates.driver);
+  WritePodSpec(w, "executor", options.service_account, executor, job.pod_templates.executor);
   KeyInt(w, "timeToLiveSeconds", (options.ttl_after_stop_ms + 999) / 1000);
   WriteBatchScheduler(w, job);
   w.EndObject();  // spec
@@ -290,6 +313,9 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   built.labels = meta.labels;
   built.json.assign(buffer.GetString(), buffer.GetSize());
   built.warnings = std::move(job.warnings);
+  built.api_version = kApiVersion;
+  built.kind = kKind;
+  AddEnvironmentSecret(job, spark_template, meta.labels, built);
   return built;
 }
 

@@ -388,6 +388,19 @@ class HelmTest(unittest.TestCase):
                     config, _ = config_of(docs)
                     self.assertEqual(scheduler, config["queue"]["scheduler"])
 
+    def test_rbac_grows_secrets_only_with_environment_secrets(self):
+        secrets = frozenset(("", "secrets", v) for v in ("create", "get", "patch", "delete"))
+        for operator, rules in (("apache", EXPECTED_RULES), ("kubeflow", EXPECTED_RULES_KUBEFLOW)):
+            for enabled in (False, True):
+                with self.subTest(operator=operator, enabled=enabled):
+                    docs = render(merged({"config": {"operator": operator,
+                                                     "spark": {"environmentSecrets": enabled}}}))
+                    expected = rules | secrets if enabled else rules
+                    for role in of_kind(docs, "Role"):
+                        self.assertEqual(expected, rule_tuples(role["rules"]))
+                    config, _ = config_of(docs)
+                    self.assertEqual(enabled, config["spark"]["environmentSecrets"])
+
     def test_rbac_and_service_account_can_be_left_to_others(self):
         docs = render(merged({"rbac": {"create": False},
                               "serviceAccount": {"create": False, "name": "gravitino"}}))

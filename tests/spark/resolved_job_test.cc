@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
+#include "rapidjson/document.h"
 #include "spark/build_error.h"
 #include "spark/names.h"
 #include "spark/operators.h"
@@ -176,6 +179,125 @@ TEST_CASE("queue: a projection keeps a queue only when the app has one", "[queue
   const AppProjection copy(with->ToFields());
   CHECK(backend->RunDetailsOf(copy).queue() == "batch");
   CHECK(backend->RunDetailsOf(copy).ToDetails().queue == "batch");
+}
+
+// Where each operator keeps its pod templates: Kubeflow driver/executor.template, the Apache
+// operator's driverSpec/executorSpec.podTemplateSpec.
+const rapidjson::Value* PodTemplateOf(const rapidjson::Document& app, std::string_view op,
+                                      std::string_view role) {
+  const rapidjson::Value& spec = app["spec"];
+  const std::string holder =
+      op == "apache" ? absl::StrCat(ToAbsl(role), "Spec") : std::string(role);
+  const char* field = op == "apache" ? "podTemplateSpec" : "template";
+  if (!spec.HasMember(holder.c_str()) || !spec[holder.c_str()].HasMember(field)) return nullptr;
+  return &spec[holder.c_str()][field];
+}
+
+TEST_CASE("pod templates: each operator writes them into its own pod-template fields",
+          "[pod_template]") {
+  const std::string_view name = GENERATE(from_range(kOperatorNames));
+  INFO(name);
+  std::unique_ptr<OperatorBackend> backend = Backend(name);
+  SparkTemplate t = Pi();
+  t.custom_fields["podTemplate"] =
+      R"({"spec":{"tolerations":[{"key":"dedicated","operator":"Exists","effect":"NoSchedule"}]}})";
+  t.custom_fields["sparkConfigMap"] = "spark-defaults";
+  absl::StatusOr<BuiltApplication> built =
+      backend->Build("7", "m", t, Options(QueueScheduler::kNone));
+  REQUIRE(built.ok());
+  rapidjson::Document app;
+  app.Parse(built->json.data(), built->json.size());
+  REQUIRE_FALSE(app.HasParseError());
+  for (std::string_view role : {"driver", "executor"}) {
+    INFO(role);
+    const rapidjson::Value* tmpl = PodTemplateOf(app, name, role);
+    REQUIRE(tmpl != nullptr);
+    CHECK(std::string((*tmpl)["spec"]["tolerations"][0]["key"].GetString()) == "dedicated");
+    CHECK(std::string((*tmpl)["spec"]["containers"][0]["name"].GetString()) ==
+          absl::StrCat("spark-kubernetes-", ToAbsl(role)));
+  }
+  // Nothing in the fields only Kubeflow's webhook applies, nor a pod template file.
+  CHECK(built->json.find("podTemplateFile") == std::string::npos);
+  if (name == "kubeflow") {
+    CHECK_FALSE(app["spec"]["driver"].HasMember("tolerations"));
+    CHECK_FALSE(app["spec"]["driver"].HasMember("volumeMounts"));
+    CHECK_FALSE(app["spec"].HasMember("sparkConfigMap"));
+  }
+  // The driver container keeps the name the service reads the driver's log from.
+  absl::StatusOr<AppProjection> projected = backend->ProjectJson(built->json);
+  REQUIRE(projected.ok());
+  CHECK(projected->driver_container() == kDriverContainerName);
+  // No customisation: no template.
+  built = backend->Build("7", "m", Pi(), Options(QueueScheduler::kNone));
+  REQUIRE(built.ok());
+  app.Parse(built->json.data(), built->json.size());
+  CHECK(PodTemplateOf(app, name, "driver") == nullptr);
+  CHECK(PodTemplateOf(app, name, "executor") == nullptr);
+}
+
+TEST_CASE("environments: a Secret labelled like the app, read through envFrom, values nowhere else",
+          "[pod_template]") {
+  const std::string_view name = GENERATE(from_range(kOperatorNames));
+  INFO(name);
+  std::unique_ptr<OperatorBackend> backend = Backend(name);
+  SparkTemplate t = Pi();
+  t.environments = {{"DB_PASSWORD", "hunter2-s3cr3t"}, {"REGION", "eu-west-1"}};
+  BuilderOptions options = Options(QueueScheduler::kNone);
+  // Off (the default): refused, as the Java executor refuses them, naming no value.
+  absl::StatusOr<BuiltApplication> built = backend->Build("7", "m", t, options);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(built.status().message()),
+             Catch::Contains("\"DB_PASSWORD\", \"REGION\"") &&
+                 Catch::Contains("spark.environmentSecrets is off") && !Catch::Contains("hunter2"));
+  options.environment_secrets = true;
+  built = backend->Build("7", "m", t, options);
+  REQUIRE(built.ok());
+  CHECK(built->env_secret_name == "gravitino-job-7-env");
+  CHECK(built->json.find("hunter2") == std::string::npos);
+  CHECK(built->json.find("eu-west-1") == std::string::npos);
+  CHECK(built->env_secret_json.find("hunter2-s3cr3t") != std::string::npos);
+  CHECK(built->kind == "SparkApplication");
+  CHECK_FALSE(built->api_version.empty());
+  rapidjson::Document secret;
+  secret.Parse(built->env_secret_json.data(), built->env_secret_json.size());
+  REQUIRE_FALSE(secret.HasParseError());
+  for (const auto& [key, value] : built->labels) {
+    CHECK(std::string(secret["metadata"]["labels"][key.c_str()].GetString()) == value);
+  }
+  rapidjson::Document app;
+  app.Parse(built->json.data(), built->json.size());
+  for (std::string_view role : {"driver", "executor"}) {
+    const rapidjson::Value* tmpl = PodTemplateOf(app, name, role);
+    REQUIRE(tmpl != nullptr);
+    CHECK(std::string(
+              (*tmpl)["spec"]["containers"][0]["envFrom"][0]["secretRef"]["name"].GetString()) ==
+          "gravitino-job-7-env");
+  }
+  // Names are checked as Kubernetes checks them; still no value in the message.
+  t.environments = {{"1BAD", "hunter2"}};
+  built = backend->Build("7", "m", t, options);
+  REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(built.status().message()),
+             Catch::Contains("\"1BAD\"") && !Catch::Contains("hunter2"));
+}
+
+TEST_CASE("pod templates under Kueue: the Apache operator's refusal says what to use instead",
+          "[pod_template]") {
+  const std::string_view name = GENERATE(from_range(kOperatorNames));
+  INFO(name);
+  std::unique_ptr<OperatorBackend> backend = Backend(name);
+  SparkTemplate t = Pi("team-a");
+  t.custom_fields["podTemplate.driver"] = R"({"spec":{"nodeSelector":{"pool":"batch"}}})";
+  absl::StatusOr<BuiltApplication> built =
+      backend->Build("7", "m", t, Options(QueueScheduler::kKueue));
+  if (name == "apache") {
+    REQUIRE(built.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(built.status().message()),
+               Catch::Contains("SchedulingFailure") &&
+                   Catch::Contains("spark.kubernetes.node.selector.*"));
+  } else {
+    CHECK(built.ok());
+  }
 }
 
 }  // namespace

@@ -270,6 +270,12 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["list"]
+{{- if (.Values.config.spark).environmentSecrets }}
+{{- /* A template's environment variables go into a Secret per job, owned by its application (delete: when the application is refused). */}}
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create", "get", "patch", "delete"]
+{{- end }}
 {{- if eq ((.Values.config.queue).scheduler | default "none") "kueue" }}
 {{- /* Queues on Kueue: a job's Workload says why it waits in its queue. */}}
 - apiGroups: ["kueue.x-k8s.io"]
