@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "spark/execution_id.h"
+#include "spark/monitoring.h"
 #include "spark/queue.h"
 
 namespace kje::spark {
@@ -44,6 +45,8 @@ struct BuilderOptions {
   // 0: none): written on its application (spark/deadline.h).
   int64_t max_queued_seconds = 0;
   int64_t max_run_seconds = 0;
+  // Driver and executor metrics unless a template says otherwise (monitoring.*).
+  Monitoring monitoring;
 };
 
 // A Gravitino job template with its placeholders already resolved.

@@ -15,6 +15,8 @@
 #include "spark/deadline.h"
 #include "spark/execution_id.h"
 #include "spark/job_template.h"
+#include "spark/monitoring.h"
+#include "spark/restart.h"
 
 namespace kje::spark {
 
@@ -48,6 +50,10 @@ struct ResolvedJob {
   std::string queue;
   // The template's maxQueuedSeconds and maxRunSeconds custom fields, else the deployment's.
   Deadlines deadlines;
+  // The template's restart policy (custom fields restartPolicy and the retries').
+  RestartPolicy restart;
+  // The deployment's monitoring, with the template's custom field `monitoring` applied.
+  Monitoring monitoring;
   // What was ignored and the caller should log (never a value).
   std::vector<std::string> warnings;
 };

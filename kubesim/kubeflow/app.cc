@@ -165,6 +165,16 @@ Job ReadJob(const json::object& app) {
   if (outcome == "unschedulable") job.outcome = Outcome::kUnschedulable;
   if (outcome == "hang") job.outcome = Outcome::kHang;
   if (outcome == "driver-deleted") job.outcome = Outcome::kDriverDeleted;
+  // kubesim.failAttempts=N: the drivers of the first N execution attempts fail as `fail` does.
+  if (job.outcome == Outcome::kSucceed) {
+    std::string fail_attempts = StringAt(conf, "kubesim.failAttempts");
+    char* end = nullptr;
+    long long n = std::strtoll(fail_attempts.c_str(), &end, 10);
+    const int64_t attempts = IntAt(ObjectAt(&app, "status"), "executionAttempts").value_or(0);
+    if (!fail_attempts.empty() && end != nullptr && *end == '\0' && attempts <= n) {
+      job.outcome = Outcome::kFail;
+    }
+  }
   std::string duration = StringAt(conf, "kubesim.durationMs");
   if (!duration.empty()) {
     char* end = nullptr;
