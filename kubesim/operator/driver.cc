@@ -157,6 +157,7 @@ JobConf ReadJobConf(const json::object& app) {
       c.outcome = Outcome::kFail;
     }
   }
+  c.log_args = StringAt(conf, "kubesim.logArgs") == "true";
   c.duration_ms = kDefaultDurationMs;
   std::string duration = StringAt(conf, "kubesim.durationMs");
   if (!duration.empty()) {
