@@ -521,6 +521,7 @@ TEST_CASE("config: server.sensitiveKeys and monitoring", "[config]") {
   CHECK(c->monitoring.port == 8090);
   c = FromYaml(With("server: {sensitiveKeys: [sas-key, \" pin \"]}\nmonitoring: {expose: "
                     "\"driver, executor\", jmxExporterJar: /p/jmx.jar, port: 9100}\n"));
+  INFO((c.ok() ? std::string() : std::string(c.status().message())));
   REQUIRE(c.ok());
   CHECK(c->server.sensitive_keys == std::vector<std::string>{"sas-key", "pin"});
   CHECK(c->monitoring.expose == "driver, executor");
