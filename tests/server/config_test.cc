@@ -519,7 +519,8 @@ TEST_CASE("config: server.sensitiveKeys and monitoring", "[config]") {
   CHECK(c->server.sensitive_keys == DefaultSensitiveWords());
   CHECK(c->monitoring.expose == "none");
   CHECK(c->monitoring.port == 8090);
-  c = FromYaml(With("server: {sensitiveKeys: [sas-key, \" pin \"]}\nmonitoring: {expose: "
+  c =
+      FromYaml(With("server: {sensitiveKeys: [sas-key, \" pin \"]}\nmonitoring: {expose: "
                     "\"driver, executor\", jmxExporterJar: /p/jmx.jar, port: 9100}\n"));
   INFO((c.ok() ? std::string() : std::string(c.status().message())));
   REQUIRE(c.ok());
