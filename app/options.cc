@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "spark/monitoring.h"
+
 namespace kje::app {
 
 k8s::ConnectionOptions ConnectionOptionsFrom(const server::Config& config) {
@@ -60,6 +62,10 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   b.queue_name = config.queue.name;
   b.max_queued_seconds = config.max_queued_seconds;
   b.max_run_seconds = config.max_run_seconds;
+  // LoadConfig has checked the list.
+  (void)spark::ParseMonitoringExpose(config.monitoring.expose, "monitoring.expose", b.monitoring);
+  b.monitoring.jmx_exporter_jar = config.monitoring.jmx_exporter_jar;
+  b.monitoring.port = config.monitoring.port;
   options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
   options.waiting_grace = absl::Milliseconds(config.waiting_grace_ms);
   options.waiting_refresh = absl::Milliseconds(config.waiting_refresh_ms);

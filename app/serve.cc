@@ -23,6 +23,7 @@
 #include "app/readiness_monitor.h"
 #include "base/interner.h"
 #include "base/log.h"
+#include "base/mask.h"
 #include "base/quote.h"
 #include "base/strings.h"
 #include "cache/app_cache.h"
@@ -363,6 +364,7 @@ int RunServe(const ServeArgs& args) {
   if (!config.ok()) return Refuse(kInvalidConfiguration, config.status());
   log::Configure(*log::ParseLevel(config->server.log_level),
                  *log::ParseFormat(config->server.log_format));
+  SetSensitiveWords(config->server.sensitive_keys);
   server::RouteProtobufLog();
   server::RouteGrpcCoreLog();
 

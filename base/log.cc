@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/mask.h"
 #include "base/quote.h"
 #include "base/strings.h"
 
@@ -186,8 +187,11 @@ void Event::AppendRaw(std::string_view key, std::string_view literal) {
 Event& Event::Kv(std::string_view key, std::string_view value) {
   if (!enabled_) return *this;
   AppendKey(key);
-  // A value may be a caller's field: a line stays readable (and a log pipeline's line limit
-  // unreached) whatever was sent.
+  // A value may be a caller's field or an error quoting a job's conf: sensitive values are
+  // masked (base/mask.h), and a line stays readable (and a log pipeline's line limit unreached)
+  // whatever was sent.
+  std::string masked = MaskText(value);
+  value = masked;
   std::string bounded;
   if (value.size() > kMaxValueBytes) {
     bounded = BoundMessage(value, kMaxValueBytes);

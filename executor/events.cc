@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/mask.h"
 #include "base/strings.h"
 #include "executor/error_table.h"
 #include "executor/executor.h"
@@ -40,6 +41,8 @@ asio::awaitable<absl::Status> ListObjectEvents(ExecutorContext& ex, std::string 
     for (const k8s::ParsedJson& item : page->items) {
       auto event = k8s::ProjectEvent(item.value());
       if (!event.ok()) continue;  // one unreadable event mustn't hide the others
+      // An operator's event may quote the job's conf or arguments (a failed spark-submit).
+      event->message = MaskText(event->message);
       out.events.push_back(*std::move(event));
       ++taken;
     }

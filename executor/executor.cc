@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/mask.h"
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/strings.h"
@@ -391,7 +392,10 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
         .Kv("error", std::string(streamed.message()));
     co_return spark::LogTailResult{};
   }
-  co_return shared_tail->Finish();
+  spark::LogTailResult result = shared_tail->Finish();
+  // A job may log its own arguments or conf: their sensitive values are masked here too.
+  for (std::string& line : result.lines) line = MaskText(line);
+  co_return result;
 }
 
 asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::string ns,

@@ -12,6 +12,7 @@
 #include "async/strand_task.h"
 #include "async/wakeup.h"
 #include "base/log.h"
+#include "base/mask.h"
 #include "base/quote.h"
 #include "base/strings.h"
 #include "executor/error_table.h"
@@ -362,6 +363,8 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
   for (;;) {
     LogBuffer::Taken taken = buffer->Take();
     if (!taken.batch.lines.empty() || taken.batch.dropped_lines > 0) {
+      // As Output does: a job's own log may quote its sensitive conf or arguments.
+      for (std::string& line : taken.batch.lines) line = MaskText(line);
       if (absl::Status sent = co_await Send(writer, std::move(taken.batch),
                                             static_cast<cache::Mailbox<cache::AppEvent>*>(nullptr));
           !sent.ok()) {

@@ -110,12 +110,12 @@ absl::Status Flatten(const YAML::Node& node, const std::string& prefix, const st
     if (value.IsMap()) {
       RETURN_IF_ERROR(Flatten(value, full, origin, raw));
     } else if (value.IsSequence()) {
-      if (full != "server.allowedNamespaces") {
+      if (full != "server.allowedNamespaces" && full != "server.sensitiveKeys") {
         return KeyError(full, "must be a single value, not a list");
       }
       std::vector<std::string> items;
       for (const auto& item : value) {
-        if (!item.IsScalar()) return KeyError(full, "must be a list of namespace names");
+        if (!item.IsScalar()) return KeyError(full, "must be a list of names");
         items.push_back(item.as<std::string>());
       }
       RETURN_IF_ERROR(Put(raw, full, absl::StrJoin(items, ","), origin, false));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/mask.h"
 
 namespace kje::server {
 
@@ -42,6 +43,9 @@ struct ServerConfig {
   std::string log_level = "info";
   std::string log_format = "text";
   std::vector<std::string> allowed_namespaces;  // empty: any namespace
+  // Words that make a conf key or argument sensitive: its value is masked in every answer, error,
+  // event and log line (base/mask.h). Empty: nothing is masked.
+  std::vector<std::string> sensitive_keys = DefaultSensitiveWords();
   int64_t drain_timeout_ms = 15000;
   int io_threads = 2;
   // Readiness stays NOT_SERVING until the configured namespaces' informers have synced.
@@ -69,6 +73,15 @@ struct ServerConfig {
 struct QueueConfig {
   std::string scheduler = "none";  // queue.scheduler: none, kueue, yunikorn or volcano
   std::string name;                // queue.name: "" for no queue unless a template names one
+};
+
+// Driver and executor metrics for Prometheus (spark/monitoring.h).
+struct MonitoringConfig {
+  std::string expose = "none";  // monitoring.expose: none, driver, executor or driver,executor
+  // The Prometheus JMX exporter agent's jar in the image and its port, for an operator that
+  // serves metrics through it (its builder refuses a job that exposes metrics without the jar).
+  std::string jmx_exporter_jar;  // monitoring.jmxExporterJar
+  int port = 8090;               // monitoring.port
 };
 
 // The service's own limits on its requests to the Kubernetes API server (k8s/request_limiter.h).
@@ -101,6 +114,7 @@ struct Config {
   int64_t deadline_sweep_ms = 5000;
   SparkConfig spark;
   QueueConfig queue;
+  MonitoringConfig monitoring;
   ServerConfig server;
   KubernetesConfig kubernetes;
 };

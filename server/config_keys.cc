@@ -1,5 +1,6 @@
 #include "server/config_keys.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "spark/deadline.h"
+#include "spark/monitoring.h"
 #include "spark/operators.h"
 #include "spark/queue.h"
 
@@ -131,6 +133,23 @@ Reader<std::vector<std::string>> NamespaceList() {
             key, absl::StrCat("every entry must be a DNS-1123 label, got ", QuoteBounded(ns)));
       }
       out.push_back(ns);
+    }
+    return absl::OkStatus();
+  };
+}
+
+// A comma-separated list of words, blanks dropped; a word must hold a letter or digit.
+Reader<std::vector<std::string>> WordList() {
+  return [](const std::string& key, const std::string& value, std::vector<std::string>& out) {
+    out.clear();
+    for (absl::string_view part : absl::StrSplit(value, ',')) {
+      std::string word = Trim(std::string(part));
+      if (word.empty()) continue;
+      if (std::none_of(word.begin(), word.end(), [](char c) { return absl::ascii_isalnum(c); })) {
+        return KeyError(
+            key, absl::StrCat("every entry must hold a letter or digit, got ", QuoteBounded(word)));
+      }
+      out.push_back(word);
     }
     return absl::OkStatus();
   };
@@ -275,6 +294,13 @@ absl::Status LogFormat(const std::string& key, const std::string& format, const 
   return parsed.ok() ? absl::OkStatus() : KeyError(key, std::string(parsed.status().message()));
 }
 
+absl::Status MonitoringExpose(const std::string& key, const std::string& text, const Config&) {
+  spark::Monitoring parsed;
+  absl::Status bad = spark::ParseMonitoringExpose(text, key, parsed);
+  if (bad.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(bad.message());
+}
+
 absl::Status KnownQueueScheduler(const std::string& key, const std::string& name, const Config&) {
   if (spark::ParseQueueScheduler(name)) return absl::OkStatus();
   return KeyError(key, absl::StrCat("must be one of ", ToAbsl(spark::kQueueSchedulerNames),
@@ -363,6 +389,7 @@ using S = SparkConfig;
 using V = ServerConfig;
 using K = KubernetesConfig;
 using Q = QueueConfig;
+using M = MonitoringConfig;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 std::vector<ConfigSection> MakeSections() {
@@ -413,6 +440,13 @@ std::vector<ConfigSection> MakeSections() {
       {{Key<&C::queue, &Q::scheduler>("queue.scheduler", Text(), KnownQueueScheduler),
         Key<&C::queue, &Q::name>("queue.name", Text(), ValidQueueName)},
        nullptr},
+      // Driver and executor metrics for Prometheus.
+      {{Key<&C::monitoring, &M::expose>("monitoring.expose", Text(), MonitoringExpose),
+        Key<&C::monitoring, &M::jmx_exporter_jar>("monitoring.jmxExporterJar", Text()),
+        Key<&C::monitoring, &M::port>(
+            "monitoring.port",
+            NumberIn(spark::kMinMetricsPort, spark::kMaxMetricsPort, "a port from 1024 to 49151"))},
+       nullptr},
       // Where the server listens, and how.
       {{Key<&C::server, &V::listen>("server.listen", Text(), HostPort()),
         Key<&C::server, &V::tls_cert_file>("server.tls.certFile", Text()),
@@ -427,6 +461,7 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::server, &V::log_format>("server.logFormat", Text(), LogFormat),
         Key<&C::server, &V::allowed_namespaces>("server.allowedNamespaces", NamespaceList(),
                                                 IncludesDefaultNamespace),
+        Key<&C::server, &V::sensitive_keys>("server.sensitiveKeys", WordList()),
         Key<&C::server, &V::drain_timeout_ms>("server.drainTimeoutMs", Millis(), Positive()),
         Key<&C::server, &V::io_threads>("server.ioThreads",
                                         NumberIn(1, 64, "a number from 1 to 64")),

@@ -1,12 +1,17 @@
 #include "spark/app_projection.h"
 
-#include "spark/json_util.h"
+#include "base/mask.h"
 #include "spark/deadline.h"
+#include "spark/json_util.h"
 #include "spark/names.h"
 
 namespace kje::spark {
 
-std::string CapMessage(std::string_view message) {
+std::string CapMessage(std::string_view raw) {
+  // A message may quote a job's conf or arguments (spark-submit's stderr, an operator's
+  // refusal): sensitive values are masked before anyone is shown it.
+  const std::string masked = MaskText(raw);
+  const std::string_view message = masked;
   if (message.size() <= kMaxMessageBytes) return std::string(message);
   size_t cut = kMaxMessageBytes;
   while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;

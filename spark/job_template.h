@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "spark/execution_id.h"
+#include "spark/monitoring.h"
 #include "spark/queue.h"
 
 namespace kje::spark {
@@ -47,6 +48,8 @@ struct BuilderOptions {
   // Whether a template's environment variables go into a Secret its pods read
   // (spark.environmentSecrets); when off they are refused, as the Java executor refuses them.
   bool environment_secrets = false;
+  // Driver and executor metrics unless a template says otherwise (monitoring.*).
+  Monitoring monitoring;
 };
 
 // A Gravitino job template with its placeholders already resolved.

@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/mask.h"
 #include "base/quote.h"
 #include "base/strings.h"
 
@@ -52,7 +53,7 @@ absl::StatusOr<int64_t> MemoryConf(const MergedConf& conf, std::string_view key,
     return absl::InvalidArgumentError(absl::StrCat(
         ToAbsl(key), " of ", value->source,
         " must be a whole size such as 512m or 4g (units b, k, m, g, t, p; MiB without one), not ",
-        QuoteBounded(value->value)));
+        QuoteBounded(MaskValue(key, value->value))));
   }
   return *mib;
 }
@@ -65,7 +66,7 @@ absl::StatusOr<std::optional<double>> FactorConf(const MergedConf& conf, std::st
       factor <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(key), " of ", value->source,
                                                    " must be a number above 0, not ",
-                                                   QuoteBounded(value->value)));
+                                                   QuoteBounded(MaskValue(key, value->value))));
   }
   return std::optional<double>(factor);
 }

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/mask.h"
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
@@ -47,9 +48,9 @@ absl::Status CheckDeployModeAndMaster(Conf& conf) {
           " isn't supported: the k8s job executor runs Spark jobs in cluster mode only"));
     }
     if (mode != "cluster") {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ToAbsl(kConfDeployMode), " of ", it->second.source,
-                       " must be cluster or unset, not ", QuoteBounded(mode)));
+      return absl::InvalidArgumentError(absl::StrCat(
+          ToAbsl(kConfDeployMode), " of ", it->second.source, " must be cluster or unset, not ",
+          QuoteBounded(MaskValue(kConfDeployMode, mode))));
     }
     conf.erase(it);  // The operator builds the driver in cluster mode itself.
   }
@@ -57,7 +58,8 @@ absl::Status CheckDeployModeAndMaster(Conf& conf) {
     std::string_view master = TrimmedText(it->second.value);
     if (!absl::StartsWith(ToAbsl(master), ToAbsl(kK8sMasterPrefix))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          ToAbsl(kConfMaster), " of ", it->second.source, " is ", QuoteBounded(master),
+          ToAbsl(kConfMaster), " of ", it->second.source, " is ",
+          QuoteBounded(MaskValue(kConfMaster, master)),
           ", which isn't a k8s:// master: the job runs on the Kubernetes cluster of the "
           "executor"));
     }
@@ -68,11 +70,12 @@ absl::Status CheckDeployModeAndMaster(Conf& conf) {
 
 absl::Status CheckReachable(std::string_view uri) {
   if (!IsValidUri(uri)) {
-    return absl::InvalidArgumentError(absl::StrCat("Invalid resource URI: ", QuoteBounded(uri)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid resource URI: ", QuoteBounded(MaskText(uri))));
   }
   if (IsClusterReachable(uri)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "Resource ", QuoteBounded(uri),
+      "Resource ", QuoteBounded(MaskText(uri)),
       " of the job is a path on the Gravitino server, which the Spark job on Kubernetes can't "
       "reach. Use a URI reachable from the cluster instead, such as local:// for a file in the "
       "image, https://, s3a:// or hdfs://"));
@@ -199,7 +202,7 @@ absl::Status ResolveQueue(const SparkTemplate& spark_template, const BuilderOpti
       it != job.conf.end() && TrimmedText(it->second.value) != scheduler) {
     return absl::InvalidArgumentError(
         absl::StrCat(ToAbsl(kConfSchedulerName), " of ", it->second.source, " is ",
-                     QuoteBounded(it->second.value),
+                     QuoteBounded(MaskValue(kConfSchedulerName, it->second.value)),
                      ", but this executor's jobs go through the batch scheduler ",
                      ToAbsl(scheduler), " (queue.scheduler): leave it unset"));
   }
@@ -265,6 +268,10 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
   RETURN_IF_ERROR(CheckDeployModeAndMaster(job.conf));
   RETURN_IF_ERROR(ResolveQueue(spark_template, options, job));
   RETURN_IF_ERROR(ResolveDeadlines(spark_template, options, job));
+  ASSIGN_OR_RETURN(job.restart,
+                   ParseRestartPolicy(spark_template.custom_fields, job.template_name));
+  ASSIGN_OR_RETURN(job.monitoring, ResolveMonitoring(spark_template.custom_fields,
+                                                     options.monitoring, job.template_name));
 
   job.namespace_ = options.namespace_;
   if (auto it = job.conf.find(std::string(kConfNamespace));

@@ -16,6 +16,8 @@
 #include "spark/execution_id.h"
 #include "spark/job_template.h"
 #include "spark/pod_template.h"
+#include "spark/monitoring.h"
+#include "spark/restart.h"
 
 namespace kje::spark {
 
@@ -53,6 +55,10 @@ struct ResolvedJob {
   // template's environment variables they read (its values stay in the template).
   PodTemplates pod_templates;
   EnvironmentSecret env_secret;
+  // The template's restart policy (custom fields restartPolicy and the retries').
+  RestartPolicy restart;
+  // The deployment's monitoring, with the template's custom field `monitoring` applied.
+  Monitoring monitoring;
   // What was ignored and the caller should log (never a value).
   std::vector<std::string> warnings;
 };

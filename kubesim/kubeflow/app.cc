@@ -166,6 +166,17 @@ Job ReadJob(const json::object& app) {
   if (outcome == "unschedulable") job.outcome = Outcome::kUnschedulable;
   if (outcome == "hang") job.outcome = Outcome::kHang;
   if (outcome == "driver-deleted") job.outcome = Outcome::kDriverDeleted;
+  // kubesim.failAttempts=N: the drivers of the first N execution attempts fail as `fail` does.
+  if (job.outcome == Outcome::kSucceed) {
+    std::string fail_attempts = StringAt(conf, "kubesim.failAttempts");
+    char* end = nullptr;
+    long long n = std::strtoll(fail_attempts.c_str(), &end, 10);
+    const int64_t attempts = IntAt(ObjectAt(&app, "status"), "executionAttempts").value_or(0);
+    if (!fail_attempts.empty() && end != nullptr && *end == '\0' && attempts <= n) {
+      job.outcome = Outcome::kFail;
+    }
+  }
+  job.log_args = StringAt(conf, "kubesim.logArgs") == "true";
   std::string duration = StringAt(conf, "kubesim.durationMs");
   if (!duration.empty()) {
     char* end = nullptr;
@@ -203,6 +214,21 @@ Job ReadJob(const json::object& app) {
   job.driver_annotations = ObjectCopy(driver, "annotations");
   job.executor_labels = ObjectCopy(executor, "labels");
   job.executor_annotations = ObjectCopy(executor, "annotations");
+  // spec.monitoring: the operator points Prometheus at the JMX exporter agent it adds to the
+  // exposed pods (the agent itself and its ConfigMap are not simulated).
+  if (const json::object* monitoring = ObjectAt(&spec, "monitoring")) {
+    const json::object* prometheus = ObjectAt(monitoring, "prometheus");
+    const std::string port = std::to_string(IntAt(prometheus, "port").value_or(8090));
+    const auto expose = [&](json::object& annotations) {
+      annotations["prometheus.io/scrape"] = "true";
+      annotations["prometheus.io/port"] = port;
+      annotations["prometheus.io/path"] = "/metrics";
+    };
+    if (BoolAt(monitoring, "exposeDriverMetrics").value_or(false)) expose(job.driver_annotations);
+    if (BoolAt(monitoring, "exposeExecutorMetrics").value_or(false)) {
+      expose(job.executor_annotations);
+    }
+  }
   if (driver != nullptr && !StringAt(*driver, "memory").empty()) {
     job.driver_memory = StringAt(*driver, "memory");
   }

@@ -77,6 +77,8 @@ struct Job {
   std::string main_class;
   std::string main_file;
   std::vector<std::string> arguments;
+  // kubesim.logArgs=true: the application logs its arguments (as many jobs do).
+  bool log_args = false;
   std::string driver_service_account;
   std::string executor_service_account;
   int64_t executor_instances = 1;

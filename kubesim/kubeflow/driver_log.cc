@@ -26,6 +26,16 @@ std::string JobSite(const Job& job) {
 
 std::string Service(const Job& job) { return job.driver_pod_name + "-svc." + job.ns + ".svc"; }
 
+// The arguments as a program prints its command line: space-separated.
+std::string Joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& arg : args) {
+    if (!out.empty()) out += ' ';
+    out += arg;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string DriverLogStart(const Job& job, const std::string& app_id, const Timeline& t) {
@@ -35,6 +45,7 @@ std::string DriverLogStart(const Job& job, const std::string& app_id, const Time
   w.Line(s, "INFO", "SparkContext", "OS info Linux, 6.8.0-1021-aws, amd64");
   w.Line(s, "INFO", "SparkContext", "Java version 17.0.15");
   w.Line(s, "INFO", "SparkContext", "Submitted application: " + job.name);
+  if (job.log_args) w.Line(s, "INFO", "Main", "Application arguments: " + Joined(job.arguments));
   w.Line(s, "INFO", "SecurityManager", "Changing view acls to: spark");
   w.Line(s + 400, "INFO", "Utils", "Successfully started service 'sparkDriver' on port 7078.");
   w.Line(s + 400, "INFO", "SparkEnv", "Registering MapOutputTracker");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kubesim/operator/app_status.h"
 #include "kubesim/operator/executors.h"
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/ids.h"
@@ -143,6 +144,21 @@ JobConf ReadJobConf(const json::object& app) {
   } else if (outcome == "evict-before-start") {
     c.outcome = Outcome::kEvictBeforeStart;
   }
+  // kubesim.failAttempts=N: the first N attempts (ids 0..N-1) fail as `fail` does, later ones
+  // run as asked, so a restart policy can be seen to retry.
+  if (c.outcome == Outcome::kSucceed) {
+    std::string fail_attempts = StringAt(conf, "kubesim.failAttempts");
+    char* end = nullptr;
+    long long n = std::strtoll(fail_attempts.c_str(), &end, 10);
+    const int64_t attempt =
+        IntAt(ObjectAt(ObjectAt(ObjectAt(&app, "status"), "currentAttemptSummary"), "attemptInfo"),
+              "id")
+            .value_or(0);
+    if (!fail_attempts.empty() && end != nullptr && *end == '\0' && attempt < n) {
+      c.outcome = Outcome::kFail;
+    }
+  }
+  c.log_args = StringAt(conf, "kubesim.logArgs") == "true";
   c.duration_ms = kDefaultDurationMs;
   std::string duration = StringAt(conf, "kubesim.durationMs");
   if (!duration.empty()) {

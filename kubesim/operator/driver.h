@@ -46,6 +46,8 @@ struct JobConf {
   std::string primary_resource;
   bool python = false;
   std::vector<std::string> driver_args;
+  // kubesim.logArgs=true: the application logs its arguments (as many jobs do).
+  bool log_args = false;
   std::string service_account = "default";
   std::string app_name_label = "spark";  // Spark's default app name unless spark.app.name is set
   bool client_mode = false;

@@ -18,6 +18,16 @@ std::string Script(const JobConf& conf) {
   return "SparkPi.scala";
 }
 
+// The arguments as a program prints its command line: space-separated.
+std::string Joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& arg : args) {
+    if (!out.empty()) out += ' ';
+    out += arg;
+  }
+  return out;
+}
+
 }  // namespace
 
 double EstimatePi(uint64_t seed, int64_t samples) { return sim::EstimatePi(seed, samples); }
@@ -46,6 +56,8 @@ std::string DriverLogStart(const JobConf& conf, int64_t attempt, const Timeline&
   w.Line(s, "INFO", "ResourceUtils",
          "==============================================================");
   w.Line(s, "INFO", "SparkContext", "Submitted application: " + app_name);
+  if (conf.log_args)
+    w.Line(s, "INFO", "Main", "Application arguments: " + Joined(conf.driver_args));
   w.Line(s, "INFO", "SecurityManager", "Changing view acls to: spark");
   w.Line(s, "INFO", "SecurityManager", "Changing modify acls to: spark");
   w.Line(s + 400, "INFO", "Utils", "Successfully started service 'sparkDriver' on port 7078.");

@@ -43,6 +43,51 @@ void SetIfBlank(std::map<std::string, std::string>& conf, std::string_view key,
   if (it == conf.end() || IsBlank(it->second)) conf[std::string(key)] = value;
 }
 
+// Spark's own Prometheus endpoints on the driver's UI port: its metrics through the
+// PrometheusServlet sink, the executors' through the UI's executor endpoint; the scrape
+// annotations on the driver pod point Prometheus at them (the executors serve nothing).
+constexpr std::string_view kDriverMetricsPath = "/metrics/prometheus";
+constexpr std::string_view kExecutorMetricsPath = "/metrics/executors/prometheus";
+constexpr std::string_view kDriverAnnotationPrefix = "spark.kubernetes.driver.annotation.";
+
+void AddMonitoringConf(const Monitoring& monitoring, std::map<std::string, std::string>& conf) {
+  if (!monitoring.enabled()) return;
+  auto ui_port = conf.find("spark.ui.port");
+  const std::string port =
+      ui_port == conf.end() || IsBlank(ui_port->second) ? "4040" : ui_port->second;
+  const auto annotate = [&](std::string_view name, std::string_view value) {
+    SetIfBlank(conf, absl::StrCat(ToAbsl(kDriverAnnotationPrefix), ToAbsl(name)),
+               std::string(value));
+  };
+  annotate("prometheus.io/scrape", "true");
+  annotate("prometheus.io/port", port);
+  if (monitoring.driver) {
+    SetIfBlank(conf, "spark.metrics.conf.*.sink.prometheusServlet.class",
+               "org.apache.spark.metrics.sink.PrometheusServlet");
+    SetIfBlank(conf, "spark.metrics.conf.*.sink.prometheusServlet.path",
+               std::string(kDriverMetricsPath));
+    annotate("prometheus.io/path", kDriverMetricsPath);
+  }
+  if (monitoring.executor) {
+    SetIfBlank(conf, "spark.ui.prometheus.enabled", "true");
+    // A second path on the same pod: the README's scrape config reads this one too.
+    annotate("prometheus.io/executors-path", kExecutorMetricsPath);
+    if (!monitoring.driver) annotate("prometheus.io/path", kExecutorMetricsPath);
+  }
+}
+
+// This operator restarts a failed attempt itself (OnFailure) with a fixed backoff, and has no
+// submission step of its own to retry: the driver pod is created by the operator.
+absl::Status CheckRestart(const ResolvedJob& job) {
+  if (!job.restart.submission_retries_set) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Job template ", job.template_name, " sets ", ToAbsl(kCustomFieldOnSubmissionFailureRetries),
+      " or ", ToAbsl(kCustomFieldOnSubmissionFailureRetryIntervalSeconds),
+      ", but the Apache Spark operator has no submission-failure retries: a failure to create "
+      "the driver is a failed attempt, retried by ",
+      ToAbsl(kCustomFieldOnFailureRetries)));
+}
+
 using json::Key;
 using json::KeyInt;
 using json::KeyStr;
@@ -59,6 +104,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
   AddDeadlineLabels(job.deadlines, meta.labels);
   RETURN_IF_ERROR(ApplyQueue(job, meta));
+  RETURN_IF_ERROR(CheckRestart(job));
   std::map<std::string, std::string> conf;
   for (auto& [key, value] : job.conf) conf[key] = std::move(value.value);
   AppendList(conf, kConfJars, job.jars);
@@ -72,6 +118,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
     // the service stops it at the exact second.
     SetIfBlank(conf, kConfDriverTimeout, absl::StrCat((job.deadlines.max_run_seconds + 59) / 60));
   }
+  AddMonitoringConf(job.monitoring, conf);
   conf[std::string(kConfNamespace)] = job.namespace_;
 
   BuiltApplication built;
@@ -116,8 +163,14 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.StartObject();
   Key(w, "restartConfig");
   w.StartObject();
-  // One job run is one execution; restarts would also make the failed states non-final.
-  KeyStr(w, "restartPolicy", "Never");
+  // Never unless the template asks: a restart makes a failed attempt non-final.
+  if (job.restart.on_failure) {
+    KeyStr(w, "restartPolicy", "OnFailure");
+    KeyInt(w, "maxRestartAttempts", job.restart.on_failure_retries);
+    KeyInt(w, "restartBackoffMillis", job.restart.on_failure_interval_seconds * 1000);
+  } else {
+    KeyStr(w, "restartPolicy", "Never");
+  }
   w.EndObject();
   Key(w, "applicationTimeoutConfig");
   w.StartObject();

@@ -1,8 +1,9 @@
 // The operator's part of the projection is: a varint attempt id, the suspend reason's bytes (its
 // length's low bit says whether the queue's bytes follow them: most apps have no queue, which
-// then costs nothing), then the history, a run of entries: the state, a byte of flags, then the id
-// and times present as zigzag varints of their difference from the previous id or time (ids count
-// up by one and times by seconds, so most take one or two bytes).
+// then costs nothing; the next two bits are the Restart), then the history, a run of entries: the
+// state, a byte of flags, then the id and times present as zigzag varints of their difference from
+// the previous id or time (ids count up by one and times by seconds, so most take one or two
+// bytes).
 
 #include "spark/apache/app_projection.h"
 
@@ -27,6 +28,33 @@ using packing::PutBytes;
 using packing::PutDelta;
 using packing::PutSigned;
 using packing::PutVarint;
+
+// The operator's default total restart limit.
+constexpr int64_t kDefaultMaxRestartAttempts = 3;
+
+// What the operator does when the current attempt stops, as it decides it: the policy applies,
+// and the restart it would count stays within maxRestartAttempts (and, on a failure,
+// maxRestartOnFailure). A restartCounterResetMillis the attempt outlasted resets the counters
+// when it stops, which only the operator can tell then: without it this may say kNone where the
+// operator restarts, never the other way round (the service writes no reset).
+Restart RestartOf(const rapidjson::Value* config, const rapidjson::Value* attempt) {
+  const std::string_view policy = json::String(config, "restartPolicy").value_or("Never");
+  Restart restart = Restart::kNone;
+  if (policy == "OnFailure") restart = Restart::kOnFailure;
+  if (policy == "OnInfrastructureFailure") restart = Restart::kOnInfrastructureFailure;
+  if (policy == "Always") restart = Restart::kAlways;
+  if (restart == Restart::kNone) return restart;
+  const int64_t max = json::Int(config, "maxRestartAttempts").value_or(kDefaultMaxRestartAttempts);
+  const int64_t restarts =
+      json::Int(attempt, "restartCounter").value_or(json::Int(attempt, "id").value_or(0));
+  if (restarts < 0 || restarts >= max) return Restart::kNone;
+  if (std::optional<int64_t> max_failures = json::Int(config, "maxRestartOnFailure");
+      max_failures && restart == Restart::kOnFailure &&
+      json::Int(attempt, "failureRestartCounter").value_or(0) >= *max_failures) {
+    return Restart::kNone;
+  }
+  return restart;
+}
 
 // The top bit of the projection's state byte: the history isn't empty.
 constexpr uint8_t kHasStateBit = 0x80;
@@ -170,7 +198,9 @@ void SetStatus(const ApacheStatus& status, AppFields& fields) {
   fields.operator_status.clear();
   PutSigned(fields.operator_status, status.attempt_id);
   const bool has_queue = !status.queue.empty();
-  PutVarint(fields.operator_status, (status.suspend_reason.size() << 1) | (has_queue ? 1 : 0));
+  PutVarint(fields.operator_status, (status.suspend_reason.size() << 3) |
+                                        (static_cast<uint64_t>(status.restart) << 1) |
+                                        (has_queue ? 1 : 0));
   fields.operator_status.append(status.suspend_reason);
   if (has_queue) PutBytes(fields.operator_status, status.queue);
   PackHistory(status.history, fields.operator_status);
@@ -183,7 +213,8 @@ StatusView::StatusView(const AppProjection& app)
   const char* at = packed.data();
   attempt_id_ = GetSigned(at);
   const uint64_t reason_and_queue = GetVarint(at);
-  suspend_reason_ = std::string_view(at, reason_and_queue >> 1);
+  restart_ = static_cast<Restart>((reason_and_queue >> 1) & 3);
+  suspend_reason_ = std::string_view(at, reason_and_queue >> 3);
   at += suspend_reason_.size();
   if (reason_and_queue & 1) queue_ = GetBytes(at);
   history_ = packed.substr(static_cast<size_t>(at - packed.data()));
@@ -195,6 +226,7 @@ ApacheStatus StatusOf(const AppProjection& app) {
   for (const StateEntry& entry : view.history()) status.history.push_back(entry);
   status.suspend_reason = std::string(view.suspend_reason());
   status.attempt_id = view.attempt_id();
+  status.restart = view.restart();
   status.queue = std::string(view.queue());
   return status;
 }
@@ -237,6 +269,9 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   apache.attempt_id =
       json::Int(json::Member(json::Member(status, "currentAttemptSummary"), "attemptInfo"), "id")
           .value_or(0);
+  apache.restart =
+      RestartOf(json::Member(json::Member(spec, "applicationTolerations"), "restartConfig"),
+                json::Member(json::Member(status, "currentAttemptSummary"), "attemptInfo"));
   std::string_view queue = json::String(spark_conf, kConfDriverQueueLabel).value_or("");
   if (queue.empty()) queue = json::String(spark_conf, kConfVolcanoQueue).value_or("");
   apache.queue = std::string(queue);
@@ -265,7 +300,23 @@ bool IsHeldWithoutStatus(const AppProjection& app) {
 bool IsStopped(const AppProjection& app) {
   if (!HasState(app)) return false;
   const AppState state = CurrentState(app);
-  return IsOutcomeState(state) || IsStoppedState(state);
+  if (IsOutcomeState(state)) return !RestartsAfter(StatusView(app).restart(), state);
+  return IsStoppedState(state);
+}
+
+bool RestartsAfter(Restart restart, AppState stopped) {
+  switch (restart) {
+    case Restart::kNone:
+      return false;
+    case Restart::kAlways:
+      return IsOutcomeState(stopped);
+    case Restart::kOnFailure:
+      return IsFailedState(stopped);
+    case Restart::kOnInfrastructureFailure:
+      return stopped == AppState::kSchedulingFailure || stopped == AppState::kDriverStartTimedOut ||
+             stopped == AppState::kExecutorsStartTimedOut;
+  }
+  return false;
 }
 
 }  // namespace kje::spark::apache

@@ -31,6 +31,19 @@ struct StateEntry {
   AppState state = AppState::kUnknown;
 };
 
+// What the operator does when the current attempt stops, by spec.applicationTolerations'
+// restartConfig and the attempt's counters: kNone when its policy is Never or its restarts are
+// used up (maxRestartAttempts, default 3; maxRestartOnFailure on failures).
+enum class Restart : uint8_t {
+  kNone = 0,
+  kOnFailure = 1,                // after any failed state
+  kOnInfrastructureFailure = 2,  // after SchedulingFailure or a start timeout
+  kAlways = 3,                   // after Succeeded too
+};
+
+// Whether the operator starts another attempt after `stopped` (an outcome state).
+bool RestartsAfter(Restart restart, AppState stopped);
+
 // What the projection keeps of this operator's status.
 struct ApacheStatus {
   // The history sorted numerically by id, with status.currentState appended (id
@@ -41,6 +54,7 @@ struct ApacheStatus {
   std::string suspend_reason;
   // status.currentAttemptSummary.attemptInfo.id: a resume or a restart counts it up.
   int64_t attempt_id = 0;
+  Restart restart = Restart::kNone;
   // The queue spec.sparkConf gives the pods' scheduler: the driver's queue label (YuniKorn),
   // else spark.kubernetes.job.queue (Volcano); "" for none. Kueue's is the app's label.
   std::string queue;
@@ -79,6 +93,7 @@ class StatusView {
   EpochMillis history_started() const { return history_started_; }
   std::string_view suspend_reason() const { return suspend_reason_; }
   int64_t attempt_id() const { return attempt_id_; }
+  Restart restart() const { return restart_; }
   std::string_view queue() const { return queue_; }
   HistoryView history() const { return HistoryView(history_); }
 
@@ -87,6 +102,7 @@ class StatusView {
   EpochMillis history_started_;
   std::string_view suspend_reason_;
   int64_t attempt_id_ = 0;
+  Restart restart_ = Restart::kNone;
   std::string_view queue_;
   std::string_view history_;
 };
@@ -104,8 +120,8 @@ bool HasState(const AppProjection& app);
 // Whether a missing state is a hold rather than a loss: spec.suspend or a Kueue queue label (an
 // operator 1.1 writes no status for either until it lets the app run).
 bool IsHeldWithoutStatus(const AppProjection& app);
-// Whether the current state is an outcome (Succeeded or a failure) or a stopped state; a stopped
-// app has a state (HasState).
+// Whether the current state is an outcome (Succeeded or a failure) that no restart follows, or a
+// stopped state; a stopped app has a state (HasState).
 bool IsStopped(const AppProjection& app);
 
 }  // namespace kje::spark::apache

@@ -43,9 +43,19 @@ class Backend final : public OperatorBackend {
     return DriverPodSelector(app_name);
   }
 
-  const DriverPod* PickDriver(const AppProjection* /*app*/,
+  const DriverPod* PickDriver(const AppProjection* app,
                               const std::vector<DriverPod>& pods) const override {
-    // A restarted attempt's driver has a new pod; the previous one may still be terminating.
+    // A restarted attempt's driver is a new pod, labelled with that attempt's Spark app id; the
+    // previous one may still be terminating. Until the new one exists, the newest is shown.
+    if (app != nullptr && app->has_status()) {
+      const RunDetailsRef details = apache::RunDetailsOf(*app);
+      const DriverPod* current = nullptr;
+      for (const DriverPod& pod : pods) {
+        if (pod.LabelValue(kLabelSparkAppSelector) != details.spark_app_id()) continue;
+        if (current == nullptr || pod.creation_time > current->creation_time) current = &pod;
+      }
+      if (current != nullptr) return current;
+    }
     return PickNewestDriver(pods);
   }
 

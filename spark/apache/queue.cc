@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/mask.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
@@ -44,8 +45,9 @@ absl::Status SetForQueue(MergedConf& conf, std::string_view key, std::string_vie
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      absl::StrCat(ToAbsl(key), " of ", it->second.source, " is ", QuoteBounded(it->second.value),
-                   ", but the job's queue sets it to ", QuoteBounded(value),
+      absl::StrCat(ToAbsl(key), " of ", it->second.source, " is ",
+                   QuoteBounded(MaskValue(key, it->second.value)),
+                   ", but the job's queue sets it to ", QuoteBounded(MaskValue(key, value)),
                    ": leave it unset, and name the queue in the template's custom field ",
                    ToAbsl(kCustomFieldQueue), " or the executor's queue.name"));
 }
@@ -103,7 +105,10 @@ absl::Status CheckKueue(const ResolvedJob& job, ObjectMeta& meta) {
         " with the Kueue queue ", QuoteBounded(job.queue), " needs ", ToAbsl(kConfMaxExecutors),
         " set to a whole number from 1 to ", std::numeric_limits<int32_t>::max(),
         ": Kueue reserves the most executors the job may have",
-        max == job.conf.end() ? "" : absl::StrCat(", not ", QuoteBounded(max->second.value))));
+        max == job.conf.end()
+            ? ""
+            : absl::StrCat(", not ",
+                           QuoteBounded(MaskValue(kConfMaxExecutors, max->second.value)))));
   }
   meta.annotations[std::string(kAnnotationKueueReserveMaxExecutors)] = "true";
   return absl::OkStatus();

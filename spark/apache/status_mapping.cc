@@ -83,6 +83,10 @@ JobStatusInfo MapStatus(const AppProjection& app, const DriverPod* driver_pod, a
     const AppState current = status.current_state();
     if (IsQueuedState(current)) {  // 4
       info.status = JobStatus::kQueued;
+    } else if (IsOutcomeState(current) && RestartsAfter(status.restart(), current)) {
+      // 5a. The attempt ended, but the operator starts another (ScheduledToRestart next): the
+      // job isn't over, and its next attempt counts up JobInfo.attempts.
+      info.status = JobStatus::kStarted;
     } else if (IsOutcomeState(current)) {  // 5
       info.status = OutcomeStatus(current);
       info.finished_at = FinishedAt(status.history().back(), driver);

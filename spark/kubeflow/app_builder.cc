@@ -11,9 +11,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/mask.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "spark/build_error.h"
 #include "spark/json_writer.h"
 #include "spark/kubeflow/names.h"
 #include "spark/names.h"
@@ -87,9 +89,9 @@ absl::StatusOr<std::optional<int32_t>> TakeCount(Conf& conf, std::string_view ke
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
       value > std::numeric_limits<int32_t>::max()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ToAbsl(key), " of ", taken->source, " must be a whole number from 1 to ",
-                     std::numeric_limits<int32_t>::max(), ", not ", QuoteBounded(taken->value)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(key), " of ", taken->source, " must be a whole number from 1 to ",
+        std::numeric_limits<int32_t>::max(), ", not ", QuoteBounded(MaskValue(key, taken->value))));
   }
   return std::optional<int32_t>(static_cast<int32_t>(value));
 }
@@ -214,6 +216,41 @@ absl::Status CheckTemplateSparkVersion(const ResolvedJob& job, const BuilderOpti
       QuoteBounded(options.spark_version)));
 }
 
+// spec.restartPolicy: Never unless the template asks. The operator's waits grow linearly
+// (interval × attempts so far).
+void WriteRestartPolicy(Writer& w, const RestartPolicy& restart) {
+  Key(w, "restartPolicy");
+  w.StartObject();
+  if (!restart.on_failure) {
+    KeyStr(w, "type", "Never");
+    w.EndObject();
+    return;
+  }
+  KeyStr(w, "type", "OnFailure");
+  KeyInt(w, "onFailureRetries", restart.on_failure_retries);
+  KeyInt(w, "onFailureRetryInterval", restart.on_failure_interval_seconds);
+  KeyInt(w, "onSubmissionFailureRetries", restart.on_submission_failure_retries);
+  KeyInt(w, "onSubmissionFailureRetryInterval", restart.on_submission_failure_interval_seconds);
+  w.EndObject();
+}
+
+// spec.monitoring: the operator adds the JMX exporter agent and the prometheus.io annotations.
+// Its CRD requires the agent's jar whenever `prometheus` is given.
+void WriteMonitoring(Writer& w, const Monitoring& monitoring) {
+  Key(w, "monitoring");
+  w.StartObject();
+  Key(w, "exposeDriverMetrics");
+  w.Bool(monitoring.driver);
+  Key(w, "exposeExecutorMetrics");
+  w.Bool(monitoring.executor);
+  Key(w, "prometheus");
+  w.StartObject();
+  KeyStr(w, "jmxExporterJar", monitoring.jmx_exporter_jar);
+  KeyInt(w, "port", monitoring.port);
+  w.EndObject();
+  w.EndObject();
+}
+
 }  // namespace
 
 bool IsDeniedConfKey(std::string_view key) {
@@ -236,6 +273,15 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
         " isn't a DNS-1035 label of at most 63 characters, as the Kubeflow Spark operator needs"));
   }
   RETURN_IF_ERROR(CheckTemplateSparkVersion(job, options));
+  if (job.monitoring.enabled() && IsBlank(job.monitoring.jmx_exporter_jar)) {
+    return TagBuildError(
+        BuildInput::kServerConfig,
+        absl::FailedPreconditionError(absl::StrCat(
+            "Job template ", job.template_name,
+            " exposes driver or executor metrics, which the Kubeflow Spark operator serves "
+            "through the Prometheus JMX exporter agent, but the executor's "
+            "monitoring.jmxExporterJar (the agent's jar in the Spark image) is not set")));
+  }
   Conf conf = std::move(job.conf);
   // The operator passes the app's own namespace; ResolveJob took the namespace from here.
   Take(conf, kConfNamespace);
@@ -293,11 +339,8 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.StartObject();
   for (const auto& [key, value] : conf) KeyStr(w, key, value.value);
   w.EndObject();
-  Key(w, "restartPolicy");
-  w.StartObject();
-  // One job run is one execution; a rerun would also make the failed states non-final.
-  KeyStr(w, "type", "Never");
-  w.EndObject();
+  WriteRestartPolicy(w, job.restart);
+  if (job.monitoring.enabled()) WriteMonitoring(w, job.monitoring);
   WritePodSpec(w, "driver", options.service_account, driver, job.pod_templates.driver);
   WritePodSpec(w, "executor", options.service_account, executor, job.pod_templates.executor);
   KeyInt(w, "timeToLiveSeconds", (options.ttl_after_stop_ms + 999) / 1000);

@@ -55,9 +55,15 @@ absl::StatusOr<AppProjection> ProjectApp(const rapidjson::Value& app) {
   out.submission_time = json::Time(status, "lastSubmissionAttemptTime");
   out.termination_time = json::Time(status, "terminationTime");
   out.execution_attempts = json::Int(status, "executionAttempts").value_or(0);
-  const std::string_view restart =
-      json::String(json::Member(spec, "restartPolicy"), "type").value_or("");
-  out.retries = restart == "OnFailure" || restart == "Always";
+  // Whether a failed submission is submitted again, as the operator decides it: always under
+  // Always; under OnFailure while submissionAttempts <= onSubmissionFailureRetries (unset: never).
+  const rapidjson::Value* restart_policy = json::Member(spec, "restartPolicy");
+  const std::string_view restart = json::String(restart_policy, "type").value_or("");
+  const std::optional<int64_t> submission_retries =
+      json::Int(restart_policy, "onSubmissionFailureRetries");
+  out.retries = restart == "Always" ||
+                (restart == "OnFailure" && submission_retries &&
+                 json::Int(status, "submissionAttempts").value_or(0) <= *submission_retries);
   out.queue =
       std::string(json::String(json::Member(spec, "batchSchedulerOptions"), "queue").value_or(""));
   if (const rapidjson::Value* executors = json::Member(status, "executorState");

@@ -513,6 +513,28 @@ TEST_CASE("config: operator chooses the backend", "[config]") {
   CHECK(FromYaml(kWithImageConf).ok());
 }
 
+TEST_CASE("config: server.sensitiveKeys and monitoring", "[config]") {
+  auto c = FromYaml(kMinimal);
+  REQUIRE(c.ok());
+  CHECK(c->server.sensitive_keys == DefaultSensitiveWords());
+  CHECK(c->monitoring.expose == "none");
+  CHECK(c->monitoring.port == 8090);
+  c =
+      FromYaml(With("server: {sensitiveKeys: [sas-key, \" pin \"]}\nmonitoring: {expose: "
+                    "\"driver, executor\", jmxExporterJar: /p/jmx.jar, port: 9100}\n"));
+  INFO((c.ok() ? std::string() : std::string(c.status().message())));
+  REQUIRE(c.ok());
+  CHECK(c->server.sensitive_keys == std::vector<std::string>{"sas-key", "pin"});
+  CHECK(c->monitoring.expose == "driver, executor");
+  CHECK(c->monitoring.jmx_exporter_jar == "/p/jmx.jar");
+  CHECK(c->monitoring.port == 9100);
+  CHECK_THAT(ErrorOf(With("server: {sensitiveKeys: \"secret, --\"}\n")),
+             Catch::StartsWith("server.sensitiveKeys: every entry must hold a letter or digit"));
+  CHECK_THAT(ErrorOf(With("monitoring: {expose: all}\n")),
+             Catch::StartsWith("monitoring.expose must list driver, executor or both"));
+  CHECK_THAT(ErrorOf(With("monitoring: {port: 80}\n")), Catch::StartsWith("monitoring.port"));
+}
+
 TEST_CASE("config: queue.scheduler and queue.name", "[config]") {
   auto c = FromYaml(kMinimal);
   REQUIRE(c.ok());

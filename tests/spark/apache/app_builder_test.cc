@@ -733,5 +733,74 @@ TEST_CASE("An over-long jobs jar and an over-long ignored spark_conf key are quo
   CHECK(built->warnings[0].find("(9000 bytes) in the spark_conf") != std::string::npos);
 }
 
+TEST_CASE("OnFailure becomes restartConfig; Never stays the default") {
+  absl::StatusOr<BuiltApplication> never = Build(PiTemplate());
+  REQUIRE(never.ok());
+  const rapidjson::Document never_app = Parse(never->json);
+  const rapidjson::Value& never_config =
+      never_app["spec"]["applicationTolerations"]["restartConfig"];
+  CHECK(Str(never_config["restartPolicy"]) == "Never");
+  CHECK_FALSE(never_config.HasMember("maxRestartAttempts"));
+
+  SparkTemplate t = PiTemplate();
+  t.custom_fields = {{"restartPolicy", "OnFailure"},
+                     {"onFailureRetries", "2"},
+                     {"onFailureRetryIntervalSeconds", "15"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  const rapidjson::Document app = Parse(built->json);
+  const rapidjson::Value& config = app["spec"]["applicationTolerations"]["restartConfig"];
+  CHECK(Str(config["restartPolicy"]) == "OnFailure");
+  CHECK(config["maxRestartAttempts"].GetInt64() == 2);
+  CHECK(config["restartBackoffMillis"].GetInt64() == 15000);
+}
+
+TEST_CASE("Submission-failure retries are refused: this operator has none") {
+  SparkTemplate t = PiTemplate();
+  t.custom_fields = {{"restartPolicy", "OnFailure"}, {"onSubmissionFailureRetries", "1"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE_FALSE(built.ok());
+  CHECK(built.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ErrorOf(built).find("onSubmissionFailureRetries") != std::string::npos);
+  t.custom_fields = {{"restartPolicy", "OnFailure"}, {"onFailureRetries", "x"}};
+  CHECK(ErrorOf(Build(t)).find("onFailureRetries") != std::string::npos);
+}
+
+TEST_CASE("Monitoring writes Spark's Prometheus confs and the driver's scrape annotations") {
+  SparkTemplate t = PiTemplate();
+  absl::StatusOr<BuiltApplication> off = Build(t);
+  REQUIRE(off.ok());
+  CHECK_FALSE(HasConf(Parse(off->json), "spark.ui.prometheus.enabled"));
+  CHECK_FALSE(HasConf(Parse(off->json), "spark.kubernetes.driver.annotation.prometheus.io/scrape"));
+
+  BuilderOptions options = Options();
+  options.monitoring.driver = true;
+  t.configs = {{"spark.ui.port", "4041"}};
+  absl::StatusOr<BuiltApplication> driver = Build(t, options);
+  REQUIRE(driver.ok());
+  const rapidjson::Document app = Parse(driver->json);
+  CHECK(ConfValue(app, "spark.metrics.conf.*.sink.prometheusServlet.class") ==
+        "org.apache.spark.metrics.sink.PrometheusServlet");
+  CHECK(ConfValue(app, "spark.metrics.conf.*.sink.prometheusServlet.path") ==
+        "/metrics/prometheus");
+  CHECK(ConfValue(app, "spark.kubernetes.driver.annotation.prometheus.io/scrape") == "true");
+  CHECK(ConfValue(app, "spark.kubernetes.driver.annotation.prometheus.io/port") == "4041");
+  CHECK(ConfValue(app, "spark.kubernetes.driver.annotation.prometheus.io/path") ==
+        "/metrics/prometheus");
+  CHECK_FALSE(HasConf(app, "spark.ui.prometheus.enabled"));
+
+  // The template's field overrides the deployment: executors only.
+  t.custom_fields = {{"monitoring", "executor"}};
+  absl::StatusOr<BuiltApplication> executor = Build(t, options);
+  REQUIRE(executor.ok());
+  const rapidjson::Document executor_app = Parse(executor->json);
+  CHECK(ConfValue(executor_app, "spark.ui.prometheus.enabled") == "true");
+  CHECK(ConfValue(executor_app, "spark.kubernetes.driver.annotation.prometheus.io/path") ==
+        "/metrics/executors/prometheus");
+  CHECK_FALSE(HasConf(executor_app, "spark.metrics.conf.*.sink.prometheusServlet.class"));
+  t.custom_fields = {{"monitoring", "bogus"}};
+  CHECK(ErrorOf(Build(t, options)).find("custom field monitoring") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace kje::spark

@@ -201,6 +201,17 @@ TEST_CASE("Long messages are capped on a UTF-8 boundary") {
   CHECK(app.current_message().substr(app.current_message().size() - 5) == "\xC3\xA9...");
 }
 
+TEST_CASE("A message quoting a sensitive conf is masked when projected") {
+  std::string status =
+      R"({"currentState":)" +
+      State("Failed", "2026-05-12T10:00:01Z", "",
+            "spark-submit: --conf spark.ssl.keyPassword=hunter2 --conf spark.executor.cores=2") +
+      "}";
+  AppProjection app = Project(App(status));
+  CHECK(app.current_message() ==
+        "spark-submit: --conf spark.ssl.keyPassword=****** --conf spark.executor.cores=2");
+}
+
 TEST_CASE("Objects without metadata.name or namespace are INVALID_ARGUMENT") {
   for (const char* json :
        {"{}", "[]", "7", R"({"metadata":{"name":"a"}})", R"({"metadata":{"namespace":"a"}})",

@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "spark/apache/app_projection.h"
+#include "spark/apache/run_details.h"
 #include "test_json.h"
 
 namespace kje::spark::apache {
@@ -682,6 +685,85 @@ TEST_CASE("The app's driver container gives the times - and the sidecar doesn't 
   REQUIRE(live.ok());
   CHECK(ShouldDeleteOrphanDriver(MapAt(app, kLongAfter, &*live), *live,
                                  projected->driver_container()));
+}
+
+// ---- Restarts: a failed attempt the operator restarts is not the end ----
+
+// `app` with spec.applicationTolerations.restartConfig and the current attempt's counters.
+std::string WithRestart(std::string app, const std::string& restart_config, int attempt) {
+  const std::string spec = R"("spec":{)";
+  app.replace(
+      app.find(spec), spec.size(),
+      absl::StrCat(spec, R"("applicationTolerations":{"restartConfig":)", restart_config, "},"));
+  const std::string status = R"("status":{)";
+  app.replace(app.find(status), status.size(),
+              absl::StrCat(status, R"("currentAttemptSummary":{"attemptInfo":{"id":)", attempt,
+                           R"(,"restartCounter":)", attempt, "}},"));
+  return app;
+}
+
+TEST_CASE("A failed attempt with restarts left is STARTED, not final") {
+  const std::string config =
+      R"({"restartPolicy":"OnFailure","maxRestartAttempts":1,"restartBackoffMillis":5000})";
+  const std::string failed =
+      App(History({"Submitted", "DriverRequested", "DriverStarted", "DriverReady", "Failed"}));
+  JobStatusInfo first = Map(WithRestart(failed, config, 0));
+  CHECK(first.status == JobStatus::kStarted);
+  CHECK_FALSE(first.finished_at.has_value());
+  CHECK_FALSE(first.is_stopped);
+  CHECK(RunDetailsOf(Project(WithRestart(failed, config, 0))).attempts() == 1);
+  // The second attempt's failure used the one restart: FAILED.
+  JobStatusInfo last = Map(WithRestart(failed, config, 1));
+  CHECK(last.status == JobStatus::kFailed);
+  CHECK(last.is_stopped);
+  CHECK(RunDetailsOf(Project(WithRestart(failed, config, 1))).attempts() == 2);
+  // Never (the default) and a success under OnFailure are final at once.
+  CHECK(Map(failed).status == JobStatus::kFailed);
+  const std::string succeeded =
+      App(History({"Submitted", "DriverRequested", "DriverStarted", "DriverReady", "Succeeded"}));
+  CHECK(Map(WithRestart(succeeded, config, 0)).status == JobStatus::kSucceeded);
+  // Always restarts a success too, while restarts are left.
+  CHECK(Map(WithRestart(succeeded, R"({"restartPolicy":"Always"})", 0)).status ==
+        JobStatus::kStarted);
+}
+
+TEST_CASE("The operator's limits decide whether a failure restarts") {
+  const std::string failed = App(History({"Submitted", "DriverRequested", "Failed"}));
+  const std::string timed_out =
+      App(History({"Submitted", "DriverRequested", "DriverStartTimedOut"}));
+  // The default limit is 3 restarts.
+  CHECK(Map(WithRestart(failed, R"({"restartPolicy":"OnFailure"})", 2)).status ==
+        JobStatus::kStarted);
+  CHECK(Map(WithRestart(failed, R"({"restartPolicy":"OnFailure"})", 3)).status ==
+        JobStatus::kFailed);
+  // OnInfrastructureFailure: only the scheduling failure and the timeouts restart.
+  const std::string infra = R"({"restartPolicy":"OnInfrastructureFailure"})";
+  CHECK(Map(WithRestart(failed, infra, 0)).status == JobStatus::kFailed);
+  CHECK(Map(WithRestart(timed_out, infra, 0)).status == JobStatus::kStarted);
+  // maxRestartOnFailure bounds consecutive failures.
+  std::string app = WithRestart(
+      failed, R"({"restartPolicy":"OnFailure","maxRestartAttempts":9,"maxRestartOnFailure":1})", 1);
+  app.replace(app.find(R"("restartCounter":1)"), 18,
+              R"("restartCounter":1,"failureRestartCounter":1)");
+  CHECK(Map(app).status == JobStatus::kFailed);
+}
+
+TEST_CASE("The restart class survives the projection's packing") {
+  ApacheStatus status;
+  status.attempt_id = 2;
+  status.suspend_reason = "SpecSuspend";
+  status.queue = "team-a";
+  for (Restart restart :
+       {Restart::kNone, Restart::kOnFailure, Restart::kOnInfrastructureFailure, Restart::kAlways}) {
+    status.restart = restart;
+    AppFields fields;
+    SetStatus(status, fields);
+    ApacheStatus back = StatusOf(AppProjection(fields));
+    CHECK(back.restart == restart);
+    CHECK(back.suspend_reason == "SpecSuspend");
+    CHECK(back.queue == "team-a");
+    CHECK(back.attempt_id == 2);
+  }
 }
 
 }  // namespace

@@ -293,5 +293,60 @@ TEST_CASE("queues: Kueue refuses dynamic allocation and sizes Spark can't read",
                        "spark.executor.memory of job template \"spark-pi\" must be a whole size"));
 }
 
+TEST_CASE("OnFailure becomes spec.restartPolicy with both retries; Never stays the default",
+          "[kubeflow]") {
+  absl::StatusOr<BuiltApplication> never = Build(PiTemplate());
+  REQUIRE(never.ok());
+  const rapidjson::Document never_app = Parse(never->json);
+  CHECK(never_app["spec"]["restartPolicy"] == Parse(R"({"type":"Never"})"));
+
+  SparkTemplate t = PiTemplate();
+  t.custom_fields = {{"restartPolicy", "OnFailure"},
+                     {"onFailureRetries", "2"},
+                     {"onFailureRetryIntervalSeconds", "15"},
+                     {"onSubmissionFailureRetries", "1"}};
+  absl::StatusOr<BuiltApplication> built = Build(t);
+  REQUIRE(built.ok());
+  const rapidjson::Document app = Parse(built->json);
+  CHECK(app["spec"]["restartPolicy"] == Parse(R"({"type":"OnFailure","onFailureRetries":2,
+      "onFailureRetryInterval":15,"onSubmissionFailureRetries":1,
+      "onSubmissionFailureRetryInterval":5})"));
+  t.custom_fields = {{"onFailureRetries", "2"}};
+  absl::StatusOr<BuiltApplication> misplaced = Build(t);
+  REQUIRE_FALSE(misplaced.ok());
+  CHECK(misplaced.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(ErrorOf(misplaced).find("onFailureRetries") != std::string::npos);
+}
+
+TEST_CASE("monitoring becomes spec.monitoring with the JMX exporter agent", "[kubeflow]") {
+  absl::StatusOr<BuiltApplication> off = Build(PiTemplate());
+  REQUIRE(off.ok());
+  CHECK_FALSE(Parse(off->json)["spec"].HasMember("monitoring"));
+
+  BuilderOptions options = Options();
+  options.monitoring.driver = true;
+  options.monitoring.executor = true;
+  options.monitoring.jmx_exporter_jar = "/prometheus/jmx_prometheus_javaagent.jar";
+  options.monitoring.port = 8091;
+  absl::StatusOr<BuiltApplication> built = Build(PiTemplate(), options);
+  REQUIRE(built.ok());
+  CHECK(Parse(built->json)["spec"]["monitoring"] ==
+        Parse(R"({"exposeDriverMetrics":true,"exposeExecutorMetrics":true,
+          "prometheus":{"jmxExporterJar":"/prometheus/jmx_prometheus_javaagent.jar","port":8091}})"));
+
+  SparkTemplate t = PiTemplate();
+  t.custom_fields = {{"monitoring", "driver"}};
+  absl::StatusOr<BuiltApplication> driver_only = Build(t, options);
+  REQUIRE(driver_only.ok());
+  CHECK_FALSE(Parse(driver_only->json)["spec"]["monitoring"]["exposeExecutorMetrics"].GetBool());
+
+  // Exposing metrics needs the agent's jar: the deployment's to fix, not the caller's.
+  options.monitoring.jmx_exporter_jar.clear();
+  absl::StatusOr<BuiltApplication> no_jar = Build(t, options);
+  REQUIRE_FALSE(no_jar.ok());
+  CHECK(no_jar.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(ErrorOf(no_jar).find("monitoring.jmxExporterJar") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace kje::spark::kubeflow

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -22,6 +23,7 @@ struct Meta {
   bool cancel_requested = false;
   std::string creation = "2026-05-12T10:00:00Z";
   std::string restart_policy;  // spec.restartPolicy.type; "" leaves it out (the operator's Never)
+  std::string restart_counts;  // more of spec.restartPolicy, e.g. `,"onFailureRetries":1`
 };
 
 // A v1beta2 status as the operator writes it (driverInfo is always there).
@@ -60,7 +62,8 @@ std::string App(const std::string& status, const Meta& meta = {}) {
       R"(,"driver":{},"executor":{})",
       meta.restart_policy.empty()
           ? std::string()
-          : absl::StrCat(R"(,"restartPolicy":{"type":)", Quoted(meta.restart_policy), "}"),
+          : absl::StrCat(R"(,"restartPolicy":{"type":)", Quoted(meta.restart_policy),
+                         meta.restart_counts, "}"),
       "}");
   if (!status.empty()) absl::StrAppend(&out, R"(,"status":)", status);
   return out + "}";
@@ -184,14 +187,50 @@ TEST_CASE("a failed submission is the end under Never, and waits for the retry o
     CHECK(info.finished_at == T("2026-05-12T10:00:02Z"));  // lastSubmissionAttemptTime
     CHECK_FALSE(info.is_stopped);                          // the operator's FAILED is still to come
   }
-  for (const char* policy : {"OnFailure", "Always"}) {
+  // submissionAttempts is 1: OnFailure resubmits while it is within onSubmissionFailureRetries.
+  for (const auto& [policy, counts] : std::vector<std::pair<std::string, std::string>>{
+           {"OnFailure", R"(,"onSubmissionFailureRetries":1)"},
+           {"OnFailure", R"(,"onSubmissionFailureRetries":3,"onFailureRetries":0)"},
+           {"Always", ""}}) {
     Meta meta;
     meta.restart_policy = policy;
-    INFO("restartPolicy " << policy);
+    meta.restart_counts = counts;
+    INFO("restartPolicy " << policy << counts);
     JobStatusInfo info = Map(App(Status("SUBMISSION_FAILED", "spark-submit: exit 1", 0), meta));
     CHECK(info.status == JobStatus::kQueued);
     CHECK_FALSE(info.finished_at.has_value());
   }
+  // Its submission retries used up (or never given), OnFailure fails it as Never does.
+  for (std::string counts : {"", R"(,"onSubmissionFailureRetries":0,"onFailureRetries":5)"}) {
+    Meta meta;
+    meta.restart_policy = "OnFailure";
+    meta.restart_counts = counts;
+    INFO("OnFailure" << counts);
+    JobStatusInfo info = Map(App(Status("SUBMISSION_FAILED", "spark-submit: exit 1", 0), meta));
+    CHECK(info.status == JobStatus::kFailed);
+  }
+}
+
+TEST_CASE("a failed attempt the operator retries is not the end", "[kubeflow]") {
+  Meta meta;
+  meta.restart_policy = "OnFailure";
+  meta.restart_counts = R"(,"onFailureRetries":1,"onFailureRetryInterval":5)";
+  // FAILING, then PENDING_RERUN: neither is final, whatever the policy decides next.
+  JobStatusInfo failing = Map(App(Status("FAILING", "driver container failed", 1), meta));
+  CHECK(failing.status == JobStatus::kStarted);
+  CHECK_FALSE(failing.finished_at.has_value());
+  CHECK_FALSE(failing.is_stopped);
+  JobStatusInfo rerun = Map(App(Status("PENDING_RERUN", "", 1), meta));
+  CHECK(rerun.status == JobStatus::kQueued);
+  CHECK_FALSE(rerun.is_stopped);
+  // The second attempt: its own driver (by submission id), attempts 2.
+  JobStatusInfo second = Map(App(Status("RUNNING", "", 2, "sub-3"), meta));
+  CHECK(second.status == JobStatus::kStarted);
+  CHECK(kubeflow::RunDetailsOf(Project(App(Status("RUNNING", "", 2, "sub-3"), meta))).attempts() ==
+        2);
+  JobStatusInfo failed = Map(App(Status("FAILED", "driver container failed", 2), meta));
+  CHECK(failed.status == JobStatus::kFailed);
+  CHECK(failed.is_stopped);
 }
 
 TEST_CASE("times: the driver container first, then the operator's", "[kubeflow]") {
