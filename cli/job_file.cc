@@ -6,11 +6,14 @@
 #include <iostream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 
 namespace kje::cli {
 namespace {
@@ -129,10 +132,76 @@ absl::Status ParseSpark(const YAML::Node& node, const std::string& path,
   return absl::OkStatus();
 }
 
+// A YAML node as JSON, typed as YAML 1.2's core schema types plain scalars (true/false, null,
+// integers, floats); a quoted scalar stays a string. For the pod templates, which the service
+// reads as JSON.
+absl::Status ToJson(const YAML::Node& node, const std::string& path, int depth,
+                    rapidjson::Writer<rapidjson::StringBuffer>& w) {
+  if (depth > 32) return Error(path, "is nested too deeply");
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      w.StartObject();
+      for (const auto& entry : node) {
+        if (!entry.first.IsScalar()) return Error(path, "keys must be strings");
+        const std::string key = entry.first.as<std::string>();
+        w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+        RETURN_IF_ERROR(ToJson(entry.second, Join(path, key), depth + 1, w));
+      }
+      w.EndObject();
+      return absl::OkStatus();
+    case YAML::NodeType::Sequence:
+      w.StartArray();
+      for (size_t i = 0; i < node.size(); ++i) {
+        RETURN_IF_ERROR(ToJson(node[i], absl::StrCat(path, "[", i, "]"), depth + 1, w));
+      }
+      w.EndArray();
+      return absl::OkStatus();
+    case YAML::NodeType::Scalar: {
+      const std::string text = node.Scalar();
+      if (node.Tag() != "!") {  // plain, not quoted
+        int64_t i = 0;
+        double d = 0;
+        if (text == "true" || text == "false") return w.Bool(text == "true"), absl::OkStatus();
+        if (text == "null" || text == "~") return w.Null(), absl::OkStatus();
+        if (absl::SimpleAtoi(text, &i)) return w.Int64(i), absl::OkStatus();
+        if (text.find_first_of("0123456789") != std::string::npos &&
+            text.find_first_not_of("0123456789+-.eE") == std::string::npos &&
+            absl::SimpleAtod(text, &d)) {
+          return w.Double(d), absl::OkStatus();
+        }
+      }
+      w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+      return absl::OkStatus();
+    }
+    default:
+      w.Null();
+      return absl::OkStatus();
+  }
+}
+
+// `pod:` — the pod templates as the service's custom fields take them: `driver`, `executor`, or
+// `all` for both (podTemplate.driver, podTemplate.executor, podTemplate), each written as a
+// core/v1 PodTemplateSpec in YAML rather than as a JSON string.
+absl::Status ParsePod(const YAML::Node& node, const std::string& path, JobTemplate* t) {
+  ASSIGN_OR_RETURN(auto fields, Fields(node, path, {"all", "driver", "executor"}));
+  for (const auto& [key, value] : fields) {
+    const std::string field = key == "all" ? "podTemplate" : absl::StrCat("podTemplate.", key);
+    if (t->custom_fields().count(field)) {
+      return Error(Join(path, key), absl::StrCat("and customFields.", field, " are both given"));
+    }
+    if (!value.IsMap()) return Error(Join(path, key), "must be a map (a PodTemplateSpec)");
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    RETURN_IF_ERROR(ToJson(value, Join(path, key), 0, w));
+    (*t->mutable_custom_fields())[field] = std::string(buffer.GetString(), buffer.GetSize());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseTemplate(const YAML::Node& node, const std::string& path, JobTemplate* t) {
   ASSIGN_OR_RETURN(auto fields, Fields(node, path,
                                        {"name", "comment", "executable", "arguments",
-                                        "environments", "customFields", "spark", "shell"}));
+                                        "environments", "customFields", "pod", "spark", "shell"}));
   if (fields.count("spark") && fields.count("shell")) {
     return Error(path, "has both spark and shell; a job is one or the other");
   }
@@ -150,6 +219,8 @@ absl::Status ParseTemplate(const YAML::Node& node, const std::string& path, JobT
       RETURN_IF_ERROR(StringMap(value, p, t->mutable_environments()));
     } else if (key == "customFields") {
       RETURN_IF_ERROR(StringMap(value, p, t->mutable_custom_fields()));
+    } else if (key == "pod") {
+      continue;  // after customFields, whose podTemplate fields it mustn't silently replace
     } else if (key == "spark") {
       RETURN_IF_ERROR(ParseSpark(value, p, t->mutable_spark()));
     } else {
@@ -165,6 +236,7 @@ absl::Status ParseTemplate(const YAML::Node& node, const std::string& path, JobT
       }
     }
   }
+  if (fields.count("pod")) RETURN_IF_ERROR(ParsePod(fields["pod"], Join(path, "pod"), t));
   // Most jobs are Spark jobs; saying so shouldn't be required.
   if (!t->has_spark() && !t->has_shell()) t->mutable_spark();
   return absl::OkStatus();

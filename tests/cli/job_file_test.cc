@@ -116,6 +116,45 @@ TEST_CASE("bad job files get errors naming the file, the key and the rule") {
         "job.yaml: template.executable: is required");
 }
 
+TEST_CASE("a pod section becomes the podTemplate custom fields, typed as YAML types them") {
+  auto parsed = ParseJobFile(R"(
+jobId: "7"
+metalake: lake
+template:
+  name: t
+  executable: local:///e.jar
+  pod:
+    driver:
+      spec:
+        tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]
+        containers:
+          - name: spark-kubernetes-driver
+            volumeMounts: [{name: logs, mountPath: /logs, readOnly: true}]
+        securityContext: {runAsUser: 185, runAsNonRoot: true}
+        volumes: [{name: logs, persistentVolumeClaim: {claimName: "0123"}}]
+    all:
+      metadata: {labels: {team: data}}
+)",
+                             "job.yaml");
+  REQUIRE(parsed.ok());
+  const auto& fields = parsed->template_().custom_fields();
+  CHECK(fields.at("podTemplate.driver") ==
+        R"({"spec":{"tolerations":[{"key":"spot","operator":"Exists","effect":"NoSchedule"}],)"
+        R"("containers":[{"name":"spark-kubernetes-driver","volumeMounts":[{"name":"logs",)"
+        R"("mountPath":"/logs","readOnly":true}]}],"securityContext":{"runAsUser":185,)"
+        R"("runAsNonRoot":true},"volumes":[{"name":"logs","persistentVolumeClaim":)"
+        R"({"claimName":"0123"}}]}})");
+  CHECK(fields.at("podTemplate") == R"({"metadata":{"labels":{"team":"data"}}})");
+  CHECK(fields.count("podTemplate.executor") == 0);
+  CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, pod: {sidecar: {}}}\n")
+            .find("job.yaml: template.pod.sidecar: unknown key") == 0);
+  CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, pod: {driver: [1]}}\n") ==
+        "job.yaml: template.pod.driver: must be a map (a PodTemplateSpec)");
+  CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, pod: {all: {}},"
+              " customFields: {podTemplate: '{}'}}\n") ==
+        "job.yaml: template.pod.all: and customFields.podTemplate are both given");
+}
+
 TEST_CASE("a job file checked for shape only may leave the required keys to flags") {
   auto partial = ParseJobFile("template: {executable: e}\n", "job.yaml", JobFileChecks::kShapeOnly);
   REQUIRE(partial.ok());
