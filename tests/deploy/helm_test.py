@@ -278,6 +278,20 @@ class HelmTest(unittest.TestCase):
             self.assertNotEqual(0, out.returncode, out.stdout)
             self.assertIn("service.yaml", out.stdout + out.stderr)
 
+    def test_a_misspelt_value_is_refused_before_anything_is_installed(self):
+        # values.schema.json: config's keys are the server's own key table (a C++ test keeps
+        # them equal), so a typo fails the install instead of crash-looping the pod.
+        for values, wanted in (({"config": {"spark": {"imag": "apache/spark:4.0.0"}}}, "imag"),
+                               ({"config": {"server": {"logLevl": "debug"}}}, "logLevl"),
+                               ({"replicaCont": 2}, "replicaCont")):
+            out = render_raw(merged(values))
+            self.assertNotEqual(0, out.returncode, out.stdout)
+            self.assertIn("values don't meet the specifications of the schema", out.stderr)
+            self.assertIn(wanted, out.stderr)
+        # Any Spark conf key, and the values the server reads, pass.
+        render(merged({"config": {"spark": {"conf": {"spark.executor.instances": 2}},
+                                  "maxQueuedSeconds": 600, "queue": {"scheduler": "kueue"}}}))
+
     def test_every_value_is_documented(self):
         with open(os.path.join(CHART, "values.yaml")) as f:
             text = f.read()
