@@ -202,6 +202,33 @@ int Status(Context& c) {
   return ExitCodeForJob(info.status());
 }
 
+// Status and Events together, as `kubectl describe` shows an object: what the job is, why it
+// waits, then what happened to it. The exit code is status's; events that can't be read are
+// said on stderr and don't change it (the status was answered).
+int Describe(Context& c) {
+  const std::string& id = c.flags.positional()[0];
+  pb::StatusRequest status_request;
+  status_request.set_execution_id(id);
+  pb::JobInfo info;
+  auto ctx = c.conn.NewContext(false);
+  grpc::Status status = c.conn.stub().Status(ctx.get(), status_request, &info);
+  if (!status.ok()) return RpcError(c.io, "describe", status);
+  pb::EventsRequest events_request;
+  events_request.set_execution_id(id);
+  pb::EventsResponse events;
+  auto events_ctx = c.conn.NewContext(false);
+  grpc::Status listed = c.conn.stub().Events(events_ctx.get(), events_request, &events);
+  if (c.format == OutputFormat::kJson) {
+    c.io.out << ToJson(info, true);
+    if (listed.ok()) c.io.out << ToJson(events, true);
+  } else {
+    c.io.out << FormatJobInfo(info) << "\nEVENTS\n";
+    c.io.out << (listed.ok() && events.events_size() > 0 ? FormatEvents(events) : "<none>\n");
+  }
+  if (!listed.ok()) RpcError(c.io, "describe: events", listed);
+  return ExitCodeForJob(info.status());
+}
+
 // "(SUCCEEDED)" for a job whose cancel found it stopped, so the line says which outcome it kept;
 // empty (after saying why on stderr) when Status can't tell: the cancel itself was answered.
 std::string StoppedAs(Context& c, const std::string& id) {
@@ -559,6 +586,16 @@ const std::vector<Command>& Commands() {
        1,
        1,
        Status},
+      {"describe",
+       "EXECUTION_ID [flags]",
+       "print a job's status, why it waits, and its events",
+       "status and events in one: the JobInfo (with WAITING, DEADLINE, QUEUE when set), then the\n"
+       "Kubernetes events of its application and driver pod, oldest first. Exit code as status.\n",
+       {},
+       "EXECUTION_ID",
+       1,
+       1,
+       Describe},
       {"cancel",
        "EXECUTION_ID... [--ignore-not-found] [flags]",
        "request cancellation of jobs (returns at once)",

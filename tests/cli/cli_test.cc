@@ -224,6 +224,33 @@ TEST_CASE("status says why a job waits and when its deadline falls; list filters
         std::string::npos);
 }
 
+TEST_CASE("describe prints the status with its waiting reason, then the events") {
+  FakeServer server;
+  pb::JobInfo job = Job("a", pb::JobInfo::QUEUED);
+  job.set_waiting_reason(pb::JobInfo::IMAGE_PULL);
+  job.set_waiting_message("Failed to pull image \"x\": no such host");
+  server.service().jobs["a"] = job;
+  pb::JobEvent* failed = server.service().events["a"].add_events();
+  failed->set_object_kind("Pod");
+  failed->set_object_name("a-driver");
+  failed->set_reason("Failed");
+  failed->set_type("Warning");
+  failed->set_message("Error: ErrImagePull");
+  Result r = RunCli({"describe", "a", "--server", server.address()});
+  CHECK(r.code == kExitJobNotFinished);
+  CHECK(r.out.find("WAITING         IMAGE_PULL: Failed to pull image \"x\": no such host\n") !=
+        std::string::npos);
+  const size_t events = r.out.find("\nEVENTS\n");
+  REQUIRE(events != std::string::npos);
+  CHECK(r.out.find("Error: ErrImagePull", events) != std::string::npos);
+  // A job without events says so; one that doesn't exist is NOT_FOUND as with status.
+  server.service().jobs["b"] = Job("b", pb::JobInfo::SUCCEEDED);
+  r = RunCli({"describe", "b", "--server", server.address()});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("EVENTS\n<none>\n") != std::string::npos);
+  CHECK(RunCli({"describe", "nope", "--server", server.address()}).code == kExitNotFound);
+}
+
 TEST_CASE("events prints one row per event, oldest first, with repeats counted") {
   FakeServer server;
   pb::EventsResponse& response = server.service().events["a"];
