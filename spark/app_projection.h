@@ -130,6 +130,8 @@ class AppProjection {
            : Flag(kDeadlineQueued) ? DeadlineKind::kQueued
                                    : DeadlineKind::kNone;
   }
+  // Whether a deadline label (spark/deadline.h) is among the labels.
+  bool has_deadline_labels() const { return has_deadline_labels_; }
   std::string_view driver_container() const;
   std::string_view spark_app_id() const { return Get(kSparkAppId); }
   uint8_t operator_state() const { return operator_state_; }
@@ -194,6 +196,9 @@ class AppProjection {
   uint8_t operator_state_ = 0;
   uint8_t flags_ = 0;
   bool wide_offsets_ = false;  // the slots' ends are uint32, not uint16
+  // A deadline label is among the labels: every Status applies deadlines, and most apps have
+  // none (kept in what was padding).
+  bool has_deadline_labels_ = false;
   // Where in packed_ the job-id label's value (its varint length) is, so that job_id(), which
   // every Status asks for, needn't walk the labels; 0 when there is none or it lies past 64 KiB.
   uint16_t job_id_at_ = 0;

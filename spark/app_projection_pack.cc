@@ -12,6 +12,7 @@
 
 #include "base/interner.h"
 #include "spark/app_projection.h"
+#include "spark/deadline.h"
 #include "spark/names.h"
 
 namespace kje::spark {
@@ -87,6 +88,10 @@ AppProjection::AppProjection(const AppFields& fields)
   interned_namespace_ = Interner::Global().Intern(fields.namespace_);
   interned_container_ = Interner::Global().Intern(fields.driver_container);
   PackedLabels labels = PackLabels(fields.labels);
+  for (const auto& [key, value] : fields.labels) {
+    has_deadline_labels_ = has_deadline_labels_ || key == kLabelMaxQueuedSeconds ||
+                           key == kLabelMaxRunSeconds;
+  }
   const std::string_view slots[kSlotCount] = {
       fields.name,
       fields.uid,
@@ -150,6 +155,7 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   operator_state_ = other.operator_state_;
   flags_ = other.flags_;
   wide_offsets_ = other.wide_offsets_;
+  has_deadline_labels_ = other.has_deadline_labels_;
   job_id_at_ = other.job_id_at_;
   return *this;
 }

@@ -60,6 +60,7 @@ void AddDeadlineLabels(const Deadlines& deadlines, std::map<std::string, std::st
 }
 
 Deadlines DeadlinesOf(const AppProjection& app) {
+  if (!app.has_deadline_labels()) return Deadlines{};
   return Deadlines{LabelSeconds(app, kLabelMaxQueuedSeconds),
                    LabelSeconds(app, kLabelMaxRunSeconds)};
 }
@@ -85,7 +86,7 @@ void ApplyDeadlines(const AppProjection& app, absl::Time now, JobStatusInfo& inf
     }
     return;
   }
-  if (info.deleting || app.cancel_requested()) return;
+  if (info.deleting || app.cancel_requested() || !app.has_deadline_labels()) return;
   const Deadlines deadlines = DeadlinesOf(app);
   if (info.status == JobStatus::kQueued && deadlines.max_queued_seconds > 0 &&
       app.creation_time() != kNoTime) {
