@@ -1,7 +1,10 @@
 #include "app/process.h"
 
+#include <atomic>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <csignal>
 #include <memory>
 #include <string>
@@ -63,6 +66,43 @@ TEST_CASE(
   CHECK(journal.entries == std::vector<std::string>{"stopped last", "stopped first",
                                                     "destroyed last", "destroyed no stop",
                                                     "destroyed first"});
+}
+
+// A stop posts its cancellations and returns (an informer's stop does): what they start must
+// run to its end before the io threads stop, or a coroutine they would have ended stays parked
+// and is never freed. A chain of handlers, each posting the next, stands for that work.
+TEST_CASE("process: the work a stop leaves behind runs to its end before the io threads stop",
+          "[process]") {
+  constexpr int kLinks = 1000;
+  std::atomic<int> ran{0};
+  {
+    Process process(ProcessOptions{.io_threads = 2});
+    boost::asio::io_context& io = process.io();
+    struct Chain {
+      boost::asio::io_context& io;
+      std::atomic<int>& ran;
+      void Post() {
+        boost::asio::post(io, [this] {
+          if (++ran < kLinks) Post();
+        });
+      }
+    };
+    process.Keep(std::make_unique<Chain>(Chain{io, ran}), [](Chain& c) { c.Post(); });
+  }
+  CHECK(ran.load() == kLinks);
+}
+
+// Work that no stop ends (a timer an hour away) doesn't hold the exit past finish_timeout: the
+// io threads are then stopped, and the timer's handler never runs.
+TEST_CASE("process: work no stop ends doesn't hold the exit", "[process]") {
+  std::atomic<bool> fired{false};
+  {
+    Process process(ProcessOptions{.io_threads = 1, .finish_timeout = absl::Milliseconds(50)});
+    auto& timer = process.Keep(std::make_unique<boost::asio::steady_timer>(process.io()));
+    timer.expires_after(std::chrono::hours(1));
+    timer.async_wait([&fired](const boost::system::error_code&) { fired = true; });
+  }
+  CHECK_FALSE(fired.load());
 }
 
 TEST_CASE("process: SIGTERM ends the wait", "[process]") {

@@ -1,26 +1,26 @@
 #include "cache/app_cache.h"
 
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "spark/apache/app_projection.h"
 #include "tests/fakes/fake_kube_client.h"
+#include "tests/fakes/io_loop.h"
 
 namespace kje::cache {
 namespace {
 
+// Declared before the cache, so the cache (and every informer it stops) goes first.
 struct Loop {
-  boost::asio::io_context io;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{io.get_executor()};
-  std::thread thread{[this] { io.run(); }};
+  testing::IoLoop loop;
+  boost::asio::io_context& io = loop.io();
   std::shared_ptr<testing::FakeKubeClient> client = std::make_shared<testing::FakeKubeClient>(io);
   ~Loop() {
-    work.reset();
-    io.stop();
-    thread.join();
+    // The stopped informers' cancellations run, and their loops and fetches end, before the
+    // io_context goes.
+    client->EndEveryCall();
+    CHECK(loop.Finish());
     client->DropPending();
   }
 };
@@ -112,6 +112,65 @@ TEST_CASE("app cache: on-demand informers are bounded and stop when their last s
   client->Barrier();
   CHECK(list_a->WaitCancelled());
   CHECK(cache.Subscribe("c", {"x"}, mailbox()).ok());  // room again
+}
+
+// Idle namespaces stop their on-demand informers all day long on the service's one io_context,
+// often while a LIST page is in flight. Each stop must free everything it started, with the
+// io_context still running: the loop (which holds the informer) and the page fetch (whose frame
+// holds the client's call). A frame parked for good would keep the fake's count of live calls
+// above zero and its informer alive, and add up over the rounds.
+TEST_CASE("app cache: an on-demand informer stopped mid-list a thousand times frees everything",
+          "[cache]") {
+  constexpr int kRounds = 1000;
+  testing::IoLoop loop(/*threads=*/2);
+  auto client = std::make_shared<testing::FakeKubeClient>(loop.io());
+  client->set_complete_on_cancel(true);  // as the real client ends a cancelled request
+  FakeClock clock;
+  InformerOptions prototype = Prototype();
+  prototype.page_size = 1;
+  std::vector<std::weak_ptr<AppInformer>> informers;
+  int cancelled = 0;
+  int calls_ended = 0;
+  {
+    AppCache cache(loop.io(), client, prototype, Options(true), clock);
+    for (int round = 0; round < kRounds; ++round) {
+      auto sub = cache.Subscribe("idle", {"x"}, std::make_shared<Mailbox<AppEvent>>(4));
+      REQUIRE(sub.ok());
+      informers.push_back(sub->informer);
+      auto list = client->NextCall();
+      REQUIRE(list != nullptr);
+      REQUIRE(list->verb == "list");
+      // Odd rounds stop with the first page in flight, even ones with the second (asked as soon
+      // as the first one's continue token is known, while the first is being read).
+      if (round % 2 == 0) {
+        k8s::ListPage first;
+        first.continue_token = "page-2";
+        client->CompleteList(list, std::move(first));
+        list = client->NextCall();
+        REQUIRE(list != nullptr);
+        REQUIRE(list->list.continue_token == "page-2");
+      }
+      cache.Unsubscribe("idle", *sub);
+      REQUIRE_FALSE(cache.Follows("idle"));
+      sub->informer.reset();
+      sub->subscription.reset();
+      const bool seen = list->WaitCancelled();
+      const bool ended = client->WaitNoLiveCalls();
+      cancelled += seen;
+      calls_ended += ended;
+      if (!seen || !ended) break;  // one failed round says it; the others would wait it out too
+    }
+  }
+  CHECK(cancelled == kRounds);
+  CHECK(calls_ended == kRounds);
+  // Nothing is left to run once every stop's cancellation has: whatever the informers started
+  // has ended, with no help from the teardown.
+  REQUIRE(loop.Finish());
+  int alive = 0;
+  for (const auto& informer : informers) alive += !informer.expired();
+  CHECK(alive == 0);
+  CHECK(client->live_calls() == 0);
+  client->DropPending();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <functional>
@@ -105,6 +106,34 @@ class FakeKubeClient final : public k8s::Client,
   }
 
   void set_complete_on_cancel(bool on) { complete_on_cancel_ = on; }
+
+  // How many coroutines awaiting a call of this fake still exist (suspended or running): each
+  // counts from its call until its frame is destroyed, so a frame that is never freed keeps it
+  // above zero. A stop that cancels its calls must bring it back to zero.
+  int64_t live_calls() {
+    absl::MutexLock lock(&mu_);
+    return live_;
+  }
+  // Waits (up to `timeout`) until no coroutine awaits a call of this fake.
+  bool WaitNoLiveCalls(absl::Duration timeout = absl::Seconds(10)) {
+    absl::MutexLock lock(&mu_);
+    auto none = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return live_ == 0; };
+    return mu_.AwaitWithTimeout(absl::Condition(&none), timeout);
+  }
+
+  // For the tests' shutdown, once the code under test was stopped and before its io_context
+  // stops: every call not finished ends with CANCELLED (as the real client ends a cancelled
+  // request), and so does every call made from now on. The coroutines awaiting them run to their
+  // end, and with them the work co_spawn holds on the io_context, which can then run out of work.
+  void EndEveryCall() {
+    std::vector<std::shared_ptr<Call>> all;
+    {
+      absl::MutexLock lock(&mu_);
+      ending_ = true;
+      all = all_;
+    }
+    for (const auto& call : all) EndCall(call);
+  }
 
   // For the tests' shutdown, once the io_context has stopped: a coroutine suspended on a call of
   // this fake waits in the call's wake-up, not in the io_context, and the call is held by that
@@ -234,10 +263,43 @@ class FakeKubeClient final : public k8s::Client,
   }
 
   void Record(const std::shared_ptr<Call>& call) {
-    absl::MutexLock lock(&mu_);
-    pending_.push_back(call);
-    all_.push_back(call);
+    bool ending = false;
+    {
+      absl::MutexLock lock(&mu_);
+      ending = ending_;
+      pending_.push_back(call);
+      all_.push_back(call);
+    }
+    if (ending) EndCall(call);
   }
+
+  // Whichever answer the call's verb takes, CANCELLED, unless it has one.
+  static void EndCall(const std::shared_ptr<Call>& call) {
+    Deliver(call, [](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      const absl::Status cancelled = absl::CancelledError("the test is shutting down");
+      if (!c.page) c.page = cancelled;
+      if (!c.result) c.result = cancelled;
+      if (!c.end) c.end = cancelled;
+    });
+  }
+
+  // Counts the coroutine whose frame holds it (live_calls).
+  class LiveCall {
+   public:
+    explicit LiveCall(FakeKubeClient& fake) : fake_(fake.shared_from_this()) {
+      absl::MutexLock lock(&fake_->mu_);
+      ++fake_->live_;
+    }
+    LiveCall(const LiveCall&) = delete;
+    LiveCall& operator=(const LiveCall&) = delete;
+    ~LiveCall() {
+      absl::MutexLock lock(&fake_->mu_);
+      --fake_->live_;
+    }
+
+   private:
+    const std::shared_ptr<FakeKubeClient> fake_;
+  };
 
   // Waits for the test's next delivery to the call. True: the awaiting coroutine was cancelled
   // and, with complete_on_cancel, the call ends so. The cancellation is seen here, in the child
@@ -270,6 +332,7 @@ class FakeKubeClient final : public k8s::Client,
   // Waits until `take(call)` (under the call's lock) gives the result.
   template <class T, class Take>
   Awaitable<T> Await(std::shared_ptr<Call> call, Take take) {
+    LiveCall live(*this);
     const bool throws = co_await boost::asio::this_coro::throw_if_cancelled();
     for (;;) {
       std::optional<absl::StatusOr<T>> got;
@@ -307,6 +370,7 @@ class FakeKubeClient final : public k8s::Client,
   // awaiting coroutine's executor, until the test ends the stream.
   template <class Deliver>
   boost::asio::awaitable<absl::Status> Stream(std::shared_ptr<Call> call, Deliver deliver) {
+    LiveCall live(*this);
     const bool throws = co_await boost::asio::this_coro::throw_if_cancelled();
     for (;;) {
       std::deque<Call::Item> items;
@@ -334,6 +398,8 @@ class FakeKubeClient final : public k8s::Client,
   absl::Mutex mu_;
   std::deque<std::shared_ptr<Call>> pending_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<Call>> all_ ABSL_GUARDED_BY(mu_);  // every call, for DropPending
+  int64_t live_ ABSL_GUARDED_BY(mu_) = 0;
+  bool ending_ ABSL_GUARDED_BY(mu_) = false;  // EndEveryCall
 };
 
 }  // namespace kje::testing
