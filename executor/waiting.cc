@@ -32,14 +32,21 @@ bool ExecutorContext::OwesWaiting(const spark::AppProjection& app,
   return clock.Now() - absl::FromUnixMillis(app.creation_time()) >= options.waiting_grace;
 }
 
+namespace {
+
+// The operator's status says it all (no status yet; executors not all running): no lookup.
+bool NeedsNoLookup(const spark::Waiting& from_app) {
+  return from_app.reason == spark::WaitingReason::kNoOperator ||
+         from_app.reason == spark::WaitingReason::kExecutorsPending;
+}
+
+}  // namespace
+
 std::optional<spark::Waiting> ExecutorContext::KnownWaiting(
     const spark::AppProjection& app, const spark::JobStatusInfo& info) const {
   if (!OwesWaiting(app, info)) return spark::Waiting{};
   spark::Waiting from_app = spark::AppWaiting(app, info, backend->HasState(app));
-  if (from_app.reason == spark::WaitingReason::kNoOperator ||
-      from_app.reason == spark::WaitingReason::kExecutorsPending) {
-    return from_app;
-  }
+  if (NeedsNoLookup(from_app)) return from_app;
   return waiting_memo.Fresh(app.uid(), app.resource_version(), clock.Now());
 }
 
@@ -133,10 +140,7 @@ asio::awaitable<spark::Waiting> LookUpWaiting(ExecutorContext& ex, cache::AppPtr
 asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app,
                                           spark::JobStatusInfo info, absl::Time rpc_deadline) {
   spark::Waiting from_app = spark::AppWaiting(*app, info, ex.backend->HasState(*app));
-  // No operator status: nothing else has happened to look at.
-  // The operator's status says it all (no status yet; executors not all running): no lookup.
-  if (from_app.reason == spark::WaitingReason::kNoOperator ||
-      from_app.reason == spark::WaitingReason::kExecutorsPending) {
+  if (NeedsNoLookup(from_app)) {
     // Remembered for the metric only: nothing was looked up.
     ex.waiting_memo.Remember(app->uid(), app->resource_version(), ex.clock.Now(), from_app);
     co_return from_app;
