@@ -21,12 +21,19 @@ std::string String(const rapidjson::Value* object, const char* name) {
   return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
 }
 
+// The range of google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+constexpr absl::Time kEarliest = absl::FromUnixSeconds(-62135596800);
+constexpr absl::Time kLatest = absl::FromUnixSeconds(253402300799);
+
 std::optional<absl::Time> Time(const rapidjson::Value* object, const char* name) {
   std::string text = String(object, name);
   if (text.empty()) return std::nullopt;
   absl::Time t;
   std::string error;
   if (!absl::ParseTime(absl::RFC3339_full, text, &t, &error)) return std::nullopt;
+  // absl also reads "infinite-past" and years past 9999, which no API server writes and no
+  // Timestamp of an answer can carry: such a time is unreadable, as a malformed one is.
+  if (t < kEarliest || t > kLatest) return std::nullopt;
   return t;
 }
 

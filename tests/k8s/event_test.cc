@@ -64,6 +64,25 @@ TEST_CASE("event: hostile shapes give empty fields or an error, never a crash", 
   CHECK_FALSE(e->last_seen.has_value());
 }
 
+TEST_CASE("event: times no answer's Timestamp can carry are unreadable, as malformed ones are",
+          "[event]") {
+  // Each is a time absl's RFC 3339 reader accepts: found by events_fuzz.
+  for (const char* time :
+       {"infinite-past", "infinite-future", "10000-01-01T00:00:00Z", "0000-12-31T23:59:59Z"}) {
+    INFO(time);
+    auto e = ProjectEvent(Doc(std::string(R"({"firstTimestamp":")") + time +
+                              R"(","lastTimestamp":")" + time + R"("})"));
+    REQUIRE(e.ok());
+    CHECK_FALSE(e->first_seen.has_value());
+    CHECK_FALSE(e->last_seen.has_value());
+  }
+  auto edge = ProjectEvent(Doc(R"({"firstTimestamp":"0001-01-01T00:00:00Z",
+    "lastTimestamp":"9999-12-31T23:59:59Z"})"));
+  REQUIRE(edge.ok());
+  CHECK(edge->first_seen == absl::FromUnixSeconds(-62135596800));
+  CHECK(edge->last_seen == absl::FromUnixSeconds(253402300799));
+}
+
 TEST_CASE("event: oldest first, ties broken by last time then name", "[event]") {
   auto at = [](int s) { return absl::FromUnixSeconds(s); };
   std::vector<Event> events(4);
