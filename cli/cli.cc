@@ -15,8 +15,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/quote.h"
+#include "base/status_macros.h"
 #include "base/strings.h"
 #include "cli/command.h"
+#include "cli/contexts.h"
 #include "cli/job_file.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
@@ -59,8 +61,12 @@ constexpr absl::Duration kMinEventsInterval = absl::Milliseconds(500);
 
 const std::vector<FlagSpec>& CommonFlags() {
   static const std::vector<FlagSpec> kFlags = {
+      {"context", 0, "NAME", false,
+       absl::StrCat("the context of the contexts file to use (default $", kContextEnv,
+                    ", else the file's current-context)")},
       {"server", 0, "HOST:PORT", false,
-       absl::StrCat("the server (default $", kServerEnv, ", else ", kDefaultServer, ")")},
+       absl::StrCat("the server (default $", kServerEnv, ", else the context's, else ",
+                    kDefaultServer, ")")},
       {"tls", 0, "", false, "use TLS, trusting the system's roots unless --tls-ca is given"},
       {"tls-ca", 0, "FILE", false,
        "CA certificates (PEM) for the server's certificate; implies --tls"},
@@ -68,6 +74,7 @@ const std::vector<FlagSpec>& CommonFlags() {
       {"tls-key", 0, "FILE", false, "client private key (PEM) for mutual TLS"},
       {"tls-server-name", 0, "NAME", false, "the name to verify in the server's certificate"},
       {"token-file", 0, "FILE", false, "send \"authorization: Bearer <file content>\""},
+      // Each connection flag also comes from K8S_JOB_EXECUTOR_<FLAG> (see `contexts --help`).
       {"timeout", 0, "DURATION", false,
        "deadline of each call, e.g. 10s, 2m (default 30s; none for watch and logs -f)"},
       {"output", 'o', "FORMAT", false, "table (default) or json"},
@@ -680,6 +687,23 @@ const std::vector<Command>& Commands() {
        0,
        0,
        Health},
+      {"contexts",
+       "[flags]",
+       "list the contexts of the contexts file",
+       "Connection settings come from the flags, then K8S_JOB_EXECUTOR_SERVER, _TLS, _TLS_CA,\n"
+       "_TLS_CERT, _TLS_KEY, _TLS_SERVER_NAME and _TOKEN_FILE, then a named context of the file\n"
+       "$K8S_JOB_EXECUTOR_CONFIG (default ~/.config/k8s-job-executor/config), picked by\n"
+       "--context, $K8S_JOB_EXECUTOR_CONTEXT or the file's current-context:\n\n"
+       "  current-context: prod\n"
+       "  contexts:\n"
+       "    prod: {server: kje.example.com:443, tls-ca: prod-ca.crt, token-file: prod.token}\n"
+       "    local: {server: 127.0.0.1:50051}\n\n"
+       "Relative paths are relative to the file; the file names files, never a token.\n",
+       {},
+       "",
+       0,
+       0,
+       ListContexts},
   };
   return kCommands;
 }
@@ -730,18 +754,7 @@ std::string CommandUsage(const Command& command) {
 }
 
 absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, const Io& io) {
-  ConnectionOptions options;
-  if (auto v = flags.Get("server")) {
-    options.server = *v;
-  } else if (auto it = io.env.find(kServerEnv); it != io.env.end() && !it->second.empty()) {
-    options.server = it->second;
-  }
-  options.tls = flags.Has("tls");
-  options.tls_ca_file = flags.Get("tls-ca").value_or("");
-  options.tls_cert_file = flags.Get("tls-cert").value_or("");
-  options.tls_key_file = flags.Get("tls-key").value_or("");
-  options.tls_server_name = flags.Get("tls-server-name").value_or("");
-  options.token_file = flags.Get("token-file").value_or("");
+  ASSIGN_OR_RETURN(ConnectionOptions options, ResolveConnection(flags, io.env));
   if (auto v = flags.Get("timeout")) {
     absl::Duration d;
     if (!absl::ParseDuration(*v, &d) || d <= absl::ZeroDuration()) {

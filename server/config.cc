@@ -16,6 +16,7 @@
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "base/suggest.h"
 #include "server/config_keys.h"
 
 namespace kje::server {
@@ -33,40 +34,6 @@ constexpr char kEnvPrefix[] = "K8S_JOB_EXECUTOR_";
 constexpr char kSparkConfPrefix[] = "spark.conf.";
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
-
-// The edit distance of two short names (insertions, deletions, substitutions), case folded.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const bool same = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// "; did you mean X?" for the candidate nearest `name` when it is a likely typo of it (a few
-// edits, fewer than a third of the name), else "".
-std::string DidYouMean(std::string_view name, const std::vector<std::string>& candidates) {
-  if (name.size() > 128) return "";  // no name of ours is that long; spare the quadratic cost
-  const std::string* best = nullptr;
-  size_t best_distance = std::max<size_t>(1, std::min<size_t>(3, name.size() / 3)) + 1;
-  for (const std::string& candidate : candidates) {
-    size_t d = EditDistance(name, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = &candidate;
-    }
-  }
-  return best == nullptr ? "" : absl::StrCat("; did you mean ", *best, "?");
-}
 
 // The variables of the known keys, in the keys' order.
 const std::vector<std::string>& KnownEnvNames() {

@@ -516,8 +516,8 @@ TEST_CASE("logs prints the tail, and -f follows the stream") {
                          "--server", server.address()});
   CHECK(timed.code == 0);
   CHECK(timed.out ==
-        "{\"lines\":[\"a\",\"b\"],\"droppedLines\":\"0\"}\n"
-        "{\"lines\":[\"c\"],\"droppedLines\":\"3\"}\n");
+        "{\"lines\":[\"a\",\"b\"],\"droppedLines\":\"0\",\"cursor\":\"\"}\n"
+        "{\"lines\":[\"c\"],\"droppedLines\":\"3\",\"cursor\":\"\"}\n");
   rec = server.service().recorded();
   CHECK(rec.follows.back().tail_lines() == 7);
   CHECK(rec.had_deadline);
