@@ -20,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/contexts.h"
 #include "cli/job_file.h"
+#include "cli/job_ref.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace kje::cli {
@@ -766,6 +767,12 @@ absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, 
   return options;
 }
 
+// The commands whose arguments are jobs: each may be named by its job id or application name.
+bool NamesJobs(std::string_view command) {
+  return command == "status" || command == "describe" || command == "cancel" || command == "logs" ||
+         command == "events" || command == "watch";
+}
+
 }  // namespace
 
 bool IsCommand(std::string_view name) {
@@ -806,6 +813,12 @@ int Run(const std::vector<std::string>& args, Io& io) {
     consumed = 2;
   }
   std::vector<FlagSpec> specs = command->flags;
+  const bool names_jobs = NamesJobs(command->name);
+  if (names_jobs) {
+    specs.push_back({"namespace", 'n', "NS", false,
+                     "where a job id or an application name is looked up (default: the "
+                     "server's namespace)"});
+  }
   specs.insert(specs.end(), CommonFlags().begin(), CommonFlags().end());
   auto flags = ParseFlags({args.begin() + consumed, args.end()}, specs);
   if (!flags.ok()) return UsageError(io, command->name, std::string(flags.status().message()));
@@ -837,7 +850,23 @@ int Run(const std::vector<std::string>& args, Io& io) {
     io.err << kProgram << ": warning: sending the bearer token without TLS\n";
   }
   Context context{*flags, **conn, format, io};
-  return command->run(context);
+  std::vector<std::string> hints;
+  if (names_jobs) {
+    std::vector<std::string> ids;
+    for (const std::string& arg : flags->positional()) {
+      auto ref = ResolveJobRef(context, arg, flags->Get("namespace").value_or(""));
+      if (!ref.ok()) return UsageError(io, command->name, std::string(ref.status().message()));
+      ids.push_back(ref->execution_id);
+      if (!ref->hint.empty()) hints.push_back(ref->hint);
+    }
+    flags->set_positional(std::move(ids));
+  }
+  const int code = command->run(context);
+  // After the server's own NOT_FOUND: where the CLI looked for the name, and what is close.
+  if (code == kExitNotFound) {
+    for (const std::string& hint : hints) io.err << kProgram << ": hint: " << hint << "\n";
+  }
+  return code;
 }
 
 }  // namespace kje::cli

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,6 +33,8 @@ class ParsedFlags {
   // Every value of a flag, in command-line order.
   std::vector<std::string> GetAll(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // The positional arguments as a command should see them (job names resolved to ids).
+  void set_positional(std::vector<std::string> positional) { positional_ = std::move(positional); }
 
  private:
   friend absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>&,

@@ -179,7 +179,10 @@ TEST_CASE("status prints the job and exits by its outcome") {
   CHECK(status("queued").code == kExitJobNotFinished);
   Result missing = status("nope");
   CHECK(missing.code == kExitNotFound);
-  CHECK(missing.err == "k8s-job-executor: status: NOT_FOUND: no such application\n");
+  CHECK(missing.err ==
+        "k8s-job-executor: status: NOT_FOUND: no such application\n"
+        "k8s-job-executor: hint: no job with the id or name \"nope\" in the server's namespace "
+        "(-n picks another)\n");
   Result json = RunCli({"status", "failed", "-o", "json", "--server", server.address()});
   CHECK(json.code == kExitJobFailed);
   CHECK(json.out.find("\"status\": \"FAILED\"") != std::string::npos);
@@ -414,7 +417,10 @@ TEST_CASE("events -f of a stopped or gone job is one call, and its errors are th
   CHECK(s.waits.empty());
   Result missing = RunCli({"events", "nope", "-f", "--server", s.server.address()}, s.around());
   CHECK(missing.code == kExitNotFound);
-  CHECK(missing.err == "k8s-job-executor: events: NOT_FOUND: no such application\n");
+  CHECK(missing.err ==
+        "k8s-job-executor: events: NOT_FOUND: no such application\n"
+        "k8s-job-executor: hint: no job with the id or name \"nope\" in the server's namespace "
+        "(-n picks another)\n");
   svc.required_token = "t";
   Result denied = RunCli({"events", "a", "-f", "--server", s.server.address()}, s.around());
   CHECK(denied.code == kExitAuth);

@@ -198,6 +198,16 @@ server:
         self.assertEqual(info["jobId"], "3001")
         self.assertTrue(info["finishedAt"])
 
+        # Named as kubectl names objects: by the job id, or by the application's name.
+        for name in ("3001", "gravitino-job-3001"):
+            code, out, err = self.cli("status", name, "-n", "default", "-o", "json")
+            self.assertEqual(code, EXIT_OK, err)
+            self.assertEqual(json.loads(out)["executionId"], execution_id)
+        code, _, err = self.cli("status", "gravitino-job-30001", "-n", "default")
+        self.assertEqual(code, EXIT_NOT_FOUND, err)
+        self.assertIn('hint: no job with the id or name "gravitino-job-30001" in namespace default'
+                      ' (-n picks another); did you mean gravitino-job-3001?', err)
+
         code, out, err = self.cli("logs", execution_id)
         self.assertEqual(code, EXIT_OK, err)
         self.assertIn("Pi is roughly 3.14", out)
