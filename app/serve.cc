@@ -157,6 +157,14 @@ void LogListening(const server::Config& config, int port, bool caller_auth,
       .Kv("status_cache", cached ? "informer" : "off");
 }
 
+void LogHealthListening(const server::Config& config, int health_port) {
+  if (health_port == 0) return;
+  std::string host = config.server.health_listen.substr(0, config.server.health_listen.rfind(':'));
+  log::Info("health listening")
+      .Kv("address", absl::StrCat(host, ":", health_port))
+      .Kv("health_port", health_port);
+}
+
 // The service in its process, from the Kubernetes client to the gRPC port, until a signal ends
 // it; every part is the process's, which stops them whichever way this returns.
 int Serve(const server::Config& config, k8s::ConnectionConfig connection,
@@ -218,6 +226,7 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
   auto& grpc = process.Keep(*std::move(started),
                             [](server::GrpcServer& s) { s.Shutdown(absl::ZeroDuration()); });
   LogListening(config, grpc.port(), auth != nullptr, *backend, kube_source, cache.enabled());
+  LogHealthListening(config, grpc.health_port());
   // The configured namespaces are followed from the start (others from their first lookup),
   // once the port is up: the first LIST's TLS handshake and parsing would otherwise compete with
   // start-up for the CPU. Reads before the first sync GET what they need.

@@ -40,6 +40,9 @@ struct ServerConfig {
   std::string tls_client_ca_file;
   std::string token_file;      // callers must send "authorization: Bearer <its content>"
   std::string metrics_listen;  // empty: no metrics endpoint
+  // A loopback HOST:PORT serving grpc.health.v1 alone, in plaintext, for the exec probes inside
+  // the pod: they then need no CA, no certificate name and no client certificate. Empty: none.
+  std::string health_listen;
   std::string log_level = "info";
   std::string log_format = "text";
   std::vector<std::string> allowed_namespaces;  // empty: any namespace

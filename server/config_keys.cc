@@ -234,6 +234,19 @@ Validator<std::string> HostPort(bool optional = false) {
   };
 }
 
+// A plaintext port that only the pod itself may reach: its host is a loopback address.
+absl::Status LoopbackHostPort(const std::string& key, const std::string& value, const Config&) {
+  if (value.empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(ValidateHostPort(key, value));
+  const std::string host = value.substr(0, value.rfind(':'));
+  if (host == "localhost" || host == "[::1]" || absl::StartsWith(host, "127.")) {
+    return absl::OkStatus();
+  }
+  return KeyError(key,
+                  "must be a loopback HOST:PORT (127.0.0.1, [::1] or localhost): it "
+                  "serves health in plaintext to the pod's own probes");
+}
+
 // The URI scheme of a resource location, lower-cased; empty when there is none. Windows-style
 // one-letter "schemes" don't occur in a cluster URI and count as none.
 std::string SchemeOf(const std::string& uri) {
@@ -457,6 +470,7 @@ std::vector<ConfigSection> MakeSections() {
       {{Key<&C::server, &V::token_file>("server.tokenFile", Text(), ExistingFile()),
         Key<&C::server, &V::metrics_listen>("server.metricsListen", Text(),
                                             HostPort(/*optional=*/true)),
+        Key<&C::server, &V::health_listen>("server.healthListen", Text(), LoopbackHostPort),
         Key<&C::server, &V::log_level>("server.logLevel", Text(), LogLevel),
         Key<&C::server, &V::log_format>("server.logFormat", Text(), LogFormat),
         Key<&C::server, &V::allowed_namespaces>("server.allowedNamespaces", NamespaceList(),

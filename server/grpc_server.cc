@@ -76,29 +76,49 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   }
   s->keeper_ = std::make_unique<grpc_util::PollKeeper>(
       s->server_->InProcessChannel(grpc::ChannelArguments()), grpc_util::PollKeeper::kMethod);
-  auto* health = s->server_->GetHealthCheckService();
-  for (const char* name : kHealthServices) health->SetServingStatus(name, true);
+  if (!config.health_listen.empty()) {
+    // No service of ours is registered here: the default health service alone answers (and
+    // reflection, which describes only it), so the plaintext port opens nothing else.
+    grpc::ServerBuilder health_builder;
+    health_builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    health_builder.AddListeningPort(config.health_listen, grpc::InsecureServerCredentials(),
+                                    &s->health_port_);
+    s->health_server_ = health_builder.BuildAndStart();
+    if (s->health_server_ == nullptr || s->health_port_ == 0) {
+      return absl::UnavailableError(absl::StrCat("server.healthListen: can't listen on ",
+                                                 config.health_listen, " (address in use?)"));
+    }
+  }
+  for (const char* name : kHealthServices) s->SetServing(name, true);
   return s;
+}
+
+void GrpcServer::SetServing(const char* name, bool serving) {
+  server_->GetHealthCheckService()->SetServingStatus(name, serving);
+  if (health_server_ != nullptr) {
+    health_server_->GetHealthCheckService()->SetServingStatus(name, serving);
+  }
 }
 
 GrpcServer::~GrpcServer() { Shutdown(absl::ZeroDuration()); }
 
 void GrpcServer::SetReady(bool ready) {
   if (server_ == nullptr || shut_down_) return;
-  for (const char* name : kReadinessServices) {
-    server_->GetHealthCheckService()->SetServingStatus(name, ready);
-  }
+  for (const char* name : kReadinessServices) SetServing(name, ready);
 }
 
 void GrpcServer::Shutdown(absl::Duration drain) {
   if (server_ == nullptr || shut_down_) return;
   shut_down_ = true;
   keeper_.reset();
-  for (const char* name : kReadinessServices) {
-    server_->GetHealthCheckService()->SetServingStatus(name, false);
-  }
+  for (const char* name : kReadinessServices) SetServing(name, false);
   server_->Shutdown(absl::ToChronoTime(absl::Now() + drain));
   server_->Wait();
+  // Last: the probes see NOT_SERVING readiness while the main port drains.
+  if (health_server_ != nullptr) {
+    health_server_->Shutdown(absl::ToChronoTime(absl::Now()));
+    health_server_->Wait();
+  }
 }
 
 }  // namespace kje::server

@@ -31,6 +31,8 @@ class GrpcServer {
 
   // The bound port; the chosen one when the configured port was 0.
   int port() const { return port_; }
+  // The health-only port (server.healthListen); 0 without one.
+  int health_port() const { return health_port_; }
 
   // Readiness as the "readiness" health service reports it.
   void SetReady(bool ready);
@@ -44,9 +46,15 @@ class GrpcServer {
  private:
   GrpcServer() = default;
 
+  // Sets one health name's status on every server that answers health.
+  void SetServing(const char* name, bool serving);
+
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<grpc_util::PollKeeper> keeper_;  // stopped before the server
+  // Health alone, in plaintext on loopback, with the same statuses as the main port's.
+  std::unique_ptr<grpc::Server> health_server_;
   int port_ = 0;
+  int health_port_ = 0;
   bool shut_down_ = false;
 };
 

@@ -220,16 +220,14 @@ def openssl(*args):
     subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
 
 
-def make_certificates(d):
-    """In d: ca.crt, a server certificate for localhost (the probes' default name) and
-    127.0.0.1 and a client certificate it signed, a token, and other-ca.crt, which signed
-    neither."""
+def make_certificates(d, server_san="DNS:localhost,IP:127.0.0.1"):
+    """In d: ca.crt, a server certificate for `server_san` and a client certificate it signed, a
+    token, and other-ca.crt, which signed neither."""
     for ca in ("ca", "other-ca"):
         openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                 "-keyout", f"{d}/{ca}.key", "-out", f"{d}/{ca}.crt", "-days", "2",
                 "-subj", f"/CN=kje test {ca}")
-    for leaf, ext in (("server", "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-                                "extendedKeyUsage=serverAuth"),
+    for leaf, ext in (("server", "subjectAltName=%s\nextendedKeyUsage=serverAuth" % server_san),
                       ("client", "extendedKeyUsage=clientAuth")):
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                 "-keyout", f"{d}/{leaf}.key", "-out", f"{d}/{leaf}.csr", "-subj", f"/CN={leaf}")
@@ -448,36 +446,27 @@ class HelmTest(unittest.TestCase):
         self.assertNotIn("livenessProbe", c)
         self.assertEqual({"port": 50051, "service": "liveness"}, c["startupProbe"]["grpc"])
 
-    def assert_exec_probes(self, docs, tls_flags, probes=PROBE_SERVICES):
-        """Every probe of `probes` runs the health command against the port the server listens on,
-        with the service the probe is for, a deadline within the kubelet's timeout and
-        `tls_flags`; any file the flags name is a key of a mounted Secret. Returns {path: (Secret,
-        key)} of those files."""
+    def assert_exec_probes(self, docs, probes=PROBE_SERVICES, health_port=8086):
+        """Every probe of `probes` runs the health command against the server's loopback
+        health-only port (server.healthListen, plaintext), with the service the probe is for and a
+        deadline within the kubelet's timeout, and no TLS flag, file or Secret of its own."""
         config, _ = config_of(docs)
         pod = deployment_pod(docs) if of_kind(docs, "Deployment") else sidecar_spec(docs)
         c = executor_container(pod)
         self.assertEqual(set(probes), {p for p in ("livenessProbe", "readinessProbe",
                                                     "startupProbe") if p in c})
-        files = {}
+        server = "127.0.0.1:%d" % health_port
+        self.assertEqual(server, config["server"]["healthListen"])
+        self.assertNotEqual(port_of(config["server"]["listen"]), health_port)
         for probe, service in probes.items():
             spec = c[probe]
             self.assertEqual({"exec"}, set(spec) & {"exec", "grpc", "tcpSocket", "httpGet"})
             command = spec["exec"]["command"]
-            server = command[3]
-            # The listen address, seen from inside the container.
-            listen_host = host_of(config["server"]["listen"])
-            self.assertEqual(port_of(config["server"]["listen"]), port_of(server))
-            self.assertEqual(listen_host if listen_host not in ("0.0.0.0", "[::]") else
-                             "127.0.0.1", host_of(server))
             timeout = command[7]
             self.assertRegex(timeout, r"^[1-9]\d*s$")
             self.assertGreaterEqual(spec["timeoutSeconds"], int(timeout[:-1]))
             self.assertEqual([IMAGE_BINARY, "health", "--server", server, "--service", service,
-                              "--timeout", timeout] + tls_flags, command)
-            for flag, value in zip(command, command[1:]):
-                if flag in ("--tls-ca", "--tls-cert", "--tls-key"):
-                    files.update(self.files_in_secrets(pod, c, [value]))
-        return files
+                              "--timeout", timeout], command)
 
     def test_tls_turns_the_probes_into_exec_health_checks(self):
         # kubelet's gRPC probe speaks no TLS; a gRPC probe of a TLS port would always fail.
@@ -488,34 +477,25 @@ class HelmTest(unittest.TestCase):
                                       "startupProbe": {"enabled": True},
                                       "readinessProbe": {"timeoutSeconds": 5}}))
                 probes = dict(PROBE_SERVICES, startupProbe="liveness")
-                files = self.assert_exec_probes(
-                    docs, ["--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
-                           "--tls-server-name", "localhost"], probes)
-                # The CA comes from the TLS Secret's tls.caKey (cert-manager's ca.crt).
-                self.assertEqual({"/etc/k8s-job-executor/tls/server-ca.crt": ("kje-tls", "ca.crt")},
-                                 files)
+                self.assert_exec_probes(docs, probes)
                 c = executor_container(deployment_pod(docs))
                 self.assertEqual("4s", c["readinessProbe"]["exec"]["command"][7])
                 self.assertEqual("1s", c["livenessProbe"]["exec"]["command"][7])
                 self.assertEqual([port], [p["containerPort"] for p in c["ports"]
                                           if p["name"] == "grpc"])
-        # Another CA key and server name; no server name: the dialled IP must be in the certificate;
-        # no CA key: the image's system roots.
-        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
-                                      "caKey": "issuer.pem"},
-                              "probes": {"tlsServerName": "kje.catalog.svc"}}))
-        files = self.assert_exec_probes(docs, [
-            "--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
-            "--tls-server-name", "kje.catalog.svc"])
-        self.assertEqual([("kje-tls", "issuer.pem")], list(files.values()))
-        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls", "caKey": ""},
-                              "probes": {"tlsServerName": ""}}))
-        self.assert_exec_probes(docs, ["--tls"])
-        tls_volume = [v for v in deployment_pod(docs)["volumes"] if v["name"] == "kje-tls"][0]
-        self.assertEqual(["tls.crt", "tls.key"], [i["path"] for i in tls_volume["secret"]["items"]])
+                # The health port is no container port: nothing outside the pod reaches it.
+                self.assertNotIn(8086, [p["containerPort"] for p in c["ports"]])
+                # The TLS Secret needs only what `kubectl create secret tls` writes.
+                tls_volume = [v for v in deployment_pod(docs)["volumes"]
+                              if v["name"] == "kje-tls"][0]
+                self.assertEqual(["tls.crt", "tls.key"],
+                                 [i["path"] for i in tls_volume["secret"]["items"]])
+        docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls"},
+                              "probes": {"healthPort": 9100}}))
+        self.assert_exec_probes(docs, health_port=9100)
 
     def test_probes_off_mount_no_probe_files(self):
-        # A Secret item that isn't in the Secret fails the pod: the CA is listed only when used.
+        # A Secret item that isn't in the Secret fails the pod: only the server's files are listed.
         off = {p: {"enabled": False} for p in PROBE_SERVICES}
         docs = render(merged(off, {"tls": {"enabled": True, "existingSecret": "kje-tls",
                                            "clientCa": {"enabled": True}}}))
@@ -526,26 +506,17 @@ class HelmTest(unittest.TestCase):
         tls_volume = [v for v in pod["volumes"] if v["name"] == "kje-tls"][0]
         self.assertEqual(["tls.crt", "tls.key", "ca.crt"],
                          [i["path"] for i in tls_volume["secret"]["items"]])
-        self.assertNotIn("kje-probe-client", [v["name"] for v in pod["volumes"]])
+        # No probe, no health port.
+        config, _ = config_of(docs)
+        self.assertNotIn("healthListen", config["server"])
 
-    def test_mutual_tls_probes_present_a_client_certificate(self):
+    def test_mutual_tls_probes_need_no_client_certificate(self):
         for ca_secret, ca_dir in (("", "tls"), ("kje-ca", "client-ca")):
             with self.subTest(client_ca_secret=ca_secret):
-                values = merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
-                                         "clientCa": {"enabled": True,
-                                                      "existingSecret": ca_secret}},
-                                 "probes": {"clientCertSecret": "kje-probe"}})
-                docs = render(values)
-                files = self.assert_exec_probes(docs, [
-                    "--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
-                    "--tls-server-name", "localhost",
-                    "--tls-cert", "/etc/k8s-job-executor/probe-client/tls.crt",
-                    "--tls-key", "/etc/k8s-job-executor/probe-client/tls.key"])
-                self.assertEqual({
-                    "/etc/k8s-job-executor/tls/server-ca.crt": ("kje-tls", "ca.crt"),
-                    "/etc/k8s-job-executor/probe-client/tls.crt": ("kje-probe", "tls.crt"),
-                    "/etc/k8s-job-executor/probe-client/tls.key": ("kje-probe", "tls.key")},
-                    files)
+                docs = render(merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
+                                              "clientCa": {"enabled": True,
+                                                           "existingSecret": ca_secret}}}))
+                self.assert_exec_probes(docs)
                 # The server's own client CA is still where its config points.
                 config, _ = config_of(docs)
                 self.assertEqual("/etc/k8s-job-executor/%s/ca.crt" % ca_dir,
@@ -553,10 +524,6 @@ class HelmTest(unittest.TestCase):
                 self.files_in_secrets(deployment_pod(docs),
                                       executor_container(deployment_pod(docs)),
                                       [config["server"]["tls"]["clientCaFile"]])
-        out = render_raw(merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
-                                         "clientCa": {"enabled": True}}}))
-        self.assertNotEqual(0, out.returncode, out.stdout)
-        self.assertIn("probes.clientCertSecret is required with tls.clientCa.enabled", out.stderr)
 
     def assert_hardened(self, container, pod_security_context=None):
         sc = container["securityContext"]
@@ -607,13 +574,11 @@ class HelmTest(unittest.TestCase):
                 "statusCacheTtlMs": 0}}),
             "tls-token": merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
                                          "clientCa": {"enabled": True}},
-                                 "probes": {"clientCertSecret": "kje-probe"},
                                  "auth": {"token": {"enabled": True,
                                                     "existingSecret": "kje-token"}}}),
             "tls-separate-ca": merged({"tls": {"enabled": True, "existingSecret": "kje-tls",
                                                "clientCa": {"enabled": True,
-                                                            "existingSecret": "kje-ca"}},
-                                       "probes": {"clientCertSecret": "kje-probe"}}),
+                                                            "existingSecret": "kje-ca"}}}),
         }
         for name, values in value_sets.items():
             with self.subTest(values=name):
@@ -731,29 +696,25 @@ class HelmTest(unittest.TestCase):
     def test_the_rendered_exec_probes_pass_against_the_real_server(self):
         """The real binary, started with a rendered TLS (and mutual TLS, and token) config, passes
         each rendered exec probe command, run as the kubelet would with the pod's files mapped to
-        a temporary directory; a probe trusting another CA, checking another name, or without its
-        client certificate, fails. So does the sidecar's plaintext probe on loopback."""
+        a temporary directory: the probes check the loopback health port, so a server certificate
+        without `localhost` and a TLS Secret without ca.crt do; that port answers health alone,
+        and the gRPC port still refuses plaintext. So does the sidecar's, on loopback."""
         with tempfile.TemporaryDirectory(dir=_home) as d:
-            make_certificates(d)
-            mtls = {"tls": {"clientCa": {"enabled": True}},
-                    "probes": {"clientCertSecret": "kje-probe"}}
-            # No server name: the probe checks the dialled 127.0.0.1 against the IP SAN.
-            ip_san = {"probes": {"tlsServerName": ""}}
+            make_certificates(d, server_san="DNS:kje.catalog.svc")
+            mtls = {"tls": {"clientCa": {"enabled": True}}}
             sidecar = {"mode": "sidecar", "tls": {"enabled": False}}
-            for name, extra in (("tls", {}), ("mtls", mtls), ("ip-san", ip_san),
-                                ("sidecar-plaintext", sidecar)):
+            for name, extra in (("tls", {}), ("mtls", mtls), ("sidecar-plaintext", sidecar)):
                 with self.subTest(name):
                     self.run_exec_probes(d, extra)
 
     def run_exec_probes(self, d, extra):
         # The pod's Secret files, as the kubelet writes them: (Secret, key) -> a local file.
         secret_files = {("kje-tls", "tls.crt"): "server.crt", ("kje-tls", "tls.key"): "server.key",
-                        ("kje-tls", "ca.crt"): "ca.crt", ("kje-token", "token"): "token",
-                        ("kje-probe", "tls.crt"): "client.crt",
-                        ("kje-probe", "tls.key"): "client.key"}
+                        ("kje-tls", "ca.crt"): "ca.crt", ("kje-token", "token"): "token"}
         for attempt in range(3):
-            port = free_port()
+            port, health_port = free_port(), free_port()
             docs = render(merged({"grpc": {"port": port}, "service": {"grpcPort": port},
+                                  "probes": {"healthPort": health_port},
                                   "tls": {"enabled": True, "existingSecret": "kje-tls"},
                                   "auth": {"token": {"enabled": True,
                                                      "existingSecret": "kje-token"}},
@@ -764,22 +725,17 @@ class HelmTest(unittest.TestCase):
                                  extra))
             config, text = config_of(docs)
             files = self.mounted_files(docs, config)
-            commands = {}
             pod = deployment_pod(docs) if of_kind(docs, "Deployment") else sidecar_spec(docs)
             c = executor_container(pod)
+            commands = {}
             for probe in PROBE_SERVICES:
                 command = c[probe]["exec"]["command"]
                 self.assertEqual(IMAGE_BINARY, command[0])
                 commands[probe] = [BINARY] + command[1:]
-                for flag, value in zip(command, command[1:]):
-                    if flag in ("--tls-ca", "--tls-cert", "--tls-key"):
-                        files.update(self.files_in_secrets(pod, c, [value]))
             local = {path: os.path.join(d, secret_files[key]) for path, key in files.items()}
             text = text.replace("0.0.0.0:", "127.0.0.1:")
             for path, file in local.items():
                 text = text.replace(path, file)
-                for command in commands.values():
-                    command[:] = [file if a == path else a for a in command]
             self.assertNotIn("/etc/k8s-job-executor", text + repr(commands))
             config_path = os.path.join(d, "config.yaml")
             with open(config_path, "w") as f:
@@ -809,33 +765,18 @@ class HelmTest(unittest.TestCase):
                 log.seek(0)
                 server_log = log.read()
                 self.assertEqual({p: (0, "SERVING") for p in commands}, results, server_log)
-                if "--tls-ca" not in commands["readinessProbe"]:
-                    self.assertEqual("127.0.0.1", host_of(config["server"]["listen"]))
-                    return  # plaintext on loopback: nothing to get wrong but the address
-                # The check can fail: a CA that didn't sign the server's certificate.
-                wrong_ca = [os.path.join(d, "other-ca.crt") if a == os.path.join(d, "ca.crt")
-                            else a for a in commands["readinessProbe"]]
-                self.assertNotEqual(commands["readinessProbe"], wrong_ca)
-                out = subprocess.run(wrong_ca, capture_output=True, text=True, timeout=30,
-                                     env=env)
-                # A handshake that fails on the certificate is no outage: exit 1, and what to fix.
-                self.assertEqual(1, out.returncode, out.stdout + out.stderr)
-                self.assertIn("--tls-ca", out.stderr)
-                # ... or a name the certificate doesn't carry: the name is checked.
-                command = list(commands["readinessProbe"])
-                if "--tls-server-name" in command:
-                    command[command.index("--tls-server-name") + 1] = "not-in-the-certificate"
-                else:
-                    command += ["--tls-server-name", "not-in-the-certificate"]
-                out = subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
-                self.assertEqual(1, out.returncode, out.stdout + out.stderr)
-                self.assertIn("--tls-server-name", out.stderr)
-                if "--tls-cert" in commands["livenessProbe"]:
-                    # Mutual TLS: without the client certificate the server refuses the probe.
-                    command = commands["livenessProbe"]
-                    i = command.index("--tls-cert")
-                    out = subprocess.run(command[:i] + command[i + 4:], capture_output=True,
-                                         text=True, timeout=30, env=env)
+                health = "127.0.0.1:%d" % health_port
+                # The health port opens nothing else: the job API isn't there, token or not.
+                out = subprocess.run([BINARY, "status", "c/sparkapp/default/x", "--server",
+                                      health, "--timeout", "10s"],
+                                     capture_output=True, text=True, timeout=30, env=env)
+                self.assertNotEqual(0, out.returncode, out.stdout)
+                self.assertIn("UNIMPLEMENTED", out.stderr)
+                if "tls" in config["server"]:
+                    # The gRPC port still speaks TLS only: a plaintext check there fails.
+                    out = subprocess.run([BINARY, "health", "--server", "127.0.0.1:%d" % port,
+                                          "--timeout", "5s"],
+                                         capture_output=True, text=True, timeout=30, env=env)
                     self.assertNotEqual(0, out.returncode, out.stdout)
                 return
             finally:
@@ -849,7 +790,6 @@ class HelmTest(unittest.TestCase):
             "tls": {"enabled": True, "existingSecret": "kje-tls", "certKey": "cert.pem",
                     "keyKey": "key.pem", "clientCa": {"enabled": True, "existingSecret": "kje-ca",
                                                        "key": "root.pem"}},
-            "probes": {"clientCertSecret": "kje-probe"},
             "auth": {"token": {"enabled": True, "existingSecret": "kje-token", "key": "t"}}}))
         config, _ = config_of(docs)
         files = self.mounted_files(docs, config)
@@ -924,7 +864,7 @@ class HelmTest(unittest.TestCase):
         self.assertEqual(["serve", "--config", CONFIG_PATH], c["args"])
         # The kubelet probes the pod IP, which loopback never answers: the probes run inside the
         # container. The port isn't reachable from outside the pod, so it isn't declared.
-        self.assert_exec_probes(docs, [])
+        self.assert_exec_probes(docs)
         self.assertNotIn("kje-grpc", [p["name"] for p in c["ports"]])
         mounted = {m["name"] for m in c["volumeMounts"]}
         volumes = {v["name"]: v for v in spec["volumes"]}
@@ -940,18 +880,16 @@ class HelmTest(unittest.TestCase):
         self.assertEqual("0.0.0.0:50051", config["server"]["listen"])
 
     def test_sidecar_probes_on_loopback(self):
-        cases = [({"grpc": {"port": 7000}}, "127.0.0.1:7000", []),
-                 ({"grpc": {"listenHost": "127.0.0.2"}}, "127.0.0.2:50051", []),
-                 ({"grpc": {"listenHost": "::1"}}, "[::1]:50051", []),
-                 ({"tls": {"enabled": True, "existingSecret": "kje-tls"}}, "127.0.0.1:50051",
-                  ["--tls-ca", "/etc/k8s-job-executor/tls/server-ca.crt",
-                   "--tls-server-name", "localhost"])]
-        for override, server, tls_flags in cases:
+        cases = [({"grpc": {"port": 7000}}, "127.0.0.1:7000"),
+                 ({"grpc": {"listenHost": "127.0.0.2"}}, "127.0.0.2:50051"),
+                 ({"grpc": {"listenHost": "::1"}}, "[::1]:50051"),
+                 ({"tls": {"enabled": True, "existingSecret": "kje-tls"}}, "127.0.0.1:50051")]
+        for override, server in cases:
             with self.subTest(override=override):
                 docs = render(merged({"mode": "sidecar"}, override))
                 config, _ = config_of(docs)
                 self.assertEqual(server, config["server"]["listen"])
-                self.assert_exec_probes(docs, tls_flags)
+                self.assert_exec_probes(docs)
                 spec = sidecar_spec(docs)
                 self.assertEqual({m["name"] for m in executor_container(spec)["volumeMounts"]},
                                  {v["name"] for v in spec["volumes"]})
@@ -1023,6 +961,10 @@ spec:
             ({"mode": "daemonset"}, "mode must be deployment or sidecar"),
             ({"config": {"server": {"drainTimeoutMs": 30000}}}, "must be below"),
             ({"metrics": {"port": 50051}}, "metrics.port must differ"),
+            ({"tls": {"enabled": True, "existingSecret": "kje-tls"},
+              "probes": {"healthPort": 50051}}, "probes.healthPort must differ from grpc.port"),
+            ({"config": {"server": {"healthListen": "127.0.0.1:1"}}},
+             "config.server.healthListen is set by the chart"),
             ({"podDisruptionBudget": {"enabled": "maybe"}}, "podDisruptionBudget.enabled must"),
             ({"config": {"operator": "volcano"}}, "config.operator must be apache or kubeflow"),
         ]

@@ -286,6 +286,18 @@ TEST_CASE("config: server keys", "[config]") {
              Catch::StartsWith("server.ioThreads: must be a number from 1 to 64"));
   CHECK_THAT(ErrorOf(With("server.metricsListen: nope\n")),
              Catch::StartsWith("server.metricsListen: must be HOST:PORT"));
+  // The plaintext health port binds loopback only.
+  for (const char* good : {"127.0.0.1:8081", "[::1]:0", "localhost:8081", "127.0.0.2:1"}) {
+    CAPTURE(good);
+    CHECK(FromYaml(With(std::string("server.healthListen: \"") + good + "\"\n")).ok());
+  }
+  for (const char* bad : {"0.0.0.0:8081", "[::]:8081", "10.0.0.1:8081", "kje:8081"}) {
+    CAPTURE(bad);
+    CHECK_THAT(ErrorOf(With(std::string("server.healthListen: \"") + bad + "\"\n")),
+               Catch::StartsWith("server.healthListen: must be a loopback HOST:PORT"));
+  }
+  CHECK_THAT(ErrorOf(With("server.healthListen: nope\n")),
+             Catch::StartsWith("server.healthListen: must be HOST:PORT"));
 }
 
 TEST_CASE("config: TLS keys go together", "[config]") {

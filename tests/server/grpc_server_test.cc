@@ -147,5 +147,59 @@ TEST_CASE("grpc server: an address in use is a clear error", "[server]") {
              Catch::StartsWith("server.listen: can't listen on"));
 }
 
+TEST_CASE("grpc server: the health-only port mirrors health and serves nothing else", "[server]") {
+  JobExecutorService service;
+  ServerConfig config;
+  config.listen = "127.0.0.1:0";
+  config.health_listen = "127.0.0.1:0";
+  auto started = GrpcServer::Start(config, {&service});
+  REQUIRE(started.ok());
+  std::unique_ptr<GrpcServer> server = std::move(*started);
+  REQUIRE(server->health_port() > 0);
+  CHECK(server->health_port() != server->port());
+  auto health = grpc::CreateChannel("127.0.0.1:" + std::to_string(server->health_port()),
+                                    grpc::InsecureChannelCredentials());
+  HealthCheckResponse::ServingStatus st;
+  for (const char* name : {"", "liveness", "readiness", "jobexecutor.v1.JobExecutor"}) {
+    CAPTURE(name);
+    REQUIRE(Check(*health, name, &st).ok());
+    CHECK(st == HealthCheckResponse::SERVING);
+  }
+  server->SetReady(false);
+  REQUIRE(Check(*health, "readiness", &st).ok());
+  CHECK(st == HealthCheckResponse::NOT_SERVING);
+  REQUIRE(Check(*health, "liveness", &st).ok());
+  CHECK(st == HealthCheckResponse::SERVING);
+  server->SetReady(true);
+  REQUIRE(Check(*health, "jobexecutor.v1.JobExecutor", &st).ok());
+  CHECK(st == HealthCheckResponse::SERVING);
+
+  // The job API isn't there: plaintext on this port opens health alone.
+  auto stub = jobexecutor::v1::JobExecutor::NewStub(health);
+  grpc::ClientContext ctx;
+  WithDeadline(ctx);
+  jobexecutor::v1::StatusRequest request;
+  request.set_execution_id("c/sparkapp/ns/app");
+  jobexecutor::v1::JobInfo info;
+  CHECK(stub->Status(&ctx, request, &info).error_code() == grpc::StatusCode::UNIMPLEMENTED);
+
+  server->Shutdown(absl::Seconds(5));
+  auto fresh = grpc::CreateChannel("127.0.0.1:" + std::to_string(server->health_port()),
+                                   grpc::InsecureChannelCredentials());
+  CHECK(Check(*fresh, "", &st).error_code() == grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_CASE("grpc server: a health port in use is a clear error", "[server]") {
+  Running r;
+  JobExecutorService other;
+  ServerConfig config;
+  config.listen = "127.0.0.1:0";
+  config.health_listen = "127.0.0.1:" + std::to_string(r.server->port());
+  auto s = GrpcServer::Start(config, {&other});
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(std::string(s.status().message()),
+             Catch::StartsWith("server.healthListen: can't listen on"));
+}
+
 }  // namespace
 }  // namespace kje::server

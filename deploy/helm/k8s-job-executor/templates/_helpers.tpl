@@ -156,7 +156,7 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- fail "config.spark.sparkVersion is required: the Spark version of that image, e.g. 3.5.5" }}
 {{- end }}
 {{- $server := .Values.config.server | default dict }}
-{{- $owned := dict "listen" "grpc.listenHost and grpc.port" "metricsListen" "metrics.*" "tls" "tls.*" "tokenFile" "auth.token.*" "allowedNamespaces" "jobNamespaces" }}
+{{- $owned := dict "listen" "grpc.listenHost and grpc.port" "metricsListen" "metrics.*" "healthListen" "probes.healthPort" "tls" "tls.*" "tokenFile" "auth.token.*" "allowedNamespaces" "jobNamespaces" }}
 {{- range $key, $instead := $owned }}
 {{- if hasKey $server $key }}
 {{- fail (printf "config.server.%s is set by the chart: use %s instead" $key $instead) }}
@@ -186,8 +186,8 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- if and .Values.tls.clientCa.enabled (not .Values.tls.enabled) }}
 {{- fail "tls.clientCa.enabled (mutual TLS) needs tls.enabled" }}
 {{- end }}
-{{- if and .Values.tls.clientCa.enabled (include "k8s-job-executor.execProbesRendered" .) (not .Values.probes.clientCertSecret) }}
-{{- fail "probes.clientCertSecret is required with tls.clientCa.enabled: the exec probes must present a client certificate signed by the client CA (a kubernetes.io/tls Secret), or disable the probes" }}
+{{- if and (include "k8s-job-executor.execProbesRendered" .) (eq (int .Values.probes.healthPort) (int .Values.grpc.port)) }}
+{{- fail "probes.healthPort must differ from grpc.port" }}
 {{- end }}
 {{- range $name := list "livenessProbe" "readinessProbe" "startupProbe" }}
 {{- $probe := index $.Values $name }}
@@ -220,6 +220,9 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- $_ = set $server "listen" (include "k8s-job-executor.hostPort" (list (include "k8s-job-executor.grpcListenHost" .) .Values.grpc.port)) }}
 {{- if .Values.metrics.enabled }}
 {{- $_ = set $server "metricsListen" (include "k8s-job-executor.hostPort" (list .Values.metrics.listenHost .Values.metrics.port)) }}
+{{- end }}
+{{- if include "k8s-job-executor.execProbesRendered" . }}
+{{- $_ = set $server "healthListen" (include "k8s-job-executor.probeServer" .) }}
 {{- end }}
 {{- if .Values.tls.enabled }}
 {{- $tls := dict "certFile" (printf "%s/tls.crt" (include "k8s-job-executor.tlsDir" .)) "keyFile" (printf "%s/tls.key" (include "k8s-job-executor.tlsDir" .)) }}
@@ -297,18 +300,14 @@ gRPC probe speaks no TLS, and it dials the pod IP, which a loopback listener nev
 {{- if and (include "k8s-job-executor.execProbes" .) (or .Values.livenessProbe.enabled .Values.readinessProbe.enabled .Values.startupProbe.enabled) }}true{{ end }}
 {{- end }}
 
-{{/* HOST:PORT the exec probe dials from inside the container: loopback, unless the gRPC port binds one specific address. */}}
+{{/*
+HOST:PORT the exec probes dial inside the container: the server's health-only port
+(server.healthListen), plaintext on loopback, so they need no CA, certificate name or client
+certificate whatever the gRPC port's TLS.
+*/}}
 {{- define "k8s-job-executor.probeServer" -}}
-{{- $host := include "k8s-job-executor.grpcListenHost" . | trimPrefix "[" | trimSuffix "]" }}
-{{- if has $host (list "0.0.0.0" "::" "localhost") }}
-{{- $host = "127.0.0.1" }}
+{{- include "k8s-job-executor.hostPort" (list "127.0.0.1" .Values.probes.healthPort) }}
 {{- end }}
-{{- include "k8s-job-executor.hostPort" (list $host .Values.grpc.port) }}
-{{- end }}
-
-{{/* Where the exec probe finds the CA of the server's certificate and its own client certificate. */}}
-{{- define "k8s-job-executor.probeCaFile" -}}{{ include "k8s-job-executor.tlsDir" . }}/server-ca.crt{{- end }}
-{{- define "k8s-job-executor.probeClientDir" -}}/etc/k8s-job-executor/probe-client{{- end }}
 {{- define "k8s-job-executor.binary" -}}/usr/local/bin/k8s-job-executor{{- end }}
 
 {{/* A probe's handler. Argument: (dict "root" $ "service" NAME "timeoutSeconds" N). */}}
@@ -326,24 +325,6 @@ exec:
     - {{ .service }}
     - --timeout
     - {{ max 1 (sub (int .timeoutSeconds) 1) }}s
-    {{- if $root.Values.tls.enabled }}
-    {{- if $root.Values.tls.caKey }}
-    - --tls-ca
-    - {{ include "k8s-job-executor.probeCaFile" $root }}
-    {{- else }}
-    - --tls
-    {{- end }}
-    {{- with $root.Values.probes.tlsServerName }}
-    - --tls-server-name
-    - {{ . | quote }}
-    {{- end }}
-    {{- if $root.Values.tls.clientCa.enabled }}
-    - --tls-cert
-    - {{ include "k8s-job-executor.probeClientDir" $root }}/tls.crt
-    - --tls-key
-    - {{ include "k8s-job-executor.probeClientDir" $root }}/tls.key
-    {{- end }}
-    {{- end }}
 {{- else }}
 grpc:
   port: {{ int $root.Values.grpc.port }}
@@ -431,11 +412,6 @@ readinessProbe:
       mountPath: {{ include "k8s-job-executor.clientCaDir" . }}
       readOnly: true
     {{- end }}
-    {{- if and .Values.tls.clientCa.enabled (include "k8s-job-executor.execProbesRendered" .) }}
-    - name: kje-probe-client
-      mountPath: {{ include "k8s-job-executor.probeClientDir" . }}
-      readOnly: true
-    {{- end }}
     {{- end }}
     {{- if .Values.auth.token.enabled }}
     - name: kje-auth
@@ -472,10 +448,6 @@ the kubelet's updates of a rotated Secret reach the server, which re-reads the f
       - key: {{ .Values.tls.clientCa.key }}
         path: ca.crt
       {{- end }}
-      {{- if and (include "k8s-job-executor.execProbesRendered" .) .Values.tls.caKey }}
-      - key: {{ .Values.tls.caKey }}
-        path: {{ include "k8s-job-executor.probeCaFile" . | base }}
-      {{- end }}
 {{- if and .Values.tls.clientCa.enabled .Values.tls.clientCa.existingSecret }}
 - name: kje-client-ca
   secret:
@@ -484,17 +456,6 @@ the kubelet's updates of a rotated Secret reach the server, which re-reads the f
     items:
       - key: {{ .Values.tls.clientCa.key }}
         path: ca.crt
-{{- end }}
-{{- if and .Values.tls.clientCa.enabled (include "k8s-job-executor.execProbesRendered" .) }}
-- name: kje-probe-client
-  secret:
-    secretName: {{ .Values.probes.clientCertSecret }}
-    defaultMode: {{ include "k8s-job-executor.secretMode" . }}
-    items:
-      - key: tls.crt
-        path: tls.crt
-      - key: tls.key
-        path: tls.key
 {{- end }}
 {{- end }}
 {{- if .Values.auth.token.enabled }}
