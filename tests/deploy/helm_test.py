@@ -943,6 +943,20 @@ spec:
         self.assertNotEqual(checksum(MINIMAL),
                             checksum(merged({"config": {"server": {"logLevel": "debug"}}})))
 
+    def test_install_notes_warn_of_an_image_no_registry_serves(self):
+        # No image is published: the default names none, and the notes say what to do.
+        def notes(values):
+            out = helm("install", RELEASE, ".", "--dry-run=client", "--namespace",
+                       RELEASE_NAMESPACE, "--values", _values_file(values))
+            self.assertEqual(0, out.returncode, out.stderr)
+            return out.stdout[out.stdout.index("NOTES:"):]
+        self.assertIn("names no registry. No image is published", notes(MINIMAL))
+        self.assertIn("set image.repository to it", notes(MINIMAL))
+        for image in ({"repository": "registry.example.com/platform/k8s-job-executor"},
+                      {"registry": "registry.example.com", "repository": "k8s-job-executor"}):
+            with self.subTest(image=image):
+                self.assertNotIn("No image is published", notes(merged({"image": image})))
+
     def test_values_that_cannot_work_fail_the_render(self):
         cases = [
             ({"config": {"spark": {"image": ""}}}, "config.spark.image is required"),
