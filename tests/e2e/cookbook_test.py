@@ -24,7 +24,7 @@ import kje
 README = os.path.join(kje.SOURCE_DIR, "README.md")
 FETCH_TOOLS = os.path.join(kje.SOURCE_DIR, "scripts", "fetch-tools.sh")
 EXPECTED_BLOCKS = {
-    "pki", "serve", "list", "describe", "health", "submit", "watch", "follow", "status", "output",
+    "pki", "serve", "serve-kubeflow", "list", "describe", "health", "submit", "watch", "follow", "status", "output",
     "list-jobs", "events", "cancel", "unauthenticated", "metrics", "cli",
     "create-schedule", "run-schedule", "get-schedule", "list-schedules", "update-schedule",
     "delete-schedule",
@@ -158,7 +158,8 @@ class CookbookTest(unittest.TestCase):
 
     @classmethod
     def _start_as_readme_says(cls):
-        commands, _ = cls.blocks["serve"]
+        # The README's own command for the operator under test.
+        commands, _ = cls.blocks["serve" if kje.OPERATOR == "apache" else "serve-" + kje.OPERATOR]
         assert len(commands) == 2, commands
         kubesim_argv, serve_argv = argv_of(commands[0]), argv_of(commands[1])
         assert kubesim_argv[0] == "build/bin/kubesim" and kubesim_argv[-1] == "&", kubesim_argv
@@ -171,11 +172,9 @@ class CookbookTest(unittest.TestCase):
             return arg.replace(README_METRICS, "127.0.0.1:0")
 
         args = [local(a) for a in kubesim_argv[1:-1]]
-        if kje.OPERATOR != "apache":
-            # The README's block runs the Apache operator; the same cluster with the operator
-            # under test instead (the server follows K8S_JOB_EXECUTOR_OPERATOR by itself).
-            i = args.index("--crd-dir")
-            args[i:i + 2] = kje.OPERATOR_UNDER_TEST.kubesim_args(("default",), None)
+        # The README's cluster runs the operator under test: its CRDs.
+        expected = kje.OPERATOR_UNDER_TEST.kubesim_args(("default",), None)
+        assert args[args.index("--crd-dir") + 1] == expected[expected.index("--crd-dir") + 1], args
         out_path = os.path.join(cls.dir, "kubesim.out")
         with open(out_path, "w") as out:
             cls.kubesim = subprocess.Popen([kje.KUBESIM] + args,
@@ -289,7 +288,7 @@ class CookbookTest(unittest.TestCase):
             grpcurls = [c for c in commands if c.startswith("grpcurl ")]
             bufs = [c for c in commands if c.startswith("buf curl ")]
             with self.subTest(block=name):
-                if name in ("pki", "serve", "metrics", "cli"):
+                if name in ("pki", "serve", "serve-kubeflow", "metrics", "cli"):
                     self.assertEqual(grpcurls + bufs, [])
                     continue
                 self.assertEqual(len(grpcurls), 1, commands)
@@ -337,7 +336,7 @@ class CookbookTest(unittest.TestCase):
                                            "FollowOutput", "GetSchedule", "ListJobs", "ListSchedules",
                                            "Output",
                                            "RunScheduleNow", "Status", "Submit",
-                                           "UpdateSchedule", "WatchStatus"])
+                                           "UpdateSchedule", "UploadArtifacts", "WatchStatus"])
         self.check_text_sample("describe", out)
 
     def test_health_needs_no_token(self):
