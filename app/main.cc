@@ -11,6 +11,7 @@
 #include "base/quote.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "cli/contexts.h"
 #include "cli/exit_codes.h"
 
 namespace {
@@ -41,8 +42,8 @@ int main(int argc, char** argv) {
   }
   if (kje::cli::IsCommand(args[0])) {
     kje::cli::Io io{std::cout, std::cerr, {}};
-    if (const char* server = std::getenv(kje::cli::kServerEnv)) {
-      io.env[kje::cli::kServerEnv] = server;
+    for (const std::string& name : kje::cli::CliEnvironmentNames()) {
+      if (const char* value = std::getenv(name.c_str())) io.env[name] = value;
     }
     return kje::cli::Run(args, io);
   }

@@ -22,7 +22,7 @@ namespace kje::cli {
 struct Io {
   std::ostream& out;
   std::ostream& err;
-  // The process environment; only K8S_JOB_EXECUTOR_SERVER is read.
+  // The process environment: the variables cli/contexts.h names.
   std::map<std::string, std::string> env;
   // Measures the elapsed times `watch` prints; dates the run ids `schedule run` makes up.
   const Clock& clock = RealClock::Get();

@@ -103,6 +103,15 @@ std::optional<std::string> Pick(const ParsedFlags& flags, const std::string& fla
 
 }  // namespace
 
+const std::vector<std::string>& CliEnvironmentNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = {kContextsFileEnv, kContextEnv, "XDG_CONFIG_HOME", "HOME"};
+    for (const std::string& flag : ContextKeys()) names.push_back(ConnectionEnvName(flag));
+    return names;
+  }();
+  return kNames;
+}
+
 std::string ConnectionEnvName(const std::string& flag) {
   std::string name = absl::StrCat("K8S_JOB_EXECUTOR_", flag);
   for (char& c : name) c = c == '-' ? '_' : absl::ascii_toupper(static_cast<unsigned char>(c));

@@ -72,6 +72,9 @@ absl::StatusOr<ConnectionOptions> ResolveConnection(const ParsedFlags& flags,
 // The environment variable of a connection flag, e.g. "tls-ca" -> K8S_JOB_EXECUTOR_TLS_CA.
 std::string ConnectionEnvName(const std::string& flag);
 
+// Every environment variable the CLI reads (Io::env need hold no other).
+const std::vector<std::string>& CliEnvironmentNames();
+
 struct Context;
 // The `contexts` command: the file's contexts, the one in use marked.
 int ListContexts(Context& c);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -131,6 +132,16 @@ TEST_CASE("contexts: --context without a file says where the file was looked for
   CHECK(r.err.find("context \"prod\": there is no contexts file at "
                    "/nonexistent-home/.config/k8s-job-executor/config") != std::string::npos);
   CHECK(ConnectionEnvName("tls-server-name") == "K8S_JOB_EXECUTOR_TLS_SERVER_NAME");
+  // The binary hands the CLI exactly these from its environment.
+  const std::vector<std::string>& names = CliEnvironmentNames();
+  for (const char* name :
+       {"K8S_JOB_EXECUTOR_SERVER", "K8S_JOB_EXECUTOR_TLS", "K8S_JOB_EXECUTOR_TLS_CA",
+        "K8S_JOB_EXECUTOR_TLS_CERT", "K8S_JOB_EXECUTOR_TLS_KEY", "K8S_JOB_EXECUTOR_TLS_SERVER_NAME",
+        "K8S_JOB_EXECUTOR_TOKEN_FILE", "K8S_JOB_EXECUTOR_CONTEXT", "K8S_JOB_EXECUTOR_CONFIG",
+        "HOME", "XDG_CONFIG_HOME"}) {
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+  }
+  CHECK(names.size() == 11);
   CHECK(ContextsPath({{"XDG_CONFIG_HOME", "/x"}, {"HOME", "/h"}}) == "/x/k8s-job-executor/config");
 }
 

@@ -224,7 +224,8 @@ class CookbookTest(unittest.TestCase):
 
     def local(self, command):
         return (command.replace(README_ADDRESS, self.address)
-                .replace(README_METRICS, self.metrics_address))
+                .replace(README_METRICS, self.metrics_address)
+                .replace(" examples/", " " + os.path.join(kje.SOURCE_DIR, "examples") + "/"))
 
     def buf_command(self, name):
         commands, _ = self.blocks[name]
