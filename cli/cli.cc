@@ -18,6 +18,7 @@
 #include "base/status_macros.h"
 #include "base/strings.h"
 #include "cli/command.h"
+#include "cli/completion.h"
 #include "cli/contexts.h"
 #include "cli/job_file.h"
 #include "cli/job_ref.h"
@@ -577,6 +578,8 @@ std::vector<FlagSpec> SubmitFlags() {
   return flags;
 }
 
+int Completion(Context& c);
+
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"submit",
@@ -705,6 +708,17 @@ const std::vector<Command>& Commands() {
        0,
        0,
        ListContexts},
+      {"completion",
+       "bash|zsh",
+       "print the shell completion script",
+       "Completes commands, schedule verbs, flags, -o values, --context names and file flags.\n"
+       "bash: `source <(k8s-job-executor completion bash)`; zsh: `source <(k8s-job-executor\n"
+       "completion zsh)` in ~/.zshrc, after compinit.\n",
+       {},
+       "shell",
+       1,
+       1,
+       Completion},
   };
   return kCommands;
 }
@@ -771,6 +785,22 @@ absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, 
 bool NamesJobs(std::string_view command) {
   return command == "status" || command == "describe" || command == "cancel" || command == "logs" ||
          command == "events" || command == "watch";
+}
+
+int Completion(Context& c) {
+  std::vector<CompletionCommand> commands;
+  auto add = [&](const Command& command) {
+    CompletionCommand entry{command.name, command.flags};
+    if (NamesJobs(command.name)) entry.flags.push_back({"namespace", 'n', "NS", false, ""});
+    entry.flags.insert(entry.flags.end(), CommonFlags().begin(), CommonFlags().end());
+    commands.push_back(std::move(entry));
+  };
+  for (const Command& command : Commands()) add(command);
+  for (const Command& command : ScheduleCommands()) add(command);
+  auto script = CompletionScript(c.flags.positional()[0], commands);
+  if (!script.ok()) return UsageError(c.io, "completion", std::string(script.status().message()));
+  c.io.out << *script;
+  return kExitOk;
 }
 
 }  // namespace
