@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -102,15 +103,29 @@ final class Processes {
     final Path kubeconfig;
 
     Kubesim(Path dir) throws IOException {
+      this(dir, "apache");
+    }
+
+    /** With the simulated operator of {@code operator} ("apache" or "kubeflow") in default. */
+    Kubesim(Path dir, String operator) throws IOException {
       kubeconfig = dir.resolve("kubeconfig");
       Path token = dir.resolve("kubesim.token");
       Files.writeString(token, Long.toHexString(System.nanoTime()) + "kubesim");
-      Path crds = SOURCE_DIR.resolve("crds/apache-spark-operator/1.0.0");
-      proc = new Proc("kubesim", List.of(KUBESIM, "--listen", "127.0.0.1:0", "--crd-dir",
-          crds.toString(), "--token-file", token.toString(), "--write-kubeconfig",
-          kubeconfig.toString(), "--namespaces", "spark-jobs", "--operator-namespaces=default",
+      List<String> cmd = new ArrayList<>(List.of(KUBESIM, "--listen", "127.0.0.1:0",
+          "--token-file", token.toString(), "--write-kubeconfig", kubeconfig.toString(),
+          "--namespaces", "spark-jobs",
           // The operator's clock runs 20 times faster than ours.
-          "--time-scale", "20"), dir, Map.of());
+          "--time-scale", "20"));
+      if (operator.equals("kubeflow")) {
+        cmd.addAll(List.of("--crd-dir",
+            SOURCE_DIR.resolve("crds/kubeflow-spark-operator/v2.5.2").toString(),
+            "--operator-namespaces=", "--kubeflow-namespaces=default"));
+      } else {
+        cmd.addAll(List.of("--crd-dir",
+            SOURCE_DIR.resolve("crds/apache-spark-operator/1.0.0").toString(),
+            "--operator-namespaces=default"));
+      }
+      proc = new Proc("kubesim-" + operator, cmd, dir, Map.of());
       waitFor("kubesim to listen", 20_000,
           () -> proc.match(proc.out, KUBESIM_URL) != null && Files.exists(kubeconfig) ? "" : null);
     }
@@ -121,13 +136,20 @@ final class Processes {
     final String address;
 
     Server(String name, Path dir, Path config, String... sets) throws IOException {
+      this(name, dir, config, Map.of(), sets);
+    }
+
+    Server(String name, Path dir, Path config, Map<String, String> env, String... sets)
+        throws IOException {
       List<String> cmd = new ArrayList<>(List.of(BINARY, "serve", "--listen", "127.0.0.1:0",
           "--config", config.toString()));
       for (String s : sets) {
         cmd.add("--set");
         cmd.add(s);
       }
-      proc = new Proc(name, cmd, dir, Map.of("KJE_MUTEX_DEADLOCK_DETECTION", "abort"));
+      Map<String, String> full = new HashMap<>(env);
+      full.put("KJE_MUTEX_DEADLOCK_DETECTION", "abort");
+      proc = new Proc(name, cmd, dir, full);
       address = "127.0.0.1:" + waitFor(name + " to listen", 20_000,
           () -> proc.match(proc.err, SERVER_PORT));
     }

@@ -46,7 +46,7 @@ class ReleasedGravitinoTest {
   static final Map<String, String> CONFIG =
       Map.of("target", "127.0.0.1:1", "retry.maxAttempts", "1");
 
-  private static File releasedSpiClasses;
+  static File releasedSpiClasses;
 
   private static File property(String name) {
     String value = System.getProperty(name);
@@ -79,14 +79,14 @@ class ReleasedGravitinoTest {
   }
 
   /** Gravitino's class path as far as a plugin sees it: the released SPI, Guava, commons-lang3. */
-  private static URLClassLoader releasedGravitino() throws Exception {
+  static URLClassLoader releasedGravitino() throws Exception {
     URL[] urls = {ShadedJarTest.pluginJar().toURI().toURL(), releasedSpiClasses.toURI().toURL(),
         ShadedJarTest.jarOf(ImmutableList.class).toURI().toURL(),
         ShadedJarTest.jarOf(StringUtils.class).toURI().toURL()};
     return new URLClassLoader("gravitino-1.3", urls, ClassLoader.getPlatformClassLoader());
   }
 
-  private static Object invoke(Object target, Method m, Object... args) throws Throwable {
+  static Object invoke(Object target, Method m, Object... args) throws Throwable {
     try {
       return m.invoke(target, args);
     } catch (InvocationTargetException e) {
@@ -95,7 +95,7 @@ class ReleasedGravitinoTest {
   }
 
   /** What the released factory does with an executor's class: by name, then initialize. */
-  private static Object create(ClassLoader loader, Class<?> spi) throws Throwable {
+  static Object create(ClassLoader loader, Class<?> spi) throws Throwable {
     Object executor = Class.forName(ShadedJarTest.PLUGIN_CLASS, true, loader)
         .getDeclaredConstructor().newInstance();
     invoke(executor, spi.getMethod("initialize", Map.class), CONFIG);
