@@ -79,7 +79,7 @@ public class KjeJobExecutor implements JobExecutor {
 
   @Override
   public synchronized void initialize(Map<String, String> configs) {
-    // First: on a Gravitino with neither SPI nothing else would work; a start failing here says why.
+    // First: on a Gravitino with neither SPI nothing else works; a start failing here says why.
     GravitinoSpi.Kind spi = GravitinoSpi.require();
     if (channel != null) {
       throw new IllegalStateException("The k8s-job-executor plugin is already initialized");

@@ -105,6 +105,7 @@ class ServerLocalFilesTest {
         + " the Gravitino server", assertThrows(IllegalArgumentException.class,
             () -> ServerLocalFiles.checkReadable(List.of(jar, dir.resolve("gone.jar"))))
             .getMessage());
-    assertThrows(IllegalArgumentException.class, () -> ServerLocalFiles.checkReadable(List.of(dir)));
+    assertThrows(IllegalArgumentException.class,
+        () -> ServerLocalFiles.checkReadable(List.of(dir)));
   }
 }

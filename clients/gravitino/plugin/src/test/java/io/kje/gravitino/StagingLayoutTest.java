@@ -12,7 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StagingLayoutTest {
-  private static final Path JOB = Paths.get("/tmp/gravitino/jobs/staging/ml/pi/job-688822913391439376");
+  private static final Path JOB =
+      Paths.get("/tmp/gravitino/jobs/staging/ml/pi/job-688822913391439376");
 
   @Test
   void theJobDirectoryNamesTheJobAndItsMetalake() {

@@ -212,7 +212,7 @@ class ReleasedEndToEndTest {
     return userFiles.resolve(name).toUri().toString();
   }
 
-  /** Polls as the job manager does until {@code wanted} or a terminal status; all seen, in order. */
+  /** Polls as the job manager does until {@code wanted} or a terminal status; all seen. */
   private static List<String> pollUntil(JobManager m, String id, String from, String wanted)
       throws Throwable {
     List<String> seen = new ArrayList<>(List.of(from));
@@ -274,7 +274,8 @@ class ReleasedEndToEndTest {
     Backend b = backend(operator);
     long jobId = b.manager.newJobId();
     String id = b.manager.runJob(jobId, "long-pi", uri("pi.jar"), List.of(),
-        List.of(uri("helper.py")), Map.of("kubesim.outcome", "succeed", "kubesim.durationMs", "600000"));
+        List.of(uri("helper.py")),
+        Map.of("kubesim.outcome", "succeed", "kubesim.durationMs", "600000"));
     pollUntil(b.manager, id, "QUEUED", "STARTED");
     b.manager.cancel(id);
     pollUntil(b.manager, id, "CANCELLING", "CANCELLED");
