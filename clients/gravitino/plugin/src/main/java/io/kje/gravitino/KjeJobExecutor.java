@@ -152,13 +152,14 @@ public class KjeJobExecutor implements JobExecutor {
       throw new IllegalArgumentException("submitJob needs a job template");
     }
     io.kje.jobexecutor.v1.JobTemplate template = JobMapping.template(jobTemplate);
-    StagingLayout.Job job =
-        StagingLayout.recover(template.getName(), ServerLocalFiles.of(template));
+    List<Path> local = ServerLocalFiles.of(template);
+    StagingLayout.Job job = StagingLayout.recover(template.getName(), local);
     if (job == null) {
       job = StagingLayout.generated();
-      LOG.warning("k8s-job-executor plugin: the files of job template '" + template.getName()
-          + "' are not in one <stagingDir>/<metalake>/<template>/job-<id>/ directory, so the"
-          + " job's id is a generated " + job.jobId() + " and it has no metalake");
+      LOG.warning("k8s-job-executor plugin: job template '" + template.getName() + "' names "
+          + (local.isEmpty() ? "no local file"
+              : "local files outside one <stagingDir>/<metalake>/<template>/job-<id>/ directory")
+          + ", so the job's id is a generated " + job.jobId() + " and it has no metalake");
     }
     return submit(JobMapping.submitRequest(job.jobId(), job.metalake(), template));
   }
