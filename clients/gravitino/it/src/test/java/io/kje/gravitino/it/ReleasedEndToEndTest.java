@@ -65,6 +65,9 @@ class ReleasedEndToEndTest {
           + "  store: volume\n"
           + "  volume:\n"
           + "    path: " + store + "\n"
+          + "    claimName: kje-staging\n"
+          // Mounted where the service has it, so the drivers' local:// paths are its files.
+          + "    mountPath: " + store + "\n"
           + "spark:\n"
           + "  image: apache/spark:4.0.0\n"
           + "  sparkVersion: 4.0.0\n"
