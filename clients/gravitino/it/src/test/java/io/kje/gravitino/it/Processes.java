@@ -1,10 +1,19 @@
 package io.kje.gravitino.it;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Starts kubesim and k8s-job-executor as the Python harness (tests/e2e/kje.py) does: port 0, the
@@ -101,6 +112,7 @@ final class Processes {
   static final class Kubesim {
     final Proc proc;
     final Path kubeconfig;
+    private HttpClient http;
 
     Kubesim(Path dir) throws IOException {
       this(dir, "apache");
@@ -128,6 +140,41 @@ final class Processes {
       proc = new Proc("kubesim-" + operator, cmd, dir, Map.of());
       waitFor("kubesim to listen", 20_000,
           () -> proc.match(proc.out, KUBESIM_URL) != null && Files.exists(kubeconfig) ? "" : null);
+    }
+
+    /** GET of an API path, as kubectl would (its kubeconfig's CA and token); the body. */
+    String get(String path) throws Exception {
+      String config = read(kubeconfig);
+      String server = field(config, "server");
+      String token = field(config, "token");
+      if (http == null) {
+        byte[] ca = Base64.getDecoder().decode(field(config, "certificate-authority-data"));
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        trust.setCertificateEntry("kubesim", CertificateFactory.getInstance("X.509")
+            .generateCertificate(new ByteArrayInputStream(ca)));
+        TrustManagerFactory tmf =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, tmf.getTrustManagers(), null);
+        http = HttpClient.newBuilder().sslContext(tls).build();
+      }
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(server + path))
+          .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw new AssertionError("GET " + path + ": " + r.statusCode() + " " + r.body());
+      }
+      return r.body();
+    }
+
+    private static String field(String yaml, String key) {
+      Matcher m = Pattern.compile("\\b" + key + ": \"?([^\"\\s]+)").matcher(yaml);
+      if (!m.find()) {
+        throw new AssertionError("no " + key + " in the kubeconfig");
+      }
+      return m.group(1);
     }
   }
 

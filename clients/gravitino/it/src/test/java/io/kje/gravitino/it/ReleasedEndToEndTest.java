@@ -1,6 +1,7 @@
 package io.kje.gravitino.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -254,6 +256,16 @@ class ReleasedEndToEndTest {
             "2000"));
     // The job manager's id, read back from its staging directory, names the application.
     assertEquals("default/sparkapp/default/gravitino-job-" + jobId, id);
+    // It names the staged copies, never a path on the Gravitino server.
+    String app = b.cluster.get("/apis/" + (operator.equals("kubeflow")
+        ? "sparkoperator.k8s.io/v1beta2" : "spark.apache.org/v1")
+        + "/namespaces/default/sparkapplications/gravitino-job-" + jobId);
+    assertTrue(app.contains("local://" + b.store + "/sha256/"), app);
+    assertTrue(app.contains("/pi.jar") && app.contains("/helper.py"), app);
+    assertFalse(app.contains("gravitino-staging"), app);
+    assertFalse(app.contains(userFiles.toString()), app);
+    assertTrue(Pattern.compile("\"gravitino.apache.org/metalake\"\\s*:\\s*\"" + METALAKE + "\"")
+        .matcher(app).find(), app);
     pollUntil(b.manager, id, "QUEUED", "SUCCEEDED");
 
     // The jar the job ran is the one on the Gravitino server, stored once however many jobs
