@@ -18,8 +18,10 @@ import javax.net.ssl.SSLException;
 /** Builds the channel to the service from the configuration. */
 final class Channels {
   // The RPCs the plugin calls; the proto declares all of them idempotent or side-effect free,
-  // so an UNAVAILABLE answer is safe to retry (Submit adopts the application of a retried job).
-  static final List<String> RETRIED_METHODS = List.of("Submit", "Status", "Cancel", "Output");
+  // so an UNAVAILABLE answer is safe to retry (Submit adopts the application of a retried job;
+  // uploads are content-addressed, and gRPC replays only what its retry buffer still holds).
+  static final List<String> RETRIED_METHODS = List.of("Submit", "Status", "Cancel", "Output",
+      "UploadArtifacts");
 
   private Channels() {}
 

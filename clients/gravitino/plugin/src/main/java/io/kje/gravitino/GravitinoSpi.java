@@ -9,64 +9,104 @@ import java.util.TreeSet;
 import org.apache.gravitino.connector.job.JobExecutor;
 
 /**
- * Whether the Gravitino that loaded the plugin has the JobExecutor SPI the plugin is written for.
+ * Which of Gravitino's two JobExecutor SPIs loaded the plugin: the JobContext-based one of
+ * Gravitino's main branch, which passes Gravitino's job id, metalake and the template's URIs, or
+ * the one released up to 1.3.0, which passes only a template whose files it fetched into its
+ * staging directory. The plugin runs on both; this tells them apart, and says what is missing on
+ * a Gravitino that has neither.
  *
  * <p>The question is put to the JobExecutor interface that Gravitino's class loader actually
- * resolved for the plugin, and the other SPI classes are looked up by name beside it: on an older
- * Gravitino a class literal of JobContext or JobExecutionInfo would throw NoClassDefFoundError, an
- * Error, which Gravitino's job manager doesn't catch.
+ * resolved for the plugin, and the other SPI classes are looked up by name beside it: on the
+ * released Gravitino a class literal of JobContext or JobExecutionInfo would throw
+ * NoClassDefFoundError, an Error, which Gravitino's job manager doesn't catch.
  */
 final class GravitinoSpi {
   private GravitinoSpi() {}
 
+  /** The SPI Gravitino calls the plugin through. */
+  enum Kind {
+    /** submitJob(JobContext, JobTemplate), getJobExecutionInfo, the output methods. */
+    JOB_CONTEXT,
+    /** Gravitino 1.x up to 1.3.0: submitJob(JobTemplate), getJobStatus, cancelJob. */
+    RELEASED
+  }
+
   static final String PACKAGE = "org.apache.gravitino.connector.job.";
   static final String NEEDED =
-      "The k8s-job-executor plugin needs Gravitino's JobContext-based JobExecutor SPI"
-          + " (JobExecutor#submitJob(JobContext, JobTemplate) and"
-          + " JobExecutor#getJobExecutionInfo(String)), which Gravitino 1.3.0 and older don't have;"
-          + " run it on a Gravitino newer than 1.3.0 that has that SPI";
+      "The k8s-job-executor plugin needs Gravitino's JobExecutor SPI, either as released in"
+          + " Gravitino 1.x (JobExecutor#submitJob(JobTemplate), getJobStatus(String),"
+          + " cancelJob(String)) or JobContext-based (JobExecutor#submitJob(JobContext,"
+          + " JobTemplate), getJobExecutionInfo(String), cancelJob(String))";
 
   // The methods Gravitino must call the plugin through: as printed, name, parameter types.
-  private static final String[][] REQUIRED = {
+  private static final String[][] JOB_CONTEXT_METHODS = {
     {"submitJob(JobContext, JobTemplate)", "submitJob",
         PACKAGE + "JobContext", "org.apache.gravitino.job.JobTemplate"},
     {"getJobExecutionInfo(String)", "getJobExecutionInfo", "java.lang.String"},
+    {"cancelJob(String)", "cancelJob", "java.lang.String"},
+  };
+  private static final String[][] RELEASED_METHODS = {
+    {"submitJob(JobTemplate)", "submitJob", "org.apache.gravitino.job.JobTemplate"},
+    {"getJobStatus(String)", "getJobStatus", "java.lang.String"},
+    {"cancelJob(String)", "cancelJob", "java.lang.String"},
   };
 
-  private static final class Found {
-    // Computed once: the plugin's class loader sees exactly one JobExecutor.
-    static final String PROBLEM = check(JobExecutor.class);
-  }
+  /** What {@link #check} found: a kind, or the problem. */
+  static final class Found {
+    final Kind kind;
+    final String problem;
 
-  /** Null when this Gravitino has the SPI; otherwise what is missing, in full. */
-  static String problem() {
-    return Found.PROBLEM;
-  }
-
-  /** Throws when this Gravitino lacks the SPI: Gravitino then fails to create the executor. */
-  static void require() {
-    String problem = problem();
-    if (problem != null) {
-      throw new IllegalStateException(problem);
+    Found(Kind kind, String problem) {
+      this.kind = kind;
+      this.problem = problem;
     }
   }
 
-  /** Null when {@code spi} is a JobExecutor with the JobContext SPI, else the message saying not. */
-  static String check(Class<?> spi) {
-    List<String> lacking = new ArrayList<>();
+  private static final class Once {
+    // Computed once: the plugin's class loader sees exactly one JobExecutor.
+    static final Found FOUND = check(JobExecutor.class);
+  }
+
+  /** The SPI of this Gravitino, or null when it has neither (see {@link #problem}). */
+  static Kind kind() {
+    return Once.FOUND.kind;
+  }
+
+  /** Null when this Gravitino has one of the SPIs; otherwise what is missing, in full. */
+  static String problem() {
+    return Once.FOUND.problem;
+  }
+
+  /** Throws when this Gravitino has neither SPI: Gravitino then fails to create the executor. */
+  static Kind require() {
+    if (Once.FOUND.kind == null) {
+      throw new IllegalStateException(Once.FOUND.problem);
+    }
+    return Once.FOUND.kind;
+  }
+
+  /** Which SPI {@code spi} is, the JobContext one first, or why neither. */
+  static Found check(Class<?> spi) {
+    List<String> lackingNewer = new ArrayList<>();
+    List<String> lackingReleased = new ArrayList<>();
     TreeSet<String> declared = new TreeSet<>();
     try {
-      for (String[] required : REQUIRED) {
+      for (String[] required : JOB_CONTEXT_METHODS) {
         if (!declares(spi, required)) {
-          lacking.add(required[0]);
+          lackingNewer.add(required[0]);
+        }
+      }
+      for (String[] required : RELEASED_METHODS) {
+        if (!declares(spi, required)) {
+          lackingReleased.add(required[0]);
         }
       }
       for (Method m : spi.getDeclaredMethods()) {
         declared.add(shortSignature(m));
       }
     } catch (LinkageError | RuntimeException e) {
-      return NEEDED + ". This Gravitino's " + spi.getName() + where(spi)
-          + " can't be inspected: " + e;
+      return new Found(null, NEEDED + ". This Gravitino's " + spi.getName() + where(spi)
+          + " can't be inspected: " + e);
     }
     List<String> classes = new ArrayList<>();
     for (String simple : List.of("JobContext", "JobExecutionInfo")) {
@@ -74,21 +114,17 @@ final class GravitinoSpi {
         classes.add(PACKAGE + simple);
       }
     }
-    if (lacking.isEmpty() && classes.isEmpty()) {
-      return null;
+    if (lackingNewer.isEmpty() && classes.isEmpty()) {
+      return new Found(Kind.JOB_CONTEXT, null);
+    }
+    if (lackingReleased.isEmpty()) {
+      return new Found(Kind.RELEASED, null);
     }
     StringBuilder found = new StringBuilder(NEEDED).append(". This Gravitino's ")
-        .append(spi.getName()).append(where(spi));
-    if (!lacking.isEmpty()) {
-      found.append(" lacks ").append(String.join(", ", lacking)).append("; it declares ")
-          .append(declared.isEmpty() ? "no methods" : String.join(", ", declared));
-    } else {
-      found.append(" has the methods");
-    }
-    if (!classes.isEmpty()) {
-      found.append("; not found: ").append(String.join(", ", classes));
-    }
-    return found.toString();
+        .append(spi.getName()).append(where(spi)).append(" lacks ")
+        .append(String.join(", ", lackingReleased)).append("; it declares ")
+        .append(declared.isEmpty() ? "no methods" : String.join(", ", declared));
+    return new Found(null, found.toString());
   }
 
   private static boolean declares(Class<?> spi, String[] required) {

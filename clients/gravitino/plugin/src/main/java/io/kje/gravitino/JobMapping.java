@@ -26,10 +26,15 @@ final class JobMapping {
     if (template == null) {
       throw new IllegalArgumentException("submitJob needs a job template");
     }
+    return submitRequest(Long.toString(context.jobId()), context.metalake(), template(template));
+  }
+
+  static SubmitRequest submitRequest(String jobId, String metalake,
+      io.kje.jobexecutor.v1.JobTemplate template) {
     return SubmitRequest.newBuilder()
-        .setJobId(Long.toString(context.jobId()))
-        .setMetalake(context.metalake())
-        .setTemplate(template(template))
+        .setJobId(jobId)
+        .setMetalake(metalake == null ? "" : metalake)
+        .setTemplate(template)
         .build();
   }
 

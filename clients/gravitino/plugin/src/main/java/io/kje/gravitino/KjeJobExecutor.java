@@ -8,8 +8,10 @@ import io.kje.jobexecutor.v1.JobInfo;
 import io.kje.jobexecutor.v1.OutputRequest;
 import io.kje.jobexecutor.v1.OutputResponse;
 import io.kje.jobexecutor.v1.StatusRequest;
+import io.kje.jobexecutor.v1.SubmitRequest;
 import io.kje.jobexecutor.v1.SubmitResponse;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.gravitino.connector.job.JobContext;
@@ -32,6 +35,14 @@ import org.apache.gravitino.job.JobTemplate;
  * ({@link #ownsJob} is true, {@link #isJobStateNodeLocal} false), and nothing is lost when one
  * restarts.
  *
+ * <p>One class for both of Gravitino's SPIs ({@link GravitinoSpi}): compiled against the
+ * JobContext-based one, it also implements every method of the one released in Gravitino 1.x,
+ * and those methods name no class that only the newer SPI has, so the released Gravitino loads
+ * and calls it. There {@link #submitJob(JobTemplate)} reads Gravitino's job id and metalake
+ * from the staging directory ({@link StagingLayout}). On either, files only the Gravitino server
+ * can read are uploaded to the service first ({@link ServerLocalFiles}, {@link
+ * ArtifactUploader}) and the template names the service's references instead.
+ *
  * <p>Configure with {@code gravitino.job.executor = kje}, {@code gravitino.jobExecutor.kje.class =
  * io.kje.gravitino.KjeJobExecutor} and the {@code gravitino.jobExecutor.kje.*} keys of {@link
  * KjeJobExecutorConfig}.
@@ -41,6 +52,7 @@ public class KjeJobExecutor implements JobExecutor {
   // Start times seen per execution id, so a later snapshot that lacks one still carries it.
   private static final int KNOWN_STARTS = 10_000;
 
+  private final Function<KjeJobExecutorConfig, ManagedChannel> channels;
   private KjeJobExecutorConfig config;
   private ManagedChannel channel;
   private TokenFileCredentials credentials;
@@ -56,12 +68,19 @@ public class KjeJobExecutor implements JobExecutor {
       };
 
   /** The no-argument constructor Gravitino's JobExecutorFactory instantiates. */
-  public KjeJobExecutor() {}
+  public KjeJobExecutor() {
+    this(Channels::open);
+  }
+
+  /** For tests: the channel from {@code channels} instead of the configured target. */
+  KjeJobExecutor(Function<KjeJobExecutorConfig, ManagedChannel> channels) {
+    this.channels = channels;
+  }
 
   @Override
   public synchronized void initialize(Map<String, String> configs) {
-    // First: on an older Gravitino nothing else would work, and a start that fails here names why.
-    GravitinoSpi.require();
+    // First: on a Gravitino with neither SPI nothing else works; a start failing here says why.
+    GravitinoSpi.Kind spi = GravitinoSpi.require();
     if (channel != null) {
       throw new IllegalStateException("The k8s-job-executor plugin is already initialized");
     }
@@ -77,10 +96,20 @@ public class KjeJobExecutor implements JobExecutor {
             e);
       }
     }
-    ManagedChannel opened = Channels.open(parsed);
+    ManagedChannel opened = channels.apply(parsed);
     this.config = parsed;
     this.credentials = creds;
     this.channel = opened;
+    LOG.info("k8s-job-executor plugin: calling " + parsed.target() + " on Gravitino's "
+        + (spi == GravitinoSpi.Kind.RELEASED ? "released (1.x) JobExecutor SPI"
+            : "JobContext-based JobExecutor SPI"));
+  }
+
+  private synchronized ManagedChannel channel() {
+    if (channel == null) {
+      throw new IllegalStateException("The k8s-job-executor plugin is not initialized");
+    }
+    return channel;
   }
 
   private JobExecutorGrpc.JobExecutorBlockingStub stub(String rpc) {
@@ -93,7 +122,6 @@ public class KjeJobExecutor implements JobExecutor {
       cfg = config;
     }
     if (ch == null) {
-      GravitinoSpi.require();
       throw new IllegalStateException("The k8s-job-executor plugin is not initialized");
     }
     JobExecutorGrpc.JobExecutorBlockingStub s =
@@ -109,7 +137,48 @@ public class KjeJobExecutor implements JobExecutor {
   @Override
   public String submitJob(JobContext context, JobTemplate jobTemplate) {
     // Mapped (and rejected) before any RPC: an unsupported template never reaches the service.
-    io.kje.jobexecutor.v1.SubmitRequest request = JobMapping.submitRequest(context, jobTemplate);
+    return submit(JobMapping.submitRequest(context, jobTemplate));
+  }
+
+  /**
+   * What Gravitino 1.x up to 1.3.0 calls, with a template whose files it fetched into {@code
+   * <gravitino.job.stagingDir>/<metalake>/<template>/job-<id>/}: that directory names the job
+   * (else an id is generated, see {@link StagingLayout}), and the files are uploaded.
+   */
+  @Override
+  @Deprecated
+  public String submitJob(JobTemplate jobTemplate) {
+    if (jobTemplate == null) {
+      throw new IllegalArgumentException("submitJob needs a job template");
+    }
+    io.kje.jobexecutor.v1.JobTemplate template = JobMapping.template(jobTemplate);
+    List<Path> local = ServerLocalFiles.of(template);
+    StagingLayout.Job job = StagingLayout.recover(template.getName(), local);
+    if (job == null) {
+      job = StagingLayout.generated();
+      LOG.warning("k8s-job-executor plugin: job template '" + template.getName() + "' names "
+          + (local.isEmpty() ? "no local file"
+              : "local files outside one <stagingDir>/<metalake>/<template>/job-<id>/ directory")
+          + ", so the job's id is a generated " + job.jobId() + " and it has no metalake");
+    }
+    return submit(JobMapping.submitRequest(job.jobId(), job.metalake(), template));
+  }
+
+  /** Uploads the template's server-local files, then submits it naming their references. */
+  private String submit(SubmitRequest request) {
+    List<Path> local = ServerLocalFiles.of(request.getTemplate());
+    if (!local.isEmpty()) {
+      ServerLocalFiles.checkReadable(local);
+      Map<Path, String> references;
+      try {
+        references = ArtifactUploader.upload(asyncStub("UploadArtifacts"), local,
+            RpcErrors.deadlineMs("UploadArtifacts", config()));
+      } catch (StatusRuntimeException e) {
+        throw RpcErrors.toException(e, "UploadArtifacts", null, config());
+      }
+      request = request.toBuilder()
+          .setTemplate(ServerLocalFiles.rewrite(request.getTemplate(), references)).build();
+    }
     try {
       SubmitResponse response = stub("Submit").submit(request);
       return response.getExecutionId();
@@ -118,13 +187,17 @@ public class KjeJobExecutor implements JobExecutor {
     }
   }
 
-  /** Gravitino versions without JobContext call this; the service needs Gravitino's job id. */
-  @Override
-  @Deprecated
-  public String submitJob(JobTemplate jobTemplate) {
-    String problem = GravitinoSpi.problem();
-    throw new UnsupportedOperationException(problem != null ? problem
-        : GravitinoSpi.NEEDED + ". This Gravitino called submitJob(JobTemplate) instead");
+  private JobExecutorGrpc.JobExecutorStub asyncStub(String rpc) {
+    ManagedChannel ch = channel();
+    TokenFileCredentials creds;
+    KjeJobExecutorConfig cfg;
+    synchronized (this) {
+      creds = credentials;
+      cfg = config;
+    }
+    JobExecutorGrpc.JobExecutorStub s = JobExecutorGrpc.newStub(ch)
+        .withDeadlineAfter(RpcErrors.deadlineMs(rpc, cfg), TimeUnit.MILLISECONDS);
+    return creds == null ? s : s.withCallCredentials(creds);
   }
 
   @Override
@@ -149,15 +222,19 @@ public class KjeJobExecutor implements JobExecutor {
   }
 
   /**
-   * Gravitino 1.3.0 and older poll through this abstract method of their SPI; without it here they
-   * would get an AbstractMethodError, an Error that ends their status poll for good. On the newer
-   * SPI it is what that SPI's default does.
+   * Gravitino 1.x up to 1.3.0 polls through this abstract method of its SPI; on the newer SPI it
+   * is what that SPI's default does, getJobExecutionInfo's status. It names no JobExecutionInfo,
+   * a class the released Gravitino doesn't have.
    */
   @Override
   public JobHandle.Status getJobStatus(String jobId) throws NoSuchJobException {
-    // Before anything that names JobExecutionInfo, a class an older Gravitino doesn't have.
-    GravitinoSpi.require();
-    return getJobExecutionInfo(jobId).status();
+    JobInfo info;
+    try {
+      info = stub("Status").status(StatusRequest.newBuilder().setExecutionId(jobId).build());
+    } catch (StatusRuntimeException e) {
+      throw RpcErrors.toException(e, "Status", jobId, config());
+    }
+    return JobMapping.status(info.getStatus(), info.getExecutionId());
   }
 
   @Override

@@ -24,6 +24,7 @@ public final class KjeJobExecutorConfig {
   public static final String STATUS_DEADLINE_MS = "statusDeadlineMs";
   public static final String CANCEL_DEADLINE_MS = "cancelDeadlineMs";
   public static final String OUTPUT_DEADLINE_MS = "outputDeadlineMs";
+  public static final String UPLOAD_DEADLINE_MS = "uploadDeadlineMs";
   public static final String KEEP_ALIVE_TIME_MS = "keepAliveTimeMs";
   public static final String KEEP_ALIVE_TIMEOUT_MS = "keepAliveTimeoutMs";
   public static final String RETRY_MAX_ATTEMPTS = "retry.maxAttempts";
@@ -49,6 +50,7 @@ public final class KjeJobExecutorConfig {
                   STATUS_DEADLINE_MS,
                   CANCEL_DEADLINE_MS,
                   OUTPUT_DEADLINE_MS,
+                  UPLOAD_DEADLINE_MS,
                   KEEP_ALIVE_TIME_MS,
                   KEEP_ALIVE_TIMEOUT_MS,
                   RETRY_MAX_ATTEMPTS,
@@ -74,6 +76,7 @@ public final class KjeJobExecutorConfig {
   private final long statusDeadlineMs;
   private final long cancelDeadlineMs;
   private final long outputDeadlineMs;
+  private final long uploadDeadlineMs;
   private final long keepAliveTimeMs;
   private final long keepAliveTimeoutMs;
   private final int retryMaxAttempts;
@@ -123,6 +126,8 @@ public final class KjeJobExecutorConfig {
     statusDeadlineMs = millis(c, STATUS_DEADLINE_MS, 10_000, 1);
     cancelDeadlineMs = millis(c, CANCEL_DEADLINE_MS, 10_000, 1);
     outputDeadlineMs = millis(c, OUTPUT_DEADLINE_MS, 10_000, 1);
+    // All of a job's server-local files in one call: minutes, not seconds, for large jars.
+    uploadDeadlineMs = millis(c, UPLOAD_DEADLINE_MS, 600_000, 1);
     keepAliveTimeMs = millis(c, KEEP_ALIVE_TIME_MS, 0, 0);
     if (keepAliveTimeMs != 0 && keepAliveTimeMs < MIN_KEEP_ALIVE_TIME_MS) {
       throw new IllegalArgumentException(KEEP_ALIVE_TIME_MS + " must be 0 (off) or at least "
@@ -278,6 +283,10 @@ public final class KjeJobExecutorConfig {
 
   public long outputDeadlineMs() {
     return outputDeadlineMs;
+  }
+
+  public long uploadDeadlineMs() {
+    return uploadDeadlineMs;
   }
 
   public long keepAliveTimeMs() {

@@ -48,6 +48,11 @@ final class RpcErrors {
             "k8s-job-executor at " + target + " rejected the plugin's credentials on " + rpc
                 + " (check " + KjeJobExecutorConfig.TOKEN_FILE + "): " + reason,
             e);
+      case UNIMPLEMENTED:
+        return new RuntimeException(
+            "k8s-job-executor at " + target + " doesn't serve " + rpc + " (a version older than"
+                + " the plugin): " + reason,
+            e);
       case PERMISSION_DENIED:
         return new RuntimeException(
             "k8s-job-executor at " + target + " denied " + rpc + ": " + reason, e);
@@ -69,6 +74,8 @@ final class RpcErrors {
         return KjeJobExecutorConfig.STATUS_DEADLINE_MS;
       case "Cancel":
         return KjeJobExecutorConfig.CANCEL_DEADLINE_MS;
+      case "UploadArtifacts":
+        return KjeJobExecutorConfig.UPLOAD_DEADLINE_MS;
       default:
         return KjeJobExecutorConfig.OUTPUT_DEADLINE_MS;
     }
@@ -82,6 +89,8 @@ final class RpcErrors {
         return config.statusDeadlineMs();
       case "Cancel":
         return config.cancelDeadlineMs();
+      case "UploadArtifacts":
+        return config.uploadDeadlineMs();
       default:
         return config.outputDeadlineMs();
     }

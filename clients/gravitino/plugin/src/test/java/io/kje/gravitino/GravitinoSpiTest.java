@@ -23,28 +23,45 @@ class GravitinoSpiTest {
     void cancelJob(String jobId);
   }
 
+  /** Neither: no way to submit. */
+  interface NoSubmit extends Closeable {
+    void initialize(Map<String, String> configs);
+
+    JobHandle.Status getJobStatus(String jobId);
+
+    void cancelJob(String jobId);
+  }
+
   @Test
-  void theNewestSpiPasses() {
+  void theNewestSpiIsTheJobContextOne() {
     assertNull(GravitinoSpi.problem());
-    assertNull(GravitinoSpi.check(JobExecutor.class));
-    GravitinoSpi.require();
+    assertEquals(GravitinoSpi.Kind.JOB_CONTEXT, GravitinoSpi.kind());
+    assertEquals(GravitinoSpi.Kind.JOB_CONTEXT, GravitinoSpi.check(JobExecutor.class).kind);
+    assertEquals(GravitinoSpi.Kind.JOB_CONTEXT, GravitinoSpi.require());
   }
 
   @Test
-  void anInterfaceWithoutTheJobContextMethodsIsNamedWithWhatItHas() {
-    String message = GravitinoSpi.check(ReleasedShape.class);
-    assertTrue(message.startsWith(GravitinoSpi.NEEDED + ". This Gravitino's "
-        + ReleasedShape.class.getName() + " (from file:"), message);
-    assertTrue(message.endsWith(") lacks submitJob(JobContext, JobTemplate),"
-        + " getJobExecutionInfo(String); it declares cancelJob(String), getJobStatus(String),"
-        + " initialize(Map), submitJob(JobTemplate)"), message);
+  void theReleasedShapeIsTheReleasedSpi() {
+    GravitinoSpi.Found found = GravitinoSpi.check(ReleasedShape.class);
+    assertEquals(GravitinoSpi.Kind.RELEASED, found.kind);
+    assertNull(found.problem);
   }
 
   @Test
-  void theMessageSaysWhichGravitinoItNeeds() {
-    assertEquals("The k8s-job-executor plugin needs Gravitino's JobContext-based JobExecutor SPI"
-        + " (JobExecutor#submitJob(JobContext, JobTemplate) and"
-        + " JobExecutor#getJobExecutionInfo(String)), which Gravitino 1.3.0 and older don't have;"
-        + " run it on a Gravitino newer than 1.3.0 that has that SPI", GravitinoSpi.NEEDED);
+  void anInterfaceWithNeitherIsNamedWithWhatItHas() {
+    GravitinoSpi.Found found = GravitinoSpi.check(NoSubmit.class);
+    assertNull(found.kind);
+    assertTrue(found.problem.startsWith(GravitinoSpi.NEEDED + ". This Gravitino's "
+        + NoSubmit.class.getName() + " (from file:"), found.problem);
+    assertTrue(found.problem.endsWith(") lacks submitJob(JobTemplate); it declares"
+        + " cancelJob(String), getJobStatus(String), initialize(Map)"), found.problem);
+  }
+
+  @Test
+  void theMessageSaysWhichSpisItRunsOn() {
+    assertEquals("The k8s-job-executor plugin needs Gravitino's JobExecutor SPI, either as"
+        + " released in Gravitino 1.x (JobExecutor#submitJob(JobTemplate), getJobStatus(String),"
+        + " cancelJob(String)) or JobContext-based (JobExecutor#submitJob(JobContext,"
+        + " JobTemplate), getJobExecutionInfo(String), cancelJob(String))", GravitinoSpi.NEEDED);
   }
 }

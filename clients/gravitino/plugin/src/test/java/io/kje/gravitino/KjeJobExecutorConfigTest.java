@@ -50,6 +50,7 @@ class KjeJobExecutorConfigTest {
     assertEquals(10_000, c.statusDeadlineMs());
     assertEquals(10_000, c.cancelDeadlineMs());
     assertEquals(10_000, c.outputDeadlineMs());
+    assertEquals(600_000, c.uploadDeadlineMs());
     assertEquals(0, c.keepAliveTimeMs());
     assertEquals(5, c.retryMaxAttempts());
     assertEquals(200, c.retryInitialBackoffMs());
@@ -76,6 +77,7 @@ class KjeJobExecutorConfigTest {
                 "statusDeadlineMs", "1",
                 "cancelDeadlineMs", "2",
                 "outputDeadlineMs", "3",
+                "uploadDeadlineMs", "5",
                 "keepAliveTimeMs", "30000",
                 "keepAliveTimeoutMs", "4",
                 "retry.maxAttempts", "1",
@@ -93,6 +95,7 @@ class KjeJobExecutorConfigTest {
     assertEquals(1, c.statusDeadlineMs());
     assertEquals(2, c.cancelDeadlineMs());
     assertEquals(3, c.outputDeadlineMs());
+    assertEquals(5, c.uploadDeadlineMs());
     assertEquals(30_000, c.keepAliveTimeMs());
     assertEquals(4, c.keepAliveTimeoutMs());
     assertEquals(1, c.retryMaxAttempts());
@@ -136,6 +139,7 @@ class KjeJobExecutorConfigTest {
     assertTrue(rejected(with("submitDeadlineMs", "0")).startsWith("submitDeadlineMs must be"));
     assertTrue(rejected(with("cancelDeadlineMs", "-1")).startsWith("cancelDeadlineMs must be"));
     assertTrue(rejected(with("outputDeadlineMs", "99999999999")).startsWith("outputDeadlineMs"));
+    assertTrue(rejected(with("uploadDeadlineMs", "0")).startsWith("uploadDeadlineMs must be"));
     assertTrue(rejected(with("keepAliveTimeMs", "1000")).startsWith("keepAliveTimeMs must be 0"));
     assertTrue(rejected(with("keepAliveTimeoutMs", "0")).startsWith("keepAliveTimeoutMs must"));
     assertTrue(rejected(with("retry.maxAttempts", "0")).startsWith("retry.maxAttempts must be"));

@@ -1,16 +1,28 @@
 package io.kje.gravitino.it;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Starts kubesim and k8s-job-executor as the Python harness (tests/e2e/kje.py) does: port 0, the
@@ -100,19 +112,69 @@ final class Processes {
   static final class Kubesim {
     final Proc proc;
     final Path kubeconfig;
+    private HttpClient http;
 
     Kubesim(Path dir) throws IOException {
+      this(dir, "apache");
+    }
+
+    /** With the simulated operator of {@code operator} ("apache" or "kubeflow") in default. */
+    Kubesim(Path dir, String operator) throws IOException {
       kubeconfig = dir.resolve("kubeconfig");
       Path token = dir.resolve("kubesim.token");
       Files.writeString(token, Long.toHexString(System.nanoTime()) + "kubesim");
-      Path crds = SOURCE_DIR.resolve("crds/apache-spark-operator/1.0.0");
-      proc = new Proc("kubesim", List.of(KUBESIM, "--listen", "127.0.0.1:0", "--crd-dir",
-          crds.toString(), "--token-file", token.toString(), "--write-kubeconfig",
-          kubeconfig.toString(), "--namespaces", "spark-jobs", "--operator-namespaces=default",
+      List<String> cmd = new ArrayList<>(List.of(KUBESIM, "--listen", "127.0.0.1:0",
+          "--token-file", token.toString(), "--write-kubeconfig", kubeconfig.toString(),
+          "--namespaces", "spark-jobs",
           // The operator's clock runs 20 times faster than ours.
-          "--time-scale", "20"), dir, Map.of());
+          "--time-scale", "20"));
+      if (operator.equals("kubeflow")) {
+        cmd.addAll(List.of("--crd-dir",
+            SOURCE_DIR.resolve("crds/kubeflow-spark-operator/v2.5.2").toString(),
+            "--operator-namespaces=", "--kubeflow-namespaces=default"));
+      } else {
+        cmd.addAll(List.of("--crd-dir",
+            SOURCE_DIR.resolve("crds/apache-spark-operator/1.0.0").toString(),
+            "--operator-namespaces=default"));
+      }
+      proc = new Proc("kubesim-" + operator, cmd, dir, Map.of());
       waitFor("kubesim to listen", 20_000,
           () -> proc.match(proc.out, KUBESIM_URL) != null && Files.exists(kubeconfig) ? "" : null);
+    }
+
+    /** GET of an API path, as kubectl would (its kubeconfig's CA and token); the body. */
+    String get(String path) throws Exception {
+      String config = read(kubeconfig);
+      String server = field(config, "server");
+      String token = field(config, "token");
+      if (http == null) {
+        byte[] ca = Base64.getDecoder().decode(field(config, "certificate-authority-data"));
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        trust.setCertificateEntry("kubesim", CertificateFactory.getInstance("X.509")
+            .generateCertificate(new ByteArrayInputStream(ca)));
+        TrustManagerFactory tmf =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, tmf.getTrustManagers(), null);
+        http = HttpClient.newBuilder().sslContext(tls).build();
+      }
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(server + path))
+          .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw new AssertionError("GET " + path + ": " + r.statusCode() + " " + r.body());
+      }
+      return r.body();
+    }
+
+    private static String field(String yaml, String key) {
+      Matcher m = Pattern.compile("\\b" + key + ": \"?([^\"\\s]+)").matcher(yaml);
+      if (!m.find()) {
+        throw new AssertionError("no " + key + " in the kubeconfig");
+      }
+      return m.group(1);
     }
   }
 
@@ -121,13 +183,20 @@ final class Processes {
     final String address;
 
     Server(String name, Path dir, Path config, String... sets) throws IOException {
+      this(name, dir, config, Map.of(), sets);
+    }
+
+    Server(String name, Path dir, Path config, Map<String, String> env, String... sets)
+        throws IOException {
       List<String> cmd = new ArrayList<>(List.of(BINARY, "serve", "--listen", "127.0.0.1:0",
           "--config", config.toString()));
       for (String s : sets) {
         cmd.add("--set");
         cmd.add(s);
       }
-      proc = new Proc(name, cmd, dir, Map.of("KJE_MUTEX_DEADLOCK_DETECTION", "abort"));
+      Map<String, String> full = new HashMap<>(env);
+      full.put("KJE_MUTEX_DEADLOCK_DETECTION", "abort");
+      proc = new Proc(name, cmd, dir, full);
       address = "127.0.0.1:" + waitFor(name + " to listen", 20_000,
           () -> proc.match(proc.err, SERVER_PORT));
     }
