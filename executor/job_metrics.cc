@@ -109,7 +109,7 @@ void JobMetrics::CountLocked(JobSeries& series, spark::JobStatus from,
   if (from == spark::JobStatus::kQueued && to != spark::JobStatus::kQueued && info.started_at &&
       app.creation_time() != spark::kNoTime) {
     Record(series.start_latency, kStartLatencyBuckets,
-            *info.started_at - absl::FromUnixMillis(app.creation_time()));
+           *info.started_at - absl::FromUnixMillis(app.creation_time()));
   }
   if (spark::IsTerminal(from) || !spark::IsTerminal(to)) return;
   switch (to) {

@@ -609,10 +609,10 @@ namespace kje::server {
 namespace {
 
 TEST_CASE("config: links are URL templates, parsed when the configuration loads", "[config]") {
-  auto c = FromYaml(
-      With("links:\n"
-           "  spark-ui: \"https://spark.example/{namespace}/{name}\"\n"
-           "  history: \"https://history.example/history/{sparkAppId}/jobs/\"\n"));
+  auto c =
+      FromYaml(With("links:\n"
+                    "  spark-ui: \"https://spark.example/{namespace}/{name}\"\n"
+                    "  history: \"https://history.example/history/{sparkAppId}/jobs/\"\n"));
   INFO(c.status().ToString());
   REQUIRE(c.ok());
   CHECK(c->links.size() == 2);
