@@ -60,8 +60,8 @@ TEST_CASE("app metrics: the jobs' series move as jobs run", "[metrics]") {
   auto jobs =
       std::make_shared<executor::JobMetrics>(std::vector<std::string>{"spark"}, FromLabels, clock);
   Metrics m("v", clock);
-  m.AddCollectable(NewAppMetricsCollector(jobs, "spark.apache.org/v1"));
-  const std::map<std::string, std::string> spark = {{"backend", "spark.apache.org/v1"},
+  m.AddCollectable(NewAppMetricsCollector(jobs, "group.example/v1"));
+  const std::map<std::string, std::string> spark = {{"backend", "group.example/v1"},
                                                     {"namespace", "spark"}};
   auto with = [&spark](std::string key, std::string value) {
     auto labels = spark;
@@ -96,7 +96,7 @@ TEST_CASE("app metrics: the jobs' series move as jobs run", "[metrics]") {
   CHECK(after.Value("k8s_job_executor_job_run_seconds_bucket", with("le", "60")) == 1.0);
   // Any other namespace is "other": the label set stays bounded.
   CHECK(after.Value("k8s_job_executor_job_submissions_total",
-                    {{"backend", "spark.apache.org/v1"}, {"namespace", "other"}}) == 1.0);
+                    {{"backend", "group.example/v1"}, {"namespace", "other"}}) == 1.0);
 }
 
 std::string ReadFile(const std::string& path) {
