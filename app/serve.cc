@@ -31,6 +31,7 @@
 #include "executor/namespace_policy.h"
 #include "k8s/client.h"
 #include "k8s/connection_config.h"
+#include "server/app_metrics.h"
 #include "server/caller_auth.h"
 #include "server/grpc_server.h"
 #include "server/job_executor_service.h"
@@ -231,6 +232,23 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
   // once the port is up: the first LIST's TLS handshake and parsing would otherwise compete with
   // start-up for the CPU. Reads before the first sync GET what they need.
   for (const auto& ns : configured) cache.Pin(ns);
+  // Application metrics from those namespaces' informers (after the pins: a subscription to a
+  // namespace not followed yet would start an informer of its own).
+  auto job_metrics =
+      std::make_shared<executor::JobMetrics>(configured, executor.JobStatusMapper(), clock);
+  auto& feed =
+      process.Keep(std::make_unique<executor::JobMetricsFeed>(
+                       cache, job_metrics, static_cast<size_t>(config.server.max_queued_changes)),
+                   &executor::JobMetricsFeed::Stop);
+  if (cache.enabled()) {
+    for (const auto& ns : configured) {
+      if (absl::Status followed = feed.Follow(ns); !followed.ok()) {
+        log::Warn("job metrics can't follow").Kv("namespace", ns).Kv("error", followed.ToString());
+      }
+    }
+  }
+  metrics.AddCollectable(
+      server::NewAppMetricsCollector(job_metrics, std::string(executor.BackendName())));
 
   auto& readiness =
       process.Keep(std::make_unique<ReadinessMonitor>(

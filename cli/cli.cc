@@ -467,6 +467,28 @@ int List(Context& c) {
   pb::ListJobsRequest request;
   if (auto v = c.flags.Get("namespace")) request.set_namespace_(*v);
   if (auto v = c.flags.Get("selector")) request.set_label_selector(*v);
+  // The server filters by status (and still the CLI, for a server from before it could).
+  for (int status : *statuses) request.add_statuses(static_cast<pb::JobInfo::Status>(status));
+  const std::pair<const char*, google::protobuf::Timestamp* (pb::ListJobsRequest::*)()> bounds[] = {
+      {"created-after", &pb::ListJobsRequest::mutable_created_after},
+      {"created-before", &pb::ListJobsRequest::mutable_created_before},
+      {"finished-after", &pb::ListJobsRequest::mutable_finished_after},
+      {"finished-before", &pb::ListJobsRequest::mutable_finished_before}};
+  for (const auto& [flag, field] : bounds) {
+    auto value = c.flags.Get(flag);
+    if (!value) continue;
+    absl::Time t;
+    std::string error;
+    if (!absl::ParseTime(absl::RFC3339_full, std::string(*value), &t, &error)) {
+      return UsageError(c.io, "list",
+                        absl::StrCat("--", flag, " ", QuoteBounded(*value),
+                                     " is not an RFC 3339 time, e.g. 2026-12-01T00:00:00Z"));
+    }
+    google::protobuf::Timestamp* ts = (request.*field)();
+    ts->set_seconds(absl::ToUnixSeconds(t));
+    ts->set_nanos(
+        static_cast<int32_t>((t - absl::FromUnixSeconds(ts->seconds())) / absl::Nanoseconds(1)));
+  }
   auto page_size = PageSizeFlag(c.flags);
   if (!page_size.ok()) return UsageError(c.io, "list", std::string(page_size.status().message()));
   request.set_page_size(*page_size);
@@ -663,6 +685,12 @@ const std::vector<Command>& Commands() {
            {"waiting", 0, "REASON", true,
             "only jobs waiting for this reason, e.g. UNSCHEDULABLE (repeatable, or "
             "comma-separated)"},
+           {"created-after", 0, "TIME", false,
+            "only jobs created at or after this RFC 3339 time, e.g. 2026-12-01T00:00:00Z"},
+           {"created-before", 0, "TIME", false, "only jobs created before this time"},
+           {"finished-after", 0, "TIME", false,
+            "only jobs finished at or after this time (leaves out running ones)"},
+           {"finished-before", 0, "TIME", false, "only jobs finished before this time"},
        },
        "",
        0,

@@ -128,6 +128,10 @@ std::string FormatJobInfo(const JobInfo& info) {
   // Only deployments with batch-scheduler queues have one; the others' output stays as it was.
   if (!info.queue().empty()) rows.push_back({"QUEUE", OneLine(info.queue())});
   rows.push_back({"MESSAGE", OrDash(OneLine(info.message()))});
+  // Only deployments with link templates have links: one row each, named by the template.
+  for (const jobexecutor::v1::JobLink& link : info.links()) {
+    rows.push_back({absl::StrCat("LINK ", OneLine(link.name())), OneLine(link.url())});
+  }
   return FormatTable(rows);
 }
 

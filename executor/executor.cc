@@ -399,7 +399,7 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
 }
 
 asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::string ns,
-                                                     k8s::ListOptions list,
+                                                     k8s::ListOptions list, ListFilter filter,
                                                      absl::Time rpc_deadline) {
   auto list_apps = ex.client->List(AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
   auto page = co_await std::move(list_apps);
@@ -413,7 +413,10 @@ asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::s
     auto app = ex.backend->Project(item.value());
     if (!app.ok()) continue;
     spark::ExecutionId id = ex.IdOf(app->namespace_(), app->name());
-    out.jobs.push_back(ex.ResultOf(id, *app, nullptr));
+    JobResult result = ex.ResultOf(id, *app, nullptr);
+    // Filtered after the API server's page: the page may be shorter, its token still good.
+    if (!filter.Matches(result.info, result.created_at)) continue;
+    out.jobs.push_back(std::move(result));
   }
   if (!page->continue_token.empty()) {
     out.next_page_token = PageToken::Continue(page->continue_token).Encode();
@@ -494,6 +497,8 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   result.waiting = KnownWaiting(app, info).value_or(spark::Waiting{});
   if (result.driver_pod.empty()) result.driver_pod = result.waiting.pod;
   result.info = std::move(info);
+  result.created_at = spark::ToOptionalTime(app.creation_time());
+  result.links = options.links.get();
   return result;
 }
 
@@ -545,6 +550,8 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.waiting_reason = waiting.reason;
   view.waiting_message = waiting.message;
   view.queue = details.queue();
+  view.created_at = spark::ToOptionalTime(app->creation_time());
+  view.links = options.links.get();
   answer(view);
   return true;
 }
@@ -702,11 +709,13 @@ std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64
 
 std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
                                               const std::string& label_selector, int64_t page_size,
-                                              const std::string& page_token, absl::Time deadline,
+                                              const std::string& page_token,
+                                              const ListFilter& filter, absl::Time deadline,
                                               Done<JobPage> done) {
   absl::StatusOr<ListRequest> request = ParseListRequest(
       namespace_arg, ctx_.options.builder.namespace_, label_selector, page_size, page_token);
   if (!request.ok()) return Answer<JobPage>(done, request.status());
+  if (absl::Status bad = CheckListFilter(filter); !bad.ok()) return Answer<JobPage>(done, bad);
   const std::string& ns = request->namespace_;
   if (absl::Status allowed = ctx_.policy.Check(ns); !allowed.ok()) {
     return Answer<JobPage>(done, allowed);
@@ -715,8 +724,14 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   if (request->page_token.kind != PageToken::Kind::kApi) {
     auto apps = ctx_.cache.ListAfter(
         ns, request->page_token.value, limit + 1, [&](const spark::AppProjection& app) {
-          return request->selector.Matches(
-              [&](std::string_view key) { return app.labels().Find(key); });
+          if (!request->selector.Matches(
+                  [&](std::string_view key) { return app.labels().Find(key); })) {
+            return false;
+          }
+          // The status a page shows (ResultOf's), judged before the page is cut: a filtered
+          // page is as full as an unfiltered one, and its token names the last job served.
+          return filter.empty() || filter.Matches(ctx_.MapStatus(app, nullptr),
+                                                  spark::ToOptionalTime(app.creation_time()));
         });
     if (apps) {
       JobPage page;
@@ -747,8 +762,9 @@ std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
   }
   return Spawn(
       ctx_.io,
-      [this, ns = request->namespace_, list = std::move(list), deadline]() mutable {
-        return coroutines::ListFromApi(ctx_, std::move(ns), std::move(list), deadline);
+      [this, ns = request->namespace_, list = std::move(list), filter, deadline]() mutable {
+        return coroutines::ListFromApi(ctx_, std::move(ns), std::move(list), std::move(filter),
+                                       deadline);
       },
       std::move(done));
 }

@@ -13,10 +13,10 @@
 // block. The returned handle's Cancel() (any thread, idempotent) cancels the coroutine and the
 // Kubernetes call it awaits: `done` then gets kCancelled.
 
-#include <cstdint>
-#include <functional>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "cache/app_cache.h"
 #include "executor/job_executor.h"
+#include "executor/job_metrics.h"
 #include "executor/namespace_policy.h"
 #include "executor/waiting_memo.h"
 #include "k8s/client.h"
@@ -79,6 +80,9 @@ struct ExecutorOptions {
   absl::Duration waiting_refresh = absl::Seconds(15);
   // Waiting jobs whose reason is remembered at most (WaitingMemo).
   size_t max_waiting_memo = 10000;
+  // JobInfo.links' templates (links.<name>); null without any. Answers point at them (JobResult,
+  // JobView), so they live as long as the executor.
+  std::shared_ptr<const spark::LinkTemplates> links;
 };
 
 // What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
@@ -187,8 +191,8 @@ class Executor final : public JobExecutor {
                                     Done<spark::LogTailResult> done) override;
   std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
                                       const std::string& label_selector, int64_t page_size,
-                                      const std::string& page_token, absl::Time deadline,
-                                      Done<JobPage> done) override;
+                                      const std::string& page_token, const ListFilter& filter,
+                                      absl::Time deadline, Done<JobPage> done) override;
   // `done` after the last job stopped, or RESOURCE_EXHAUSTED past max_queued_changes.
   std::shared_ptr<RpcHandle> WatchStatus(const std::vector<std::string>& execution_ids,
                                          absl::Time deadline, StreamWriter<JobResult>* writer,
@@ -235,6 +239,11 @@ class Executor final : public JobExecutor {
   }
 
   const ExecutorOptions& options() const { return ctx_.options; }
+  // How the job metrics read an application's status: as Status and ListJobs do (without a
+  // driver pod). It points at this executor, which must outlive its use.
+  JobMetrics::MapStatus JobStatusMapper() const {
+    return [this](const spark::AppProjection& app) { return ctx_.MapStatus(app, nullptr); };
+  }
   const NamespacePolicy& policy() const { return ctx_.policy; }
 
  private:

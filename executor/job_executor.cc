@@ -22,7 +22,28 @@ JobView ViewOf(const JobResult& result) {
   view.waiting_reason = result.waiting.reason;
   view.waiting_message = result.waiting.message;
   view.queue = result.details.queue;
+  view.created_at = result.created_at;
+  view.links = result.links;
   return view;
+}
+
+spark::LinkValues LinkValuesOf(const JobView& view) {
+  spark::LinkValues values;
+  values.namespace_ = view.namespace_;
+  values.name = view.name;
+  values.execution_id = view.execution_id;
+  values.job_id = view.job_id;
+  values.spark_app_id = view.spark_app_id;
+  values.driver_pod = view.driver_pod;
+  values.created_at = view.created_at;
+  values.started_at = view.started_at;
+  values.finished_at = view.finished_at;
+  return values;
+}
+
+std::vector<spark::JobLink> LinksOf(const JobView& view) {
+  if (view.links == nullptr) return {};
+  return view.links->Render(LinkValuesOf(view));
 }
 
 JobResult ToResult(const JobView& view) {
@@ -45,6 +66,8 @@ JobResult ToResult(const JobView& view) {
   result.waiting.reason = view.waiting_reason;
   result.waiting.message = view.waiting_message;
   result.details.queue = view.queue;
+  result.created_at = view.created_at;
+  result.links = view.links;
   return result;
 }
 

@@ -19,8 +19,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "async/cancellable.h"
+#include "executor/list_filter.h"
 #include "k8s/event.h"
 #include "spark/execution_id.h"
+#include "spark/job_links.h"
 #include "spark/job_status.h"
 #include "spark/job_template.h"
 #include "spark/log_tail.h"
@@ -43,7 +45,10 @@ struct JobResult {
   std::string driver_pod;  // "" when none was looked up or found
   spark::JobStatusInfo info;
   spark::RunDetails details;
-  spark::Waiting waiting;  // why it waits, once known past the grace period
+  spark::Waiting waiting;                // why it waits, once known past the grace period
+  std::optional<absl::Time> created_at;  // the application's creationTimestamp
+  // The deployment's link templates (the executor's, which outlive every answer); null: none.
+  const spark::LinkTemplates* links = nullptr;
 };
 
 // A job's answer with every string borrowed: from a JobResult (ViewOf), or, for a Status the cache
@@ -68,9 +73,15 @@ struct JobView {
   spark::WaitingReason waiting_reason = spark::WaitingReason::kNone;
   std::string_view waiting_message;
   std::string_view queue;
+  std::optional<absl::Time> created_at;
+  const spark::LinkTemplates* links = nullptr;
 };
 
 JobView ViewOf(const JobResult& result);
+// What the link templates may use of a job.
+spark::LinkValues LinkValuesOf(const JobView& view);
+// JobInfo.links: the job's links whose values are known; none without templates.
+std::vector<spark::JobLink> LinksOf(const JobView& view);
 // A copy that owns its strings.
 JobResult ToResult(const JobView& view);
 
@@ -158,7 +169,8 @@ class JobExecutor {
   // A page of a namespace's jobs (see the ListJobs RPC).
   virtual std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
                                               const std::string& label_selector, int64_t page_size,
-                                              const std::string& page_token, absl::Time deadline,
+                                              const std::string& page_token,
+                                              const ListFilter& filter, absl::Time deadline,
                                               Done<JobPage> done) = 0;
   // The events of a job (see the Events RPC).
   virtual std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,

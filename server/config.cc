@@ -32,6 +32,7 @@ using config_internal::RawMap;
 
 constexpr char kEnvPrefix[] = "K8S_JOB_EXECUTOR_";
 constexpr char kSparkConfPrefix[] = "spark.conf.";
+constexpr char kLinksPrefix[] = "links.";
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
@@ -52,7 +53,8 @@ bool IsKnownKey(const std::string& key) {
 
 absl::Status Put(RawMap& raw, const std::string& key, std::string value, const std::string& origin,
                  bool allow_override) {
-  if (!IsKnownKey(key) && !absl::StartsWith(key, kSparkConfPrefix)) {
+  if (!IsKnownKey(key) && !absl::StartsWith(key, kSparkConfPrefix) &&
+      !absl::StartsWith(key, kLinksPrefix)) {
     return KeyError(key, absl::StrCat("unknown configuration key (from ", origin, ")",
                                       DidYouMean(key, KnownConfigKeys())));
   }

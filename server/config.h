@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/mask.h"
+#include "spark/job_links.h"
 
 namespace kje::server {
 
@@ -120,6 +121,9 @@ struct Config {
   MonitoringConfig monitoring;
   ServerConfig server;
   KubernetesConfig kubernetes;
+  // links.<name>: URL templates of JobInfo.links, parsed when the configuration loads (a template
+  // naming an unknown variable stops the start), in name order.
+  spark::LinkTemplates links;
 };
 
 // Where the raw values come from. Each is optional.
@@ -144,7 +148,8 @@ absl::StatusOr<Config> LoadConfigFromYaml(const std::string& yaml, const ConfigS
 // "K8S_JOB_EXECUTOR_SPARK_SPARK_VERSION".
 std::string EnvNameForKey(const std::string& key);
 
-// Every key the service knows, in documentation order (spark.conf.* is a prefix, not listed).
+// Every key the service knows, in documentation order (spark.conf.* and links.* are prefixes, not
+// listed).
 const std::vector<std::string>& KnownConfigKeys();
 
 }  // namespace kje::server

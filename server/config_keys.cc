@@ -30,6 +30,7 @@ namespace kje::server::config_internal {
 namespace {
 
 constexpr char kSparkConfPrefix[] = "spark.conf.";
+constexpr char kLinksPrefix[] = "links.";
 constexpr char kNamePrefixRule[] =
     "must match [a-z]([-a-z0-9]*[a-z0-9])? and have at most 24 characters, so that the resource "
     "name (prefix, '-', job id of up to 19 digits) stays within 44 characters and the operator "
@@ -382,6 +383,20 @@ absl::Status CheckSparkConf(const RawMap& raw, Config& c) {
   return absl::OkStatus();
 }
 
+// links.<name>: JobInfo.links' templates, resolved here once, so a bad one stops the start.
+absl::Status CheckLinks(const RawMap& raw, Config& c) {
+  std::vector<std::pair<std::string, std::string>> named;
+  for (const auto& [key, value] : raw) {
+    if (!absl::StartsWith(key, kLinksPrefix)) continue;
+    std::string v = Trim(value.value);
+    if (!v.empty()) named.emplace_back(key.substr(sizeof(kLinksPrefix) - 1), std::move(v));
+  }
+  absl::StatusOr<spark::LinkTemplates> links = spark::LinkTemplates::Parse(named);
+  if (!links.ok()) return KeyError("links", std::string(links.status().message()));
+  c.links = *std::move(links);
+  return absl::OkStatus();
+}
+
 absl::Status CheckTls(const RawMap&, Config& c) {
   const ServerConfig& srv = c.server;
   if (srv.tls_cert_file.empty() != srv.tls_key_file.empty()) {
@@ -509,6 +524,8 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::kubernetes, &K::burst>(
             "kubernetes.burst", NumberIn<int64_t>(1, 1000000, "a number from 1 to 1000000"))},
        nullptr},
+      // JobInfo.links: a map of URL templates, no fixed keys.
+      {{}, CheckLinks},
   };
 }
 

@@ -92,6 +92,8 @@ std::string ConfigValuesSchema() {
   }
   // `spark.conf.<key>`: the server-level Spark conf, any Spark key (config_keys.cc's prefix).
   Child(*Child(root, "spark"), "conf")->map_of_values = true;
+  // `links.<name>`: JobInfo.links' URL templates (config_keys.cc's prefix).
+  Child(root, "links")->map_of_values = true;
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.SetIndent(' ', 2);

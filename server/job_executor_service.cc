@@ -212,12 +212,13 @@ grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
 grpc::ServerUnaryReactor* JobExecutorService::ListJobs(grpc::CallbackServerContext* ctx,
                                                        const pb::ListJobsRequest* request,
                                                        pb::ListJobsResponse* response) {
-  UnaryStart start = StartUnary(ctx, "ListJobs");
+  absl::StatusOr<executor::ListFilter> filter = ToListFilter(*request);
+  UnaryStart start = StartUnary(ctx, "ListJobs", [&filter] { return filter.status(); });
   if (start.answered != nullptr) return start.answered;
   CallReactor* reactor = start.reactor;
   reactor->Attach(executor_->ListJobs(
       request->namespace_(), request->label_selector(), request->page_size(), request->page_token(),
-      reactor->Deadline(), [reactor, response](absl::StatusOr<JobPage> r) {
+      *filter, reactor->Deadline(), [reactor, response](absl::StatusOr<JobPage> r) {
         if (r.ok()) {
           for (JobResult& job : r->jobs) ToJobInfo(std::move(job), response->add_jobs());
           response->set_next_page_token(r->next_page_token);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace kje::server {
 namespace pb = jobexecutor::v1;
@@ -38,6 +40,8 @@ pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
 }
 
 void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
+  // Rendered before the strings they read are moved out.
+  std::vector<spark::JobLink> links = executor::LinksOf(executor::ViewOf(result));
   info->set_execution_id(std::move(result.execution_id));
   info->set_status(ToProtoStatus(result.info.status));
   if (result.info.started_at) *info->mutable_started_at() = ToTimestamp(*result.info.started_at);
@@ -58,6 +62,11 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_waiting_reason(static_cast<pb::JobInfo::WaitingReason>(result.waiting.reason));
   info->set_waiting_message(std::move(result.waiting.message));
   info->set_queue(std::move(result.details.queue));
+  for (spark::JobLink& link : links) {
+    pb::JobLink* out = info->add_links();
+    out->set_name(std::move(link.name));
+    out->set_url(std::move(link.url));
+  }
 }
 
 }  // namespace kje::server

@@ -471,8 +471,22 @@ void Metrics::RecordGrpcHandled(std::string_view type, std::string_view service,
   GrpcSeries(type, service, method)->Handled(code, elapsed);
 }
 
+void Metrics::AddCollectable(std::shared_ptr<const prometheus::Collectable> collectable) {
+  absl::MutexLock lock(&mu_);
+  collectables_.push_back(std::move(collectable));
+}
+
 std::string Metrics::Render() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  std::vector<std::shared_ptr<const prometheus::Collectable>> more;
+  {
+    absl::MutexLock lock(&mu_);
+    more = collectables_;
+  }
+  // Collected outside the lock: they take their own.
+  for (const auto& c : more) {
+    for (auto& family : c->Collect()) families.push_back(std::move(family));
+  }
   for (const prometheus::Collectable* c :
        {static_cast<const prometheus::Collectable*>(kubernetes_.get()),
         static_cast<const prometheus::Collectable*>(informers_.get()),

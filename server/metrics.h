@@ -36,6 +36,7 @@ class ServiceDescriptor;
 }  // namespace google::protobuf
 
 namespace prometheus {
+class Collectable;
 class Registry;
 template <typename T>
 class Family;
@@ -81,6 +82,8 @@ class Metrics {
   void SetKubernetesLimiter(std::shared_ptr<const k8s::RequestLimiter> limiter);
   void SetInformerStats(InformerStatsSource source);
   void SetJobStats(JobStatsSource source);
+  // More series read at scrape time (the application metrics: server/app_metrics.h).
+  void AddCollectable(std::shared_ptr<const prometheus::Collectable> collectable);
 
   // k8s_job_executor_submissions_total{result}: "created", "adopted", or GrpcCodeResult() of the
   // failure. Anything else is counted as "other", so a caller's mistake can't grow the label set.
@@ -144,6 +147,7 @@ class Metrics {
   std::shared_ptr<const k8s::RequestLimiter> limiter_ ABSL_GUARDED_BY(mu_);
   InformerStatsSource informer_stats_ ABSL_GUARDED_BY(mu_);
   JobStatsSource job_stats_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<const prometheus::Collectable>> collectables_ ABSL_GUARDED_BY(mu_);
 };
 
 class Metrics::GrpcMethodSeries {

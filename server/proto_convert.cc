@@ -1,5 +1,6 @@
 #include "server/proto_convert.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -29,6 +30,39 @@ spark::SparkTemplate ToSparkTemplate(const pb::JobTemplate& t) {
     out.configs.insert(s.configs().begin(), s.configs().end());
   }
   return out;
+}
+
+absl::StatusOr<executor::ListFilter> ToListFilter(const pb::ListJobsRequest& request) {
+  executor::ListFilter filter;
+  for (int status : request.statuses()) {
+    static constexpr std::pair<int, spark::JobStatus> kStatuses[] = {
+        {pb::JobInfo::QUEUED, spark::JobStatus::kQueued},
+        {pb::JobInfo::STARTED, spark::JobStatus::kStarted},
+        {pb::JobInfo::SUCCEEDED, spark::JobStatus::kSucceeded},
+        {pb::JobInfo::FAILED, spark::JobStatus::kFailed},
+        {pb::JobInfo::CANCELLING, spark::JobStatus::kCancelling},
+        {pb::JobInfo::CANCELLED, spark::JobStatus::kCancelled}};
+    bool known = false;
+    for (const auto& [number, job_status] : kStatuses) {
+      if (number != status) continue;
+      filter.AddStatus(job_status);
+      known = true;
+    }
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "statuses: ", status,
+          " is not a job status (QUEUED, STARTED, SUCCEEDED, FAILED, CANCELLING, CANCELLED)"));
+    }
+  }
+  auto bound = [](bool has, const google::protobuf::Timestamp& ts) -> std::optional<absl::Time> {
+    if (!has) return std::nullopt;
+    return absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos());
+  };
+  filter.created_after = bound(request.has_created_after(), request.created_after());
+  filter.created_before = bound(request.has_created_before(), request.created_before());
+  filter.finished_after = bound(request.has_finished_after(), request.finished_after());
+  filter.finished_before = bound(request.has_finished_before(), request.finished_before());
+  return filter;
 }
 
 void ToOutputChunk(const executor::OutputBatch& batch, pb::OutputChunk* chunk) {

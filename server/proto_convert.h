@@ -14,6 +14,9 @@ namespace kje::server {
 // The template of a SubmitRequest as the SparkApplication builder takes it.
 spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
 
+// ListJobs' filters; INVALID_ARGUMENT for a status that isn't one of JobInfo.Status' values.
+absl::StatusOr<executor::ListFilter> ToListFilter(const jobexecutor::v1::ListJobsRequest& request);
+
 void ToOutputChunk(const executor::OutputBatch& batch, jobexecutor::v1::OutputChunk* chunk);
 void ToJobEvent(k8s::Event event, jobexecutor::v1::JobEvent* out);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "jobexecutor/v1/job_executor.pb.h"
 #include "server/job_info.h"
@@ -54,9 +55,20 @@ std::optional<std::string_view> UsualEncodingId(std::string_view bytes) {
   return id;
 }
 
+// The most bytes the links take: each a message of two strings.
+size_t MaxLinksSize(const std::vector<spark::JobLink>& links) {
+  constexpr size_t kMaxVarint = 10;
+  constexpr size_t kMaxTag = 2;
+  size_t size = 0;
+  for (const spark::JobLink& link : links) {
+    size += kMaxTag + kMaxVarint + link.name.size() + link.url.size() + 2 * (1 + kMaxVarint);
+  }
+  return size;
+}
+
 // The most bytes WriteJobInfo writes for `job`: its strings, and for each field its tag, length
 // and number at their longest (a varint of 64 bits takes ten bytes; a tag, two).
-size_t MaxJobInfoSize(const executor::JobView& job) {
+size_t MaxJobInfoSize(const executor::JobView& job, const std::vector<spark::JobLink>& links) {
   constexpr size_t kMaxVarint = 10;
   constexpr size_t kMaxTag = 2;
   constexpr size_t kStringFields = 11;
@@ -66,7 +78,7 @@ size_t MaxJobInfoSize(const executor::JobView& job) {
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
          job.spark_app_id.size() + job.driver_ui_address.size() + job.waiting_message.size() +
          job.queue.size() + kStringFields * (kMaxTag + kMaxVarint) +
-         kIntFields * (kMaxTag + kMaxVarint) + 3 * kTimestamp;
+         kIntFields * (kMaxTag + kMaxVarint) + 3 * kTimestamp + MaxLinksSize(links);
 }
 
 // Writes fields in place, the buffer sized by MaxJobInfoSize: one pass, one allocation.
@@ -103,6 +115,17 @@ class Writer {
     Int(google::protobuf::Timestamp::kNanosFieldNumber, nanos);
   }
 
+  // A JobLink: its name and url, each left out when empty.
+  void Link(int field, const spark::JobLink& link) {
+    auto field_size = [](const std::string& s) {
+      return s.empty() ? 0 : 1 + VarintSize(s.size()) + s.size();
+    };
+    Varint(Tag(field, kLengthDelimited));
+    Varint(field_size(link.name) + field_size(link.url));
+    String(pb::JobLink::kNameFieldNumber, link.name);
+    String(pb::JobLink::kUrlFieldNumber, link.url);
+  }
+
   size_t Size() const { return static_cast<size_t>(out_ - start_); }
 
  private:
@@ -118,7 +141,8 @@ class Writer {
   char* out_;
 };
 
-void WriteJobInfo(const executor::JobView& job, Writer& w) {
+void WriteJobInfo(const executor::JobView& job, const std::vector<spark::JobLink>& links,
+                  Writer& w) {
   w.String(pb::JobInfo::kExecutionIdFieldNumber, job.execution_id);
   w.Int(pb::JobInfo::kStatusFieldNumber, ToProtoStatus(job.status));
   w.Timestamp(pb::JobInfo::kStartedAtFieldNumber, job.started_at);
@@ -137,6 +161,7 @@ void WriteJobInfo(const executor::JobView& job, Writer& w) {
   w.String(pb::JobInfo::kQueueFieldNumber, job.queue);
   w.Timestamp(pb::JobInfo::kDeadlineAtFieldNumber, job.deadline_at);
   w.Int(pb::JobInfo::kDeadlineExceededFieldNumber, static_cast<int64_t>(job.deadline_exceeded));
+  for (const spark::JobLink& link : links) w.Link(pb::JobInfo::kLinksFieldNumber, link);
 }
 
 }  // namespace
@@ -164,9 +189,10 @@ absl::StatusOr<std::string_view> StatusRequestId(const grpc::ByteBuffer& request
 void WriteJobInfoWire(const executor::JobView& job, grpc::ByteBuffer* out) {
   // A fresh slice is this function's alone until it is handed over, so it is written in place
   // and then shortened to what was written: the same memory, freed as one.
-  grpc_slice slice = grpc_slice_malloc(MaxJobInfoSize(job));
+  const std::vector<spark::JobLink> links = executor::LinksOf(job);
+  grpc_slice slice = grpc_slice_malloc(MaxJobInfoSize(job, links));
   Writer writer(reinterpret_cast<char*>(GRPC_SLICE_START_PTR(slice)));
-  WriteJobInfo(job, writer);
+  WriteJobInfo(job, links, writer);
   GRPC_SLICE_SET_LENGTH(slice, writer.Size());
   grpc::Slice written(slice, grpc::Slice::STEAL_REF);
   grpc::ByteBuffer wire(&written, 1);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "base/quote.h"
@@ -225,6 +226,35 @@ TEST_CASE("status says why a job waits and when its deadline falls; list filters
   CHECK(r.code == kExitUsage);
   CHECK(r.err.find("--waiting \"STUCK\" is none of UNSCHEDULABLE, IMAGE_PULL") !=
         std::string::npos);
+}
+
+TEST_CASE("list asks the server to filter by status and time; status shows the links") {
+  FakeServer server;
+  pb::JobInfo job = Job("default/sparkapp/ns/a", pb::JobInfo::SUCCEEDED);
+  pb::JobLink* ui = job.add_links();
+  ui->set_name("spark-ui");
+  ui->set_url("https://spark.example/ns/a");
+  server.service().jobs[job.execution_id()] = job;
+  Result r =
+      RunCli({"list", "--status", "succeeded,FAILED", "--created-after", "2026-12-01T00:00:00Z",
+              "--finished-before", "2026-12-02T12:30:00.5Z", "--server", server.address()});
+  CHECK(r.code == 0);
+  auto rec = server.service().recorded();
+  REQUIRE(rec.lists.size() == 1);
+  const pb::ListJobsRequest& req = rec.lists[0];
+  CHECK(std::set<int>(req.statuses().begin(), req.statuses().end()) ==
+        std::set<int>{pb::JobInfo::SUCCEEDED, pb::JobInfo::FAILED});
+  CHECK(req.created_after().seconds() == 1796083200);
+  CHECK(req.finished_before().seconds() == 1796214600);
+  CHECK(req.finished_before().nanos() == 500000000);
+  CHECK_FALSE(req.has_created_before());
+  CHECK_FALSE(req.has_finished_after());
+  r = RunCli({"list", "--created-before", "yesterday", "--server", server.address()});
+  CHECK(r.code == kExitUsage);
+  CHECK(r.err.find("--created-before \"yesterday\" is not an RFC 3339 time") != std::string::npos);
+
+  r = RunCli({"status", job.execution_id(), "--server", server.address()});
+  CHECK(r.out.find("LINK spark-ui   https://spark.example/ns/a\n") != std::string::npos);
 }
 
 TEST_CASE("describe prints the status with its waiting reason, then the events") {

@@ -9,6 +9,7 @@ accepts; the sidecar mode renders no workload and a container a parent chart can
 """
 
 import copy
+import json
 import os
 import re
 import shutil
@@ -830,6 +831,24 @@ class HelmTest(unittest.TestCase):
         self.assertEqual(["grpc"], [p["name"] for p in executor_container(
             deployment_pod(docs))["ports"]])
         self.assertEqual(["grpc"], [p["name"] for p in one(docs, "Service")["spec"]["ports"]])
+
+    def test_the_grafana_dashboard_is_an_optional_config_map_for_the_sidecar(self):
+        dashboards = [d for d in render(MINIMAL) if d["metadata"]["name"].endswith("-dashboard")]
+        self.assertEqual([], dashboards)
+        docs = render(merged({"metrics": {"grafanaDashboard": {
+            "enabled": True, "namespace": "monitoring",
+            "annotations": {"grafana_folder": "Spark"}}}}))
+        cm = one(docs, "ConfigMap", FULLNAME + "-dashboard")
+        self.assertEqual("monitoring", cm["metadata"]["namespace"])
+        self.assertEqual("1", cm["metadata"]["labels"]["grafana_dashboard"])
+        self.assertEqual("Spark", cm["metadata"]["annotations"]["grafana_folder"])
+        path = os.path.join(SOURCE_DIR, "deploy", "grafana", "k8s-job-executor.json")
+        with open(path) as f:
+            shipped = json.load(f)
+        self.assertEqual(shipped, json.loads(cm["data"]["k8s-job-executor.json"]))
+        # Without metrics there is nothing for it to show.
+        docs = render(merged({"metrics": {"enabled": False, "grafanaDashboard": {"enabled": True}}}))
+        self.assertEqual([], [d for d in docs if d["metadata"]["name"].endswith("-dashboard")])
 
     def test_pod_disruption_budget(self):
         cases = [({"replicaCount": 1}, False), ({"replicaCount": 2}, True),

@@ -35,7 +35,8 @@ struct Fixture {
   explicit Fixture(
       bool cache_on = false, std::vector<std::string> allowed = {},
       size_t known_drivers_first_sweep = 1024,
-      std::shared_ptr<const spark::OperatorBackend> backend = spark::apache::NewBackend()) {
+      std::shared_ptr<const spark::OperatorBackend> backend = spark::apache::NewBackend(),
+      std::shared_ptr<const spark::LinkTemplates> links = nullptr) {
     client->set_complete_on_cancel(true);
     cache::InformerOptions informer;
     const spark::ResourceKind apps = backend->Applications();
@@ -52,6 +53,7 @@ struct Fixture {
     options.max_queued_changes = 4;
     options.max_follow_buffer_bytes = 64;
     options.known_drivers_first_sweep = known_drivers_first_sweep;
+    options.links = std::move(links);
     executor = std::make_unique<Executor>(io, client, *cache, NamespacePolicy(allowed), options,
                                           clock, std::move(backend));
   }

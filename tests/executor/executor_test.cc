@@ -242,7 +242,8 @@ TEST_CASE("executor: a namespace outside the allow-list is refused before any re
   f.executor->Output(other, 0, 0, absl::Now() + absl::Seconds(5), output.Callback());
   CHECK(absl::IsPermissionDenied(output.Get().status()));
   Result<JobPage> list;
-  f.executor->ListJobs("elsewhere", "", 0, "", absl::Now() + absl::Seconds(5), list.Callback());
+  f.executor->ListJobs("elsewhere", "", 0, "", ListFilter{}, absl::Now() + absl::Seconds(5),
+                       list.Callback());
   CHECK(absl::IsPermissionDenied(list.Get().status()));
   f.client->Barrier();
   CHECK_FALSE(f.client->HasPendingCall());
@@ -271,7 +272,7 @@ TEST_CASE("executor: a hostile ListJobs is refused before any request, with a bo
   for (const Case& c : cases) {
     INFO(c.says);
     Result<JobPage> list;
-    f.executor->ListJobs(c.ns, c.selector, 0, c.token, absl::Now() + absl::Seconds(5),
+    f.executor->ListJobs(c.ns, c.selector, 0, c.token, ListFilter{}, absl::Now() + absl::Seconds(5),
                          list.Callback());
     const absl::Status& status = list.Get().status();
     CHECK(absl::IsInvalidArgument(status));

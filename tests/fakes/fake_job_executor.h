@@ -54,6 +54,8 @@ class FakeJobExecutor final : public executor::JobExecutor {
 
   // The result every OK answer carries.
   executor::JobResult canned_job;
+  // The filter of the last ListJobs call.
+  executor::ListFilter last_list_filter;
   // When set, every call is answered inline with this status, before it returns.
   std::optional<absl::Status> answer_inline;
   // When set, StatusNow answers with it; otherwise it hands back a parsed id.
@@ -135,8 +137,11 @@ class FakeJobExecutor final : public executor::JobExecutor {
   }
 
   std::shared_ptr<executor::RpcHandle> ListJobs(const std::string& namespace_, const std::string&,
-                                                int64_t, const std::string&, absl::Time deadline,
+                                                int64_t, const std::string&,
+                                                const executor::ListFilter& filter,
+                                                absl::Time deadline,
                                                 Done<executor::JobPage> done) override {
+    last_list_filter = filter;
     return Record("ListJobs", namespace_, deadline, [this, done](absl::Status s) {
       if (!s.ok()) return done(s);
       executor::JobPage page;

@@ -616,3 +616,41 @@ TEST_CASE("config: kubernetes.maxInFlight, qps and burst", "[config]") {
 
 }  // namespace
 }  // namespace kje::server
+
+namespace kje::server {
+namespace {
+
+TEST_CASE("config: links are URL templates, parsed when the configuration loads", "[config]") {
+  auto c =
+      FromYaml(With("links:\n"
+                    "  spark-ui: \"https://spark.example/{namespace}/{name}\"\n"
+                    "  history: \"https://history.example/history/{sparkAppId}/jobs/\"\n"));
+  INFO(c.status().ToString());
+  REQUIRE(c.ok());
+  CHECK(c->links.size() == 2);
+  spark::LinkValues values;
+  values.namespace_ = "team-a";
+  values.name = "gravitino-job-7";
+  std::vector<spark::JobLink> links = c->links.Render(values);
+  REQUIRE(links.size() == 1);  // no Spark app id yet
+  CHECK(links[0].name == "spark-ui");
+  CHECK(links[0].url == "https://spark.example/team-a/gravitino-job-7");
+  // A flag sets one the same way; none at all is none.
+  auto flagged = FromYaml(kMinimal, Flags({{"links.logs", "https://logs.example/{jobId}"}}));
+  REQUIRE(flagged.ok());
+  CHECK(flagged->links.size() == 1);
+  CHECK(FromYaml(kMinimal)->links.empty());
+}
+
+TEST_CASE("config: a link naming an unknown variable stops the start, saying which", "[config]") {
+  std::string error = ErrorOf(With("links: {logs: \"https://logs.example/{podName}\"}\n"));
+  CHECK(error.find("links: link \"logs\": unknown variable \"podName\"") != std::string::npos);
+  CHECK(error.find("sparkAppId") != std::string::npos);  // the known ones listed
+  CHECK(ErrorOf(With("links: {Logs: \"https://logs.example/\"}\n")).find("DNS-1123") !=
+        std::string::npos);
+  CHECK(ErrorOf(With("links: {logs: \"logs.example/{name}\"}\n")).find("http:// or https://") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace kje::server
