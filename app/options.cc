@@ -72,6 +72,7 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   options.max_queued_changes = static_cast<size_t>(config.server.max_queued_changes);
   options.max_watched_jobs = static_cast<size_t>(config.server.max_watched_jobs);
   options.max_follow = absl::Seconds(config.server.max_follow_seconds);
+  options.max_ui_proxy_bytes = static_cast<size_t>(config.server.max_ui_proxy_bytes);
   return options;
 }
 

@@ -34,7 +34,7 @@ class FoundationTest(unittest.TestCase):
                                  ["Submit", "Status", "Cancel", "Output", "WatchStatus",
                                   "FollowOutput", "ListJobs", "Events", "CreateSchedule",
                                   "GetSchedule", "ListSchedules", "UpdateSchedule", "DeleteSchedule",
-                                  "RunScheduleNow"])
+                                  "RunScheduleNow", "ProxyUi"])
                 self.assertEqual(kje.describe_service(ch, "grpc.health.v1.Health"),
                                  ["Check", "Watch"])
         finally:
