@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "cli/exit_codes.h"
 #include "tests/cli/fake_job_executor.h"
@@ -22,8 +23,9 @@ constexpr char kId[] = "default/sparkapp/default/gravitino-job-1001";
 TEST_CASE("forward: a browser's request target is the UI's path, nothing else") {
   CHECK(*UiPathOf("/") == "/");
   CHECK(*UiPathOf("/jobs/job/?id=3&attempt=0") == "/jobs/job/?id=3&attempt=0");
-  for (std::string bad : {"", "*", "http://evil.example/", "jobs", "/a b", "/a\r\nHost: x",
-                          std::string("/") + std::string(9000, 'a')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "*", "http://evil.example/", "jobs", "/a b", "/a\r\nHost: x",
+                                std::string("/") + std::string(9000, 'a')}) {
     INFO(bad);
     CHECK(absl::IsInvalidArgument(UiPathOf(bad).status()));
   }
@@ -41,8 +43,8 @@ TEST_CASE("forward: a job without a running driver is said at once, before any p
   REQUIRE(rec.ui_requests.size() == 1);
   CHECK(rec.ui_requests[0].path() == "/");
 
-  Result missing = RunCli({"forward", "default/sparkapp/default/nope", "--server",
-                           server.address()});
+  Result missing =
+      RunCli({"forward", "default/sparkapp/default/nope", "--server", server.address()});
   CHECK(missing.code == kExitNotFound);
 }
 

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 namespace kje::k8s {
 namespace {
@@ -18,8 +19,9 @@ TEST_CASE("PodProxyPath: the pod's port, then the UI's path and query as given")
 }
 
 TEST_CASE("PodProxyPath refuses what would leave the proxy or isn't a path") {
-  for (std::string bad : {"jobs", "/a b", "/a\tb", std::string("/a\0b", 4), "/x#frag", "/..",
-                          "/a/../b", "/a/./b", "/%2e%2e/x", "/a/%2E%2E", "/.%2e/x", "/\x7f"}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "jobs", "/a b", "/a\tb", std::string("/a\0b", 4), "/x#frag", "/..", "/a/../b", "/a/./b",
+           "/%2e%2e/x", "/a/%2E%2E", "/.%2e/x", "/\x7f"}) {
     INFO(bad);
     absl::Status s = CheckProxiedPath(bad);
     CHECK(absl::IsInvalidArgument(s));
