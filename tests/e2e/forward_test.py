@@ -110,14 +110,18 @@ spark:
             job_id=job_id, metalake="lake", template=long_job()),
             timeout=kje.RPC_TIMEOUT).execution_id
         namespace, app_name = execution_id.split("/")[2:4]
-        # Before the driver runs there is no UI: the CLI says so at once.
-        first = subprocess.run([kje.BINARY, "forward", execution_id, "--port", "0",
-                                "--server", self.server.address],
-                               capture_output=True, text=True, timeout=WAIT)
-        if first.returncode != EXIT_OK:  # the driver may already run on a fast machine
-            self.assertEqual(first.returncode, EXIT_ERROR, first.stderr)
-            self.assertIn("FAILED_PRECONDITION", first.stderr)
-            self.assertIn("no running driver", first.stderr)
+        # Before the driver runs there is no UI: the CLI says so at once (unless the operator
+        # was quicker than this call, when it serves).
+        early = self.forward(execution_id, "--port", "0")
+        kje.wait_until(lambda: early.lines or early.poll() is not None, WAIT,
+                       "forward to serve or to refuse")
+        if early.poll() is not None:
+            self.assertEqual(early.returncode, EXIT_ERROR)
+            err = early.stderr.read()
+            self.assertIn("FAILED_PRECONDITION", err)
+            self.assertIn("no running driver", err)
+        else:
+            self.stop(early)
         kje.wait_until(lambda: self.ui_runs(execution_id), WAIT, "the driver's UI to run")
         pods = self.cluster.driver_pods(namespace, app_name)
         self.assertEqual(len(pods), 1)
