@@ -32,7 +32,8 @@ class FoundationTest(unittest.TestCase):
                 self.assertIn("grpc.health.v1.Health", services)
                 self.assertEqual(kje.describe_service(ch, "jobexecutor.v1.JobExecutor"),
                                  ["Submit", "Status", "Cancel", "Output", "WatchStatus",
-                                  "FollowOutput", "ListJobs", "Events", "CreateSchedule",
+                                  "FollowOutput", "ListJobs", "Events", "UploadArtifacts",
+                                  "CreateSchedule",
                                   "GetSchedule", "ListSchedules", "UpdateSchedule", "DeleteSchedule",
                                   "RunScheduleNow", "ProxyUi"])
                 self.assertEqual(kje.describe_service(ch, "grpc.health.v1.Health"),
