@@ -75,6 +75,7 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   if (!config.links.empty()) {
     options.links = std::make_shared<const spark::LinkTemplates>(config.links);
   }
+  options.max_ui_proxy_bytes = static_cast<size_t>(config.server.max_ui_proxy_bytes);
   return options;
 }
 

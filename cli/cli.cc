@@ -20,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/completion.h"
 #include "cli/contexts.h"
+#include "cli/forward.h"
 #include "cli/job_file.h"
 #include "cli/job_ref.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -736,6 +737,7 @@ const std::vector<Command>& Commands() {
        0,
        0,
        ListContexts},
+      ForwardCommand(),
       {"completion",
        "bash|zsh",
        "print the shell completion script",
@@ -812,7 +814,7 @@ absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, 
 // The commands whose arguments are jobs: each may be named by its job id or application name.
 bool NamesJobs(std::string_view command) {
   return command == "status" || command == "describe" || command == "cancel" || command == "logs" ||
-         command == "events" || command == "watch";
+         command == "events" || command == "watch" || command == "forward";
 }
 
 int Completion(Context& c) {

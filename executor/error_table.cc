@@ -30,6 +30,9 @@ constexpr std::array kRows = {
     ErrorRow{"throttled", Rpc::kAny, StatusCode::kResourceExhausted, ""},
     // A retry gets the same answer: nothing for the caller to wait out.
     ErrorRow{"too large", Rpc::kAny, StatusCode::kInternal, ""},
+    // A UI page over server.maxUiProxyBytes: the limit is the caller's to know about.
+    ErrorRow{"too large", Rpc::kProxyUi, StatusCode::kResourceExhausted,
+             "the Spark UI's answer is larger than server.maxUiProxyBytes"},
     ErrorRow{"400", Rpc::kAny, StatusCode::kInvalidArgument, ""},
     ErrorRow{"401", Rpc::kAny, StatusCode::kFailedPrecondition, kCredentialsHint},
     ErrorRow{"403", Rpc::kAny, StatusCode::kPermissionDenied, kRbacHint},
@@ -38,6 +41,10 @@ constexpr std::array kRows = {
     // request names what is missing, not the job.
     ErrorRow{"404", Rpc::kSubmit, StatusCode::kInvalidArgument, kMissingNamespaceHint},
     ErrorRow{"404", Rpc::kCreateSchedule, StatusCode::kInvalidArgument, kMissingNamespaceHint},
+    // The driver pod went between finding it and proxying to it: the job is stopping.
+    ErrorRow{"404", Rpc::kProxyUi, StatusCode::kFailedPrecondition,
+             "the driver pod is gone, and its Spark UI with it; a finished job's UI is the Spark "
+             "history server's"},
     ErrorRow{"409 AlreadyExists", Rpc::kAny, StatusCode::kAlreadyExists, ""},
     ErrorRow{"409", Rpc::kAny, StatusCode::kAborted, "a concurrent change; retry"},
     ErrorRow{"410", Rpc::kAny, StatusCode::kAborted, "the list position expired; start again"},
@@ -100,6 +107,8 @@ std::string_view RpcName(Rpc rpc) {
       return "DeleteSchedule";
     case Rpc::kRunScheduleNow:
       return "RunScheduleNow";
+    case Rpc::kProxyUi:
+      return "ProxyUi";
   }
   return "any";
 }

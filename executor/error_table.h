@@ -32,7 +32,8 @@ enum class Rpc {
   kListSchedules,
   kUpdateSchedule,
   kDeleteSchedule,
-  kRunScheduleNow
+  kRunScheduleNow,
+  kProxyUi
 };
 
 // The RPC's name as the proto's table writes it ("any" for kAny).

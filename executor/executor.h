@@ -69,6 +69,8 @@ struct ExecutorOptions {
   // Events returns at most this many events of each object (the application, its driver pod):
   // a real cluster keeps an hour of them, a crash-looping pod's repeats counted in one.
   size_t max_events_per_object = 1000;
+  // The largest Spark UI answer ProxyUi passes on (server.maxUiProxyBytes).
+  size_t max_ui_proxy_bytes = 8 << 20;
   // The stopped apps' drivers remembered for Status are swept of apps the cache no longer holds
   // when they first reach this many, then whenever they have doubled since the last sweep.
   size_t known_drivers_first_sweep = 1024;
@@ -203,6 +205,8 @@ class Executor final : public JobExecutor {
 
   std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
                                     Done<JobEvents> done) override;
+  std::shared_ptr<RpcHandle> ProxyUi(std::string_view execution_id, std::string path,
+                                     absl::Time deadline, Done<UiPage> done) override;
 
   std::shared_ptr<RpcHandle> CreateSchedule(std::string schedule_id, const std::string& metalake,
                                             const spark::SparkTemplate& job,

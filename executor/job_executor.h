@@ -103,6 +103,14 @@ struct JobEvents {
   bool truncated = false;
 };
 
+// One answer of a running driver's Spark UI (see the ProxyUi RPC).
+struct UiPage {
+  int status_code = 0;
+  std::string content_type;
+  std::string body;
+  std::string location;  // a redirect's target, relative to the UI's root when inside it
+};
+
 // A schedule (the operator's schedule resource) as the schedule RPCs answer it.
 struct ScheduleResult {
   std::string schedule_id;  // its job-id label
@@ -175,6 +183,10 @@ class JobExecutor {
   // The events of a job (see the Events RPC).
   virtual std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
                                             Done<JobEvents> done) = 0;
+  // One GET of the job's running driver's Spark UI (see the ProxyUi RPC); `path` with its
+  // query, "" meaning "/".
+  virtual std::shared_ptr<RpcHandle> ProxyUi(std::string_view execution_id, std::string path,
+                                             absl::Time deadline, Done<UiPage> done) = 0;
   // Schedules (see the schedule RPCs); `ns` "" is the server's namespace. On an operator without
   // schedules each answers FAILED_PRECONDITION naming the operator.
   virtual std::shared_ptr<RpcHandle> CreateSchedule(

@@ -123,7 +123,8 @@ struct Request {
   std::string body;
   std::string content_type;
   Idempotency idempotency = Idempotency::kIdempotent;
-  bool raw = false;  // non-2xx answers are results, not errors
+  bool raw = false;           // non-2xx answers are results, not errors
+  size_t max_body_bytes = 0;  // 0: ClientOptions::max_body_bytes
   // A watch or a followed log: it draws a token but holds no in-flight slot (it lasts as long
   // as the caller wants).
   bool long_running = false;
@@ -132,6 +133,8 @@ struct Request {
 struct Response {
   int http_code = 0;
   std::string body;
+  std::string content_type;
+  std::string location;
 };
 
 // Receives the body of a successful streaming response, chunk by chunk. A non-OK status ends
@@ -144,6 +147,8 @@ struct AttemptResult {
   bool not_sent = false;       // failed before the request could reach the server
   int http_code = 0;           // 0 without a response
   std::string body;            // non-streamed body
+  std::string content_type;    // of a non-streamed body
+  std::string location;        // a redirect's target
   std::optional<absl::Duration> retry_after;
   absl::Status sink_status;  // a sink or body-limit failure (never retried)
   bool streamed = false;     // the body went to the sink
@@ -270,6 +275,35 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
                               if (!r.ok()) co_return r.status();
                               co_return RawResponse{r->http_code, std::move(r->body)};
                             });
+  }
+
+  Awaitable<ProxyResponse> ProxyGet(ResourceRef pod, int port, std::string path_and_query,
+                                    size_t max_body_bytes, absl::Time deadline) override {
+    Request req;
+    req.verb_label = "get";
+    req.resource_label = "pods/proxy";
+    req.raw = true;
+    req.idempotency = Idempotency::kUnsafe;  // the service behind may count its GETs
+    req.max_body_bytes = max_body_bytes;
+    absl::StatusOr<std::string> prefix = PodProxyPrefix(pod.namespace_, pod.name, port);
+    absl::StatusOr<std::string> target =
+        PodProxyPath(pod.namespace_, pod.name, port, path_and_query);
+    if (!target.ok()) return Ready<ProxyResponse>(target.status());
+    req.target = *std::move(target);
+    return Run<ProxyResponse>(
+        deadline,
+        [self = shared_from_this(), req = std::move(req),
+         prefix = *std::move(prefix)](CallState& state) -> Awaitable<ProxyResponse> {
+          auto executed = self->Execute(req, state, nullptr);
+          absl::StatusOr<Response> r = co_await std::move(executed);
+          if (!r.ok()) co_return r.status();
+          if (IsApiServerAnswer(r->http_code, r->content_type, r->body)) {
+            co_return StatusFromResponse(r->http_code, r->body);
+          }
+          std::string body = UnproxyLinks(std::move(r->body), r->content_type, prefix);
+          co_return ProxyResponse{r->http_code, std::move(r->content_type),
+                                  LocationInsideProxy(r->location, prefix), std::move(body)};
+        });
   }
 
   net::awaitable<absl::Status> Watch(ResourceRef collection, WatchOptions options,
@@ -521,9 +555,18 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       result.retry_after =
           ParseRetryAfter(ToStd(absl::string_view(it->value().data(), it->value().size())));
     }
+    const auto header = [&](http::field field) {
+      auto it = parser.get().find(field);
+      return it == parser.get().end() ? std::string()
+                                      : std::string(it->value().data(), it->value().size());
+    };
+    result.content_type = header(http::field::content_type);
+    result.location = header(http::field::location);
     bool to_sink = sink != nullptr && result.http_code >= 200 && result.http_code < 300;
     result.streamed = to_sink;
-    size_t limit = sink != nullptr ? options_.max_error_body_bytes : options_.max_body_bytes;
+    size_t limit = sink != nullptr      ? options_.max_error_body_bytes
+                   : req.max_body_bytes ? req.max_body_bytes
+                                        : options_.max_body_bytes;
     result.phase = Phase::kReadBody;
     if (!to_sink) {
       // A whole body in one composed read: Beast loops over the TLS records itself and sizes the
@@ -688,7 +731,7 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
       Record(req, r, absl::Now() - start);
       if (!r.sink_status.ok()) co_return r.sink_status;
       if (r.http_code == 0 || r.ec) {
-        if (r.streamed && !r.ec) co_return Response{r.http_code, ""};
+        if (r.streamed && !r.ec) co_return Response{r.http_code, "", "", ""};
         last = TransportStatus(req, r, state);
         if (state.interrupted() || r.streamed) co_return last;
       } else if (r.http_code == 401 && reloads < kMaxCredentialReloads) {
@@ -708,7 +751,8 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
         --attempt;
         continue;
       } else if ((r.http_code >= 200 && r.http_code < 300) || req.raw) {
-        co_return Response{r.http_code, std::move(r.body)};
+        co_return Response{r.http_code, std::move(r.body), std::move(r.content_type),
+                           std::move(r.location)};
       } else {
         last = StatusFromResponse(r.http_code, r.body);
       }

@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "k8s/connection_config.h"
 #include "k8s/metrics.h"
+#include "k8s/pod_proxy.h"
 #include "k8s/request_limiter.h"
 #include "k8s/resource.h"
 #include "k8s/retry.h"
@@ -119,6 +120,13 @@ class Client {
   virtual boost::asio::awaitable<absl::Status> StreamLog(ResourceRef pod, LogOptions options,
                                                          absl::Time deadline,
                                                          ChunkCallback on_chunk) = 0;
+  // GET `path_and_query` of the pod's `port` through the API server's pod proxy
+  // (pods/{name}:{port}/proxy, k8s/pod_proxy.h), its body at most `max_body_bytes`
+  // (RESOURCE_EXHAUSTED past it). The service's answers, errors and redirects included, are
+  // results (a redirect is never followed); the API server's own refusals (a Status object: no
+  // such pod, RBAC, the service unreachable) are errors, as for any call. Never retried.
+  virtual Awaitable<ProxyResponse> ProxyGet(ResourceRef pod, int port, std::string path_and_query,
+                                            size_t max_body_bytes, absl::Time deadline) = 0;
   // Any request (tests, tools): `path_and_query` goes after the server's base path. Non-2xx
   // answers are results here, not errors; retries follow `idempotency`.
   virtual Awaitable<RawResponse> Raw(std::string method, std::string path_and_query,

@@ -62,6 +62,8 @@ struct ServerConfig {
   int max_watched_jobs = 100;
   // How long one FollowOutput lasts at most without a deadline of the caller's (it may re-open).
   int64_t max_follow_seconds = 86400;
+  // The largest Spark UI answer ProxyUi passes on (RESOURCE_EXHAUSTED past it).
+  int64_t max_ui_proxy_bytes = 8 << 20;
   // An informer that has heard nothing from the API server this long makes the replica not
   // ready (app/readiness.h).
   int64_t stale_after_ms = 180000;

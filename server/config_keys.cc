@@ -504,6 +504,9 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::server, &V::max_follow_seconds>(
             "server.maxFollowSeconds",
             NumberIn<int64_t>(1, 604800, "a number of seconds from 1 to 604800 (a week)")),
+        Key<&C::server, &V::max_ui_proxy_bytes>(
+            "server.maxUiProxyBytes",
+            NumberIn<int64_t>(1024, int64_t{1} << 30, "a number of bytes from 1024 to 1073741824")),
         Key<&C::server, &V::stale_after_ms>(
             "server.staleAfterMs",
             NumberIn<int64_t>(1, kInt64Max, "a positive number of milliseconds")),

@@ -247,6 +247,25 @@ grpc::ServerUnaryReactor* JobExecutorService::Events(grpc::CallbackServerContext
   return reactor;
 }
 
+grpc::ServerUnaryReactor* JobExecutorService::ProxyUi(grpc::CallbackServerContext* ctx,
+                                                      const pb::ProxyUiRequest* request,
+                                                      pb::ProxyUiResponse* response) {
+  UnaryStart start = StartUnary(ctx, "ProxyUi");
+  if (start.answered != nullptr) return start.answered;
+  CallReactor* reactor = start.reactor;
+  reactor->Attach(executor_->ProxyUi(request->execution_id(), request->path(), reactor->Deadline(),
+                                     [reactor, response](absl::StatusOr<executor::UiPage> r) {
+                                       if (r.ok()) {
+                                         response->set_status_code(r->status_code);
+                                         response->set_content_type(std::move(r->content_type));
+                                         response->set_body(std::move(r->body));
+                                         response->set_location(std::move(r->location));
+                                       }
+                                       reactor->Complete(r.status());
+                                     }));
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* JobExecutorService::ListSchedules(grpc::CallbackServerContext* ctx,
                                                             const pb::ListSchedulesRequest* request,
                                                             pb::ListSchedulesResponse* response) {

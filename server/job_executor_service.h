@@ -73,6 +73,9 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCal
   grpc::ServerUnaryReactor* Events(grpc::CallbackServerContext* ctx,
                                    const jobexecutor::v1::EventsRequest* request,
                                    jobexecutor::v1::EventsResponse* response) override;
+  grpc::ServerUnaryReactor* ProxyUi(grpc::CallbackServerContext* ctx,
+                                    const jobexecutor::v1::ProxyUiRequest* request,
+                                    jobexecutor::v1::ProxyUiResponse* response) override;
   grpc::ServerUnaryReactor* CreateSchedule(grpc::CallbackServerContext* ctx,
                                            const jobexecutor::v1::CreateScheduleRequest* request,
                                            jobexecutor::v1::ScheduleInfo* response) override;

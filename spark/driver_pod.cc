@@ -163,6 +163,15 @@ absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
       if (auto container_name = json::String(&container, "name")) {
         driver.container_names.emplace_back(*container_name);
       }
+      const rapidjson::Value* ports = json::Member(&container, "ports");
+      if (ports == nullptr || !ports->IsArray()) continue;
+      for (const rapidjson::Value& port : ports->GetArray()) {
+        std::optional<int64_t> number = json::Int(&port, "containerPort");
+        if (json::String(&port, "name").value_or("") == "spark-ui" && number && *number > 0 &&
+            *number <= 65535) {
+          driver.ui_port = static_cast<int>(*number);
+        }
+      }
     }
   }
   const rapidjson::Value* statuses = json::Member(status, "containerStatuses");

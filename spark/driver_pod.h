@@ -70,6 +70,9 @@ struct DriverPod {
   // metadata.labels (string values), for operators that mark the attempt a pod belongs to.
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<PodHold> holds;  // empty for a pod that waits on nothing
+  // The port Spark's UI listens on: the containerPort Spark names "spark-ui" (from
+  // spark.ui.port); 0 when the pod declares none.
+  int ui_port = 0;
 
   // The value of label `key`; "" when absent.
   std::string_view LabelValue(std::string_view key) const;

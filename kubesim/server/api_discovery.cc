@@ -181,6 +181,9 @@ HttpResponse Api::ResourceList(const std::string& group, const std::string& vers
       resources.push_back(ResourceEntry(t, t.plural, verbs, true));
       if (group.empty() && t.plural == "pods") {
         resources.push_back(ResourceEntry(t, "pods/log", {"get"}, false));
+        // Listed with the API server's connect verbs; kubesim's proxy serves GET (pod_proxy.h).
+        resources.push_back(
+            ResourceEntry(t, "pods/proxy", {"create", "delete", "get", "patch", "update"}, false));
       }
       if (t.status_subresource) {
         resources.push_back(

@@ -5,6 +5,7 @@
 #include "kubesim/server/api.h"
 #include "kubesim/server/api_request.h"
 #include "kubesim/server/api_streams.h"
+#include "kubesim/server/pod_proxy.h"
 #include "kubesim/server/seed.h"
 #include "kubesim/server/table.h"
 
@@ -65,6 +66,11 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
       status_sub = true;
     } else if (path.subresource == "log" && type.group.empty() && type.plural == "pods") {
       log_sub = true;
+    } else if (path.subresource == "proxy" && type.group.empty() && type.plural == "pods" &&
+               !path.name.empty()) {
+      HttpResponse proxied = PodProxy(store_, request, path);
+      stats_.Record("get", "pods/proxy", proxied.status);
+      return proxied;
     } else if (path.subresource == "token" && type.group.empty() &&
                type.plural == "serviceaccounts" && !path.name.empty()) {
       if (request.method != "POST") {

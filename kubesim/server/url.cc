@@ -45,7 +45,8 @@ void ParseResourceSegments(std::vector<std::string> segs, ApiPath* out) {
     out->plural = segs[2];
     if (segs.size() >= 4) out->name = segs[3];
     if (segs.size() >= 5) out->subresource = segs[4];
-    if (segs.size() > 5) out->kind = ApiPath::Kind::kNotFound;
+    // A proxy's path goes on past the subresource (ParseApiPath keeps it).
+    if (segs.size() > 5 && segs[4] != "proxy") out->kind = ApiPath::Kind::kNotFound;
     return;
   }
   out->plural = segs[0];
@@ -104,6 +105,23 @@ void SplitTarget(std::string_view target, std::string_view* path, std::string_vi
   *query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
 }
 
+namespace {
+
+// The raw rest of `path` after its first `count` non-empty segments, from its '/' on.
+std::string_view RawRest(std::string_view path, size_t count) {
+  size_t pos = 0;
+  while (count > 0 && pos < path.size()) {
+    while (pos < path.size() && path[pos] == '/') ++pos;
+    if (pos == path.size()) break;
+    pos = path.find('/', pos);
+    if (pos == std::string_view::npos) return {};
+    --count;
+  }
+  return pos < path.size() ? path.substr(pos) : std::string_view();
+}
+
+}  // namespace
+
 ApiPath ParseApiPath(std::string_view path) {
   ApiPath out;
   std::vector<std::string> segs;
@@ -120,6 +138,11 @@ ApiPath ParseApiPath(std::string_view path) {
     } else {
       out.version = segs[1];
       ParseResourceSegments(std::vector<std::string>(segs.begin() + 2, segs.end()), &out);
+      if (out.kind == ApiPath::Kind::kResource && out.subresource == "proxy" && !out.ns.empty()) {
+        // api, version, namespaces, ns, plural, name, proxy.
+        std::string_view rest = RawRest(path, 7);
+        out.proxy_path = rest.empty() ? "/" : std::string(rest);
+      }
     }
   } else if (first == "apis") {
     if (segs.size() == 1) {

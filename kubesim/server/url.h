@@ -40,7 +40,10 @@ struct ApiPath {
   std::string plural;
   std::string name;  // "" for a collection
   std::string subresource;
-  bool legacy_watch = false;      // /api/v1/watch/... (the deprecated watch prefix)
+  bool legacy_watch = false;  // /api/v1/watch/... (the deprecated watch prefix)
+  // The proxy subresource (namespaces/{ns}/pods/{name[:port]}/proxy/...): the path after it as
+  // received (still percent-encoded), "/" when there is none.
+  std::string proxy_path;
   std::vector<std::string> rest;  // segments after /kubesim
 };
 

@@ -51,6 +51,7 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     std::vector<pb::WatchStatusRequest> watches;
     std::vector<std::string> statuses;  // the execution id of every Status call
     std::vector<std::string> events;    // the execution id of every Events call
+    std::vector<pb::ProxyUiRequest> ui_requests;
     std::vector<pb::CreateScheduleRequest> creates;
     std::vector<pb::GetScheduleRequest> gets;
     std::vector<pb::ListSchedulesRequest> schedule_lists;
@@ -130,6 +131,26 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
       ++i;
     }
     if (start + size < jobs.size()) response->set_next_page_token(absl::StrCat(start + size));
+    return grpc::Status::OK;
+  }
+
+  // A job of `jobs` that hasn't stopped serves a one-page UI naming the path; a stopped one
+  // has no UI, as the server says.
+  grpc::Status ProxyUi(grpc::ServerContext* ctx, const pb::ProxyUiRequest* request,
+                       pb::ProxyUiResponse* response) override {
+    if (auto s = Begin(ctx); !s.ok()) return s;
+    Record([&](Recorded& r) { r.ui_requests.push_back(*request); });
+    auto it = jobs.find(request->execution_id());
+    if (it == jobs.end()) return {grpc::StatusCode::NOT_FOUND, "no such application"};
+    const pb::JobInfo::Status status = it->second.status();
+    if (status == pb::JobInfo::SUCCEEDED || status == pb::JobInfo::FAILED ||
+        status == pb::JobInfo::CANCELLED || status == pb::JobInfo::QUEUED) {
+      return {grpc::StatusCode::FAILED_PRECONDITION,
+              absl::StrCat("job ", request->execution_id(), " has no running driver")};
+    }
+    response->set_status_code(200);
+    response->set_content_type("text/html");
+    response->set_body(absl::StrCat("<html>", request->path(), "</html>"));
     return grpc::Status::OK;
   }
 

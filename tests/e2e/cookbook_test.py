@@ -335,7 +335,7 @@ class CookbookTest(unittest.TestCase):
         methods = [l.rpartition("/")[2] for l in out.split() if l.startswith(service + "/")]
         self.assertEqual(sorted(methods), ["Cancel", "CreateSchedule", "DeleteSchedule", "Events",
                                            "FollowOutput", "GetSchedule", "ListJobs", "ListSchedules",
-                                           "Output",
+                                           "Output", "ProxyUi",
                                            "RunScheduleNow", "Status", "Submit",
                                            "UpdateSchedule", "UploadArtifacts", "WatchStatus"])
         self.check_text_sample("describe", out)

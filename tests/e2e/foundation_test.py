@@ -32,9 +32,10 @@ class FoundationTest(unittest.TestCase):
                 self.assertIn("grpc.health.v1.Health", services)
                 self.assertEqual(kje.describe_service(ch, "jobexecutor.v1.JobExecutor"),
                                  ["Submit", "Status", "Cancel", "Output", "WatchStatus",
-                                  "FollowOutput", "ListJobs", "Events", "UploadArtifacts", "CreateSchedule",
+                                  "FollowOutput", "ListJobs", "Events", "UploadArtifacts",
+                                  "CreateSchedule",
                                   "GetSchedule", "ListSchedules", "UpdateSchedule", "DeleteSchedule",
-                                  "RunScheduleNow"])
+                                  "RunScheduleNow", "ProxyUi"])
                 self.assertEqual(kje.describe_service(ch, "grpc.health.v1.Health"),
                                  ["Check", "Watch"])
         finally:

@@ -361,7 +361,19 @@ def run_scenario(cluster, variant):
             {"metadata": {"annotations": {"gravitino.apache.org/cancel-requested": "true"}}})
         until(reached(eids["F"], S.CANCELLING), "CANCELLING after another client's change")
 
+    def spark_ui():
+        # F's driver runs for the whole scenario (a cancel annotation stops no driver).
+        until(reached(eids["F"], S.STARTED), "STARTED before ProxyUi")
+
+        def served():
+            page = stub.ProxyUi(pb.ProxyUiRequest(execution_id=eids["F"],
+                                                  path="/api/v1/applications"),
+                                timeout=kje.RPC_TIMEOUT)
+            return page.status_code == 200 and b'"gravitino-job-%s-f"' % p.encode() in page.body
+        until(served, "the driver's Spark UI from ProxyUi")
+
     threads = [
+        behaviour("ProxyUi serves the running driver's Spark UI", ["F"], spark_ui),
         behaviour("Submit of the same job again adopts the application", ["A"], adopt),
         behaviour("Status shows a change another client made", ["F"], outside_change),
         behaviour("Status follows the job to SUCCEEDED", ["A"], status_to_end),

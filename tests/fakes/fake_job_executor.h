@@ -151,6 +151,23 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
+  // What an OK ProxyUi answers, and the path the last one asked for.
+  executor::UiPage ui_page{200, "text/html", "<html>ui</html>", ""};
+  std::string last_ui_path;
+
+  std::shared_ptr<executor::RpcHandle> ProxyUi(std::string_view execution_id, std::string path,
+                                               absl::Time deadline,
+                                               Done<executor::UiPage> done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      last_ui_path = path;
+    }
+    return Record("ProxyUi", std::string(execution_id), deadline, [this, done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(ui_page);
+    });
+  }
+
   std::shared_ptr<executor::RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
                                               Done<executor::JobEvents> done) override {
     return Record("Events", std::string(execution_id), deadline, [done](absl::Status s) {

@@ -51,13 +51,17 @@ class FakeKubeClient final : public k8s::Client,
                              public std::enable_shared_from_this<FakeKubeClient> {
  public:
   struct Call {
-    std::string verb;  // "list", "watch", "get", "create", "patch", "delete", "stream_log"
+    // "list", "watch", "get", "create", "patch", "delete", "stream_log", "proxy_get"
+    std::string verb;
     k8s::ResourceRef ref;
     k8s::ListOptions list;
     k8s::WatchOptions watch;
     k8s::DeleteOptions delete_options;
     k8s::LogOptions log;
-    std::string body;  // create / patch
+    std::string body;    // create / patch
+    int proxy_port = 0;  // proxy_get
+    std::string proxy_path;
+    size_t proxy_max_body_bytes = 0;
     absl::Time deadline;
     std::atomic<bool> cancelled = false;
     std::atomic<bool> finished = false;
@@ -237,6 +241,19 @@ class FakeKubeClient final : public k8s::Client,
       if (const auto* chunk = std::get_if<std::string>(&item)) on_chunk(*chunk);
     });
     co_return co_await std::move(streaming);
+  }
+  Awaitable<k8s::ProxyResponse> ProxyGet(k8s::ResourceRef pod, int port, std::string path,
+                                         size_t max_body_bytes, absl::Time deadline) override {
+    auto call = NewCall("proxy_get", std::move(pod), deadline);
+    call->proxy_port = port;
+    call->proxy_path = std::move(path);
+    call->proxy_max_body_bytes = max_body_bytes;
+    Record(call);
+    auto waiting = AwaitString(call);
+    auto answer = co_await std::move(waiting);
+    if (!answer.ok()) co_return answer.status();
+    // The scripted answer is the body of a 200 text/html page.
+    co_return k8s::ProxyResponse{200, "text/html", "", *std::move(answer)};
   }
   Awaitable<k8s::RawResponse> Raw(std::string, std::string, std::string, std::string,
                                   k8s::Idempotency, absl::Time) override {

@@ -767,3 +767,62 @@ TEST_CASE("A refused connection is retried, then reported as Unavailable") {
 
 }  // namespace
 }  // namespace kje::k8s
+
+namespace kje::k8s {
+namespace {
+
+constexpr char kProxyPrefix[] = "/api/v1/namespaces/ns/pods/p1:4040/proxy";
+
+TEST_CASE("ProxyGet: the UI's answers are results, the API server's refusals errors") {
+  FakeApiServer server;
+  IoThread io;
+  const std::string jobs = absl::StrCat(kProxyPrefix, "/jobs/");
+  server.Script(absl::StrCat(kProxyPrefix, "/"),
+                absl::StrCat(R"([{"status":302,"body":"","headers":{"Location":")", jobs,
+                             R"(","Content-Type":"text/html"}}])"));
+  server.Script(jobs, absl::StrCat(R"([{"status":200,"headers":{"Content-Type":"text/html"},)",
+                                   R"("body":"<a href=\")", jobs, R"(\">jobs</a>"},)",
+                                   R"({"status":404,"headers":{"Content-Type":"text/plain"},)",
+                                   R"("body":"Not Found"},)",
+                                   R"({"status":503,"body":"{\"kind\":\"Status\",\"apiVersion\":)",
+                                   R"(\"v1\",\"status\":\"Failure\",\"reason\":)",
+                                   R"(\"ServiceUnavailable\",\"message\":\"no\",\"code\":503}"},)",
+                                   R"({"status":200,"headers":{"Content-Type":"text/html"},)",
+                                   R"("body":")", std::string(3000, 'x'), R"("}])"));
+  auto client = NewClient(io.io(), server.Config(), FastRetries());
+  auto get = [&](const std::string& path, size_t limit = 1000) {
+    return Await(io.io(), (*client)->ProxyGet(kPod, 4040, path, limit, In(absl::Seconds(10))));
+  };
+  // A redirect is not followed; its Location is made relative to the UI's root.
+  auto root = get("/");
+  REQUIRE(root.ok());
+  CHECK(root->http_code == 302);
+  CHECK(root->location == "/jobs/");
+  // A page's links come back as the UI wrote them.
+  auto page = get("/jobs/");
+  REQUIRE(page.ok());
+  CHECK(page->http_code == 200);
+  CHECK(page->content_type == "text/html");
+  CHECK(page->body == R"(<a href="/jobs/">jobs</a>)");
+  // The UI's own 404 is an answer.
+  auto missing = get("/jobs/");
+  REQUIRE(missing.ok());
+  CHECK(missing->http_code == 404);
+  CHECK(missing->body == "Not Found");
+  // The API server's Status is an error, with its code, and never retried.
+  auto refused = get("/jobs/");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(HttpCode(refused.status()) == 503);
+  // Over the call's own limit: an error, not a cut page.
+  auto large = get("/jobs/");
+  CHECK(absl::IsResourceExhausted(large.status()));
+  auto requests = server.Requests();
+  REQUIRE(requests.size() == 5);
+  CHECK(requests[0].path == absl::StrCat(kProxyPrefix, "/"));
+  // A bad path is refused before anything is sent.
+  CHECK(absl::IsInvalidArgument(get("/../secrets").status()));
+  CHECK(server.Requests().size() == 5);
+}
+
+}  // namespace
+}  // namespace kje::k8s

@@ -90,7 +90,8 @@ class Handler(BaseHTTPRequestHandler):
     def _send(self, status, body, headers=None):
         data = body.encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        if "Content-Type" not in (headers or {}):
+            self.send_header("Content-Type", "application/json")
         for k, v in (headers or {}).items():
             self.send_header(k, str(v))
         self.send_header("Content-Length", str(len(data)))

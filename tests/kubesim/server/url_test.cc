@@ -128,3 +128,24 @@ TEST_CASE("ParseApiPath parses resource paths", "[url]") {
 
 }  // namespace
 }  // namespace kubesim
+
+namespace kubesim {
+namespace {
+
+TEST_CASE("ParseApiPath keeps the path after a pod's proxy subresource, as received", "[url]") {
+  ApiPath p = ParseApiPath("/api/v1/namespaces/jobs/pods/pi-driver:4040/proxy/api/v1/a%20b/");
+  REQUIRE(p.kind == ApiPath::Kind::kResource);
+  CHECK(p.ns == "jobs");
+  CHECK(p.plural == "pods");
+  CHECK(p.name == "pi-driver:4040");
+  CHECK(p.subresource == "proxy");
+  CHECK(p.proxy_path == "/api/v1/a%20b/");
+  CHECK(ParseApiPath("/api/v1/namespaces/jobs/pods/pi-driver/proxy").proxy_path == "/");
+  CHECK(ParseApiPath("/api/v1/namespaces/jobs/pods/pi-driver/proxy/").proxy_path == "/");
+  // Past any other subresource there is nothing.
+  CHECK(ParseApiPath("/api/v1/namespaces/jobs/pods/pi-driver/log/x").kind ==
+        ApiPath::Kind::kNotFound);
+}
+
+}  // namespace
+}  // namespace kubesim

@@ -271,6 +271,9 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
   resources: ["pods/log"]
   verbs: ["get"]
 - apiGroups: [""]
+  resources: ["pods/proxy"]
+  verbs: ["get"]
+- apiGroups: [""]
   resources: ["events"]
   verbs: ["list"]
 {{- if (.Values.config.spark).environmentSecrets }}
