@@ -89,13 +89,10 @@ absl::StatusOr<UploadPlan> PlanUpload(const pb::JobTemplate& t, const std::strin
     if (!IsLocalPath(uri)) return absl::OkStatus();
     std::string path = LocalFileOf(uri, base_dir);
     if (!seen.emplace(path, true).second) return absl::OkStatus();
+    // A path that isn't a file here goes to the server as written, which refuses it in its own
+    // words (a server-local path): nothing to upload.
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path,
-                       ": not a file (a local path in the job is uploaded; name files "
-                       "on the cluster with local://, and remote ones by their URI)"));
-    }
+    if (!fs::is_regular_file(path, ec)) return absl::OkStatus();
     UploadPlan::File f;
     f.path = path;
     f.name = fs::path(path).filename().string();

@@ -33,8 +33,8 @@ struct UploadPlan {
   std::vector<File> files;  // distinct paths, in the template's order
 };
 
-// The template's local files, read once to hash them; INVALID_ARGUMENT naming a file that can't
-// be read.
+// The template's local files (the paths that are files here), read once to hash them;
+// INVALID_ARGUMENT naming a file that can't be read.
 absl::StatusOr<UploadPlan> PlanUpload(const jobexecutor::v1::JobTemplate& t,
                                       const std::string& base_dir);
 
