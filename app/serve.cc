@@ -21,6 +21,8 @@
 #include "app/options.h"
 #include "app/process.h"
 #include "app/readiness_monitor.h"
+#include "app/staging_setup.h"
+#include "app/staging_sweeper.h"
 #include "base/interner.h"
 #include "base/log.h"
 #include "base/mask.h"
@@ -220,8 +222,13 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
   server::Metrics* counted = *metrics_http != nullptr ? &metrics : nullptr;
   auto& admission = process.Keep(std::make_unique<server::Admission>(
       config.server.max_concurrent_rpcs, config.server.max_streams, &metrics));
+  auto stager = NewStager(config, clock);
+  if (!stager.ok()) return Refuse(kInvalidConfiguration, stager.status());
+  staging::Stager* staged = *stager ? &process.Keep(*std::move(stager)) : nullptr;
+  executor.EnableStaging(staged);
   auto& service = process.Keep(
       std::make_unique<server::JobExecutorService>(&executor, auth, &metrics, &admission));
+  service.EnableStaging(staged);
   auto started = server::GrpcServer::Start(config.server, {&service}, counted);
   if (!started.ok()) return CantStart(started.status());
   auto& grpc = process.Keep(*std::move(started),
@@ -261,9 +268,19 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
                                                     absl::Milliseconds(config.deadline_sweep_ms)),
                    &DeadlineKeeper::Stop);
   deadlines.Start();
+  StagingSweeper* sweeper = nullptr;
+  if (staged != nullptr) {
+    sweeper = &process.Keep(
+        std::make_unique<StagingSweeper>(process.io().get_executor(), executor,
+                                         absl::Milliseconds(config.staging.sweep_interval_ms),
+                                         absl::Milliseconds(config.staging.sweep_grace_ms)),
+        &StagingSweeper::Stop);
+    sweeper->Start();
+  }
 
   process.WaitForShutdownSignal();
   deadlines.Stop();
+  if (sweeper != nullptr) sweeper->Stop();
   readiness.Stop();
   log::Info("draining").Kv("deadline_ms", config.server.drain_timeout_ms);
   grpc.Shutdown(absl::Milliseconds(config.server.drain_timeout_ms));

@@ -1,9 +1,12 @@
 #include "cli/cli.h"
 
 #include <grpc/support/log.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -23,6 +26,7 @@
 #include "cli/forward.h"
 #include "cli/job_file.h"
 #include "cli/job_ref.h"
+#include "cli/upload.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace kje::cli {
@@ -176,12 +180,35 @@ absl::StatusOr<pb::SubmitRequest> BuildJobRequest(const ParsedFlags& flags) {
 
 namespace {
 
+// The job's local files uploaded and named by their references (cli/upload.h); kExitOk when
+// there were none or all went.
+int StageLocalFiles(Context& c, pb::JobTemplate* t) {
+  std::string base_dir;
+  if (auto file = c.flags.Get("job-file"); file && *file != "-") {
+    base_dir = std::filesystem::path(*file).parent_path().string();
+  }
+  auto plan = PlanUpload(*t, base_dir);
+  if (!plan.ok()) return UsageError(c.io, "submit", std::string(plan.status().message()));
+  if (plan->files.empty()) return kExitOk;
+  // A progress line only where someone watches it redrawn.
+  std::ostream* progress =
+      (&c.io.err == &std::cerr && ::isatty(STDERR_FILENO)) ? &c.io.err : nullptr;
+  auto ctx = c.conn.NewContext(true);
+  grpc::Status status =
+      UploadAndRewrite(c.conn.stub(), ctx.get(), *plan, base_dir, t, progress, c.io.err);
+  if (!status.ok()) return RpcError(c.io, "submit (uploading local files)", status);
+  return kExitOk;
+}
+
 int Submit(Context& c) {
   auto request = BuildJobRequest(c.flags);
   if (!request.ok()) return UsageError(c.io, "submit", std::string(request.status().message()));
   if (absl::Status s = ValidateSubmitRequest(*request); !s.ok()) {
     return UsageError(c.io, "submit",
                       absl::StrCat(s.message(), " (give it in the job file or as a flag)"));
+  }
+  if (int staged = StageLocalFiles(c, request->mutable_template_()); staged != kExitOk) {
+    return staged;
   }
   pb::SubmitResponse response;
   auto ctx = c.conn.NewContext(false);

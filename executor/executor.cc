@@ -617,6 +617,8 @@ void ExecutorContext::SweepKnownDrivers() {
 std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::string& metalake,
                                             const spark::SparkTemplate& job, absl::Time deadline,
                                             Done<SubmitResult> done) {
+  if (internal::NeedsStagedLookup(job))
+    return SubmitStaged(std::move(job_id), metalake, job, deadline, done);
   auto built = ctx_.backend->Build(job_id, metalake, job, ctx_.options.builder);
   if (!built.ok()) {
     // Nothing was created: the template can't run as an application.

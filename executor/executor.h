@@ -39,6 +39,7 @@
 #include "spark/job_status.h"
 #include "spark/job_template.h"
 #include "spark/log_tail.h"
+#include "staging/stager.h"
 
 namespace boost::asio {
 class io_context;
@@ -250,8 +251,29 @@ class Executor final : public JobExecutor {
   }
   const NamespacePolicy& policy() const { return ctx_.policy; }
 
+  // Where templates' staged references are looked up (not owned; must outlive every call);
+  // without one, a template naming a staged file is refused (staged_submit.cc).
+  void EnableStaging(staging::Stager* stager) { stager_ = stager; }
+  // Deletes the staged files that no application or schedule of the allowed namespaces names
+  // and that are older than `grace` (staging_sweep.cc); `done` gets how many went. Idempotent:
+  // replicas may sweep at once.
+  std::shared_ptr<RpcHandle> SweepStaged(absl::Duration grace, absl::Time deadline,
+                                         Done<int64_t> done);
+
  private:
+  // Submit and CreateSchedule of a template that names staged files: the files looked up in
+  // the store first, then the call again with their URIs.
+  std::shared_ptr<RpcHandle> SubmitStaged(std::string job_id, const std::string& metalake,
+                                          const spark::SparkTemplate& job, absl::Time deadline,
+                                          Done<SubmitResult> done);
+  std::shared_ptr<RpcHandle> CreateScheduleStaged(std::string schedule_id,
+                                                  const std::string& metalake,
+                                                  const spark::SparkTemplate& job,
+                                                  const spark::ScheduleSpec& spec,
+                                                  absl::Time deadline, Done<ScheduleResult> done);
+
   ExecutorContext ctx_;
+  staging::Stager* stager_ = nullptr;
 };
 
 }  // namespace kje::executor

@@ -45,6 +45,9 @@ inline std::shared_ptr<RpcHandle> FinishedHandle() {
 
 using async::Cancelled;
 
+// Whether a template names staged files whose URIs aren't looked up yet (staged_submit.cc).
+bool NeedsStagedLookup(const spark::SparkTemplate& job);
+
 }  // namespace kje::executor::internal
 
 namespace kje::executor {

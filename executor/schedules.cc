@@ -414,6 +414,9 @@ std::shared_ptr<RpcHandle> Refuse(const std::function<void(absl::StatusOr<T>)>& 
 std::shared_ptr<RpcHandle> Executor::CreateSchedule(
     std::string schedule_id, const std::string& metalake, const spark::SparkTemplate& job,
     const spark::ScheduleSpec& spec, absl::Time deadline, Done<ScheduleResult> done) {
+  if (internal::NeedsStagedLookup(job)) {
+    return CreateScheduleStaged(std::move(schedule_id), metalake, job, spec, deadline, done);
+  }
   if (auto collection = SchedulesIn(ctx_, ""); !collection.ok()) {
     return Refuse<ScheduleResult>(done, collection.status());
   }

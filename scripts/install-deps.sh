@@ -9,7 +9,7 @@ packages=(
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev grpc-proto
   libboost1.81-dev libboost-system1.81-dev libboost-url1.81-dev libboost-json1.81-dev
-  rapidjson-dev libyaml-cpp-dev libssl-dev openssl catch2 prometheus-cpp-dev
+  rapidjson-dev libyaml-cpp-dev libssl-dev openssl catch2 prometheus-cpp-dev libcurl4-openssl-dev
   # end-to-end clients that nobody on this team wrote
   python3 python3-grpcio python3-protobuf python3-yaml python3-kubernetes
   ca-certificates procps curl

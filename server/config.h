@@ -97,6 +97,34 @@ struct KubernetesConfig {
   int64_t burst = 200;         // kubernetes.burst: requests above qps for a moment
 };
 
+// Where uploaded job files are staged (staging/): none, a volume shared with the drivers, or an
+// S3-compatible object store. See README "Staged dependencies" for the RBAC and credentials.
+struct StagingConfig {
+  std::string store = "none";  // staging.store: none, volume or s3
+  // staging.urlMode (s3): presigned https:// URLs, or s3a:// URIs read with the credentials of
+  // the Secret staging.s3.credentialsSecret.
+  std::string url_mode = "presigned";
+  std::string volume_path;                         // staging.volume.path: the service's mount
+  std::string volume_claim_name;                   // staging.volume.claimName: the pods' PVC
+  std::string volume_mount_path = "/kje-staging";  // staging.volume.mountPath: the pods' mount
+  std::string s3_endpoint;                         // staging.s3.endpoint: http(s)://host[:port]
+  std::string s3_bucket;
+  std::string s3_region = "us-east-1";
+  std::string s3_prefix;                    // staging.s3.prefix: a key prefix inside the bucket
+  std::string s3_access_key_file;           // else $AWS_ACCESS_KEY_ID
+  std::string s3_secret_key_file;           // else $AWS_SECRET_ACCESS_KEY
+  std::string s3_credentials_secret;        // urlMode s3a: the Secret the pods' env reads
+  int64_t presign_expiry_seconds = 604800;  // the longest SigV4 allows: a week
+  int64_t multipart_part_bytes = 16 << 20;
+  int64_t max_file_bytes = int64_t{1} << 30;
+  int64_t max_upload_bytes = int64_t{4} << 30;
+  int64_t max_files_per_upload = 100;
+  int64_t max_concurrent_uploads = 8;
+  int threads = 2;
+  int64_t sweep_interval_ms = 300000;
+  int64_t sweep_grace_ms = 3600000;
+};
+
 struct Config {
   std::string cluster = "default";
   // `operator`: the Spark operator whose applications this deployment creates and reads, one of
@@ -126,6 +154,7 @@ struct Config {
   // links.<name>: URL templates of JobInfo.links, parsed when the configuration loads (a template
   // naming an unknown variable stops the start), in name order.
   spark::LinkTemplates links;
+  StagingConfig staging;
 };
 
 // Where the raw values come from. Each is optional.

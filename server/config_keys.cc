@@ -412,12 +412,59 @@ absl::Status CheckTls(const RawMap&, Config& c) {
   return FileMustExist("server.tls.clientCaFile", srv.tls_client_ca_file);
 }
 
+absl::Status CheckStaging(const RawMap&, Config& c) {
+  const StagingConfig& st = c.staging;
+  if (st.store != "none" && st.store != "volume" && st.store != "s3") {
+    return KeyError("staging.store",
+                    absl::StrCat("must be none, volume or s3, got ", QuoteBounded(st.store)));
+  }
+  if (st.url_mode != "presigned" && st.url_mode != "s3a") {
+    return KeyError("staging.urlMode",
+                    absl::StrCat("must be presigned or s3a, got ", QuoteBounded(st.url_mode)));
+  }
+  if (st.store == "volume") {
+    if (st.volume_path.empty()) {
+      return KeyError("staging.volume.path",
+                      "is required with staging.store volume: where the "
+                      "service mounts the shared volume");
+    }
+    if (st.volume_claim_name.empty()) {
+      return KeyError("staging.volume.claimName",
+                      "is required with staging.store volume: the ReadWriteMany "
+                      "PersistentVolumeClaim the drivers and executors mount");
+    }
+    if (st.volume_mount_path.empty() || st.volume_mount_path.front() != '/') {
+      return KeyError("staging.volume.mountPath", "must be an absolute path");
+    }
+  }
+  if (st.store == "s3") {
+    if (!absl::StartsWith(st.s3_endpoint, "http://") &&
+        !absl::StartsWith(st.s3_endpoint, "https://")) {
+      return KeyError("staging.s3.endpoint",
+                      absl::StrCat("is required with staging.store s3, as http(s)://host[:port], "
+                                   "got ",
+                                   QuoteBounded(st.s3_endpoint)));
+    }
+    if (st.s3_bucket.empty())
+      return KeyError("staging.s3.bucket", "is required with staging.store s3");
+    if (st.url_mode == "s3a" && st.s3_credentials_secret.empty()) {
+      return KeyError("staging.s3.credentialsSecret",
+                      "is required with staging.urlMode s3a: the Secret (keys AWS_ACCESS_KEY_ID, "
+                      "AWS_SECRET_ACCESS_KEY) the drivers and executors read the store with");
+    }
+    RETURN_IF_ERROR(FileMustExist("staging.s3.accessKeyFile", st.s3_access_key_file));
+    RETURN_IF_ERROR(FileMustExist("staging.s3.secretKeyFile", st.s3_secret_key_file));
+  }
+  return absl::OkStatus();
+}
+
 using C = Config;
 using S = SparkConfig;
 using V = ServerConfig;
 using K = KubernetesConfig;
 using Q = QueueConfig;
 using M = MonitoringConfig;
+using G = StagingConfig;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 std::vector<ConfigSection> MakeSections() {
@@ -529,6 +576,39 @@ std::vector<ConfigSection> MakeSections() {
        nullptr},
       // JobInfo.links: a map of URL templates, no fixed keys.
       {{}, CheckLinks},
+      // Staged dependencies: the store uploads go to, and its bounds.
+      {{Key<&C::staging, &G::store>("staging.store", Text()),
+        Key<&C::staging, &G::url_mode>("staging.urlMode", Text()),
+        Key<&C::staging, &G::volume_path>("staging.volume.path", Text()),
+        Key<&C::staging, &G::volume_claim_name>("staging.volume.claimName", Text()),
+        Key<&C::staging, &G::volume_mount_path>("staging.volume.mountPath", Text()),
+        Key<&C::staging, &G::s3_endpoint>("staging.s3.endpoint", Text()),
+        Key<&C::staging, &G::s3_bucket>("staging.s3.bucket", Text()),
+        Key<&C::staging, &G::s3_region>("staging.s3.region", Text()),
+        Key<&C::staging, &G::s3_prefix>("staging.s3.prefix", Text()),
+        Key<&C::staging, &G::s3_access_key_file>("staging.s3.accessKeyFile", Text()),
+        Key<&C::staging, &G::s3_secret_key_file>("staging.s3.secretKeyFile", Text()),
+        Key<&C::staging, &G::s3_credentials_secret>("staging.s3.credentialsSecret", Text()),
+        Key<&C::staging, &G::presign_expiry_seconds>(
+            "staging.presignExpirySeconds",
+            NumberIn<int64_t>(60, 604800, "a number of seconds from 60 to 604800 (a week)")),
+        Key<&C::staging, &G::multipart_part_bytes>(
+            "staging.multipartPartBytes",
+            NumberIn<int64_t>(5 << 20, int64_t{5} << 30, "a number of bytes from 5 MiB to 5 GiB")),
+        Key<&C::staging, &G::max_file_bytes>(
+            "staging.maxFileBytes", NumberIn<int64_t>(1, kInt64Max, "a positive number of bytes")),
+        Key<&C::staging, &G::max_upload_bytes>(
+            "staging.maxUploadBytes",
+            NumberIn<int64_t>(1, kInt64Max, "a positive number of bytes")),
+        Key<&C::staging, &G::max_files_per_upload>(
+            "staging.maxFilesPerUpload", NumberIn<int64_t>(1, 10000, "a number from 1 to 10000")),
+        Key<&C::staging, &G::max_concurrent_uploads>(
+            "staging.maxConcurrentUploads",
+            NumberIn<int64_t>(1, 10000, "a number from 1 to 10000")),
+        Key<&C::staging, &G::threads>("staging.threads", NumberIn(1, 64, "a number from 1 to 64")),
+        Key<&C::staging, &G::sweep_interval_ms>("staging.sweepIntervalMs", Millis(), Positive()),
+        Key<&C::staging, &G::sweep_grace_ms>("staging.sweepGraceMs", Millis(), Positive())},
+       CheckStaging},
   };
 }
 

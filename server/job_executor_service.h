@@ -9,6 +9,7 @@
 #include "server/arena_allocator.h"
 #include "server/caller_auth.h"
 #include "server/metrics.h"
+#include "staging/stager.h"
 
 namespace kje::server {
 
@@ -94,6 +95,13 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCal
   grpc::ServerUnaryReactor* RunScheduleNow(
       grpc::CallbackServerContext* ctx, const jobexecutor::v1::RunScheduleNowRequest* request,
       jobexecutor::v1::RunScheduleNowResponse* response) override;
+  // Client streaming (upload_reactor.cc); FAILED_PRECONDITION without staging.
+  grpc::ServerReadReactor<jobexecutor::v1::UploadArtifactsRequest>* UploadArtifacts(
+      grpc::CallbackServerContext* ctx,
+      jobexecutor::v1::UploadArtifactsResponse* response) override;
+
+  // The staging store uploads go to (not owned; must outlive the server); none by default.
+  void EnableStaging(staging::Stager* stager) { stager_ = stager; }
 
  private:
   // UNAUTHENTICATED (with nothing else said) unless the caller's bearer token is right.
@@ -124,6 +132,7 @@ class JobExecutorService final : public jobexecutor::v1::JobExecutor::WithRawCal
   TokenAuthenticator* auth_;
   Metrics* metrics_;
   Admission* admission_;
+  staging::Stager* stager_ = nullptr;
   ArenaMessageAllocator<jobexecutor::v1::SubmitRequest, jobexecutor::v1::SubmitResponse>
       submit_messages_;
   ArenaMessageAllocator<jobexecutor::v1::CancelRequest, jobexecutor::v1::CancelResponse>

@@ -66,6 +66,11 @@ struct SparkTemplate {
   std::vector<std::string> files;
   std::vector<std::string> archives;
   std::map<std::string, std::string> configs;
+  // Set by the executor from the staging store (spark/staged_reference.h), never by a caller:
+  // the URI of each staged reference the template names, and the Spark conf a job that names
+  // one needs to reach the store (a volume's mount, the s3a endpoint and credentials' Secret).
+  std::map<std::string, std::string> staged_uris;
+  std::map<std::string, std::string> staged_conf;
 };
 
 struct BuiltApplication {

@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "spark/build_error.h"
 #include "spark/names.h"
+#include "spark/staged_reference.h"
 
 namespace kje::spark {
 namespace {
@@ -234,10 +235,11 @@ std::string_view TrimmedText(std::string_view text) {
 }
 
 absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view metalake,
-                                       const SparkTemplate& spark_template,
-                                       const BuilderOptions& options) {
+                                       const SparkTemplate& given, const BuilderOptions& options) {
   ResolvedJob job;
-  job.template_name = QuoteBounded(spark_template.name);
+  job.template_name = QuoteBounded(given.name);
+  // Staged references become the store's URIs first, so every rule below judges URIs.
+  ASSIGN_OR_RETURN(const SparkTemplate spark_template, WithStagedUris(given, job.template_name));
   RETURN_IF_ERROR(CheckTemplate(job_id, metalake, spark_template, options, job.template_name));
   const bool builtin = absl::StartsWith(spark_template.name, ToAbsl(kBuiltinPrefix));
   job.executable = spark_template.executable;
@@ -259,6 +261,7 @@ absl::StatusOr<ResolvedJob> ResolveJob(std::string_view job_id, std::string_view
 
   // Later sources override earlier ones.
   RETURN_IF_ERROR(MergeConf(job.conf, options.conf, "the executor's defaults (spark.conf.*)"));
+  RETURN_IF_ERROR(MergeConf(job.conf, spark_template.staged_conf, "the staging store (staging.*)"));
   RETURN_IF_ERROR(MergeConf(job.conf, spark_template.configs,
                             absl::StrCat("job template ", job.template_name)));
   if (builtin) {

@@ -151,7 +151,7 @@ TEST_CASE("submit's RPC errors print the code and map to exit codes") {
   FakeServer server;
   server.service().submit_status = {grpc::StatusCode::ALREADY_EXISTS, "held by job 999"};
   Result r = RunCli({"submit", "--job-id", "1", "--metalake", "m", "--name", "pi", "--executable",
-                     "x", "--server", server.address()});
+                     "local:///x.jar", "--server", server.address()});
   CHECK(r.code == kExitError);
   CHECK(r.err == "k8s-job-executor: submit: ALREADY_EXISTS: held by job 999\n");
   CHECK(r.out.empty());
