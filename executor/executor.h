@@ -13,10 +13,10 @@
 // block. The returned handle's Cancel() (any thread, idempotent) cancels the coroutine and the
 // Kubernetes call it awaits: `done` then gets kCancelled.
 
-#include <cstdint>
-#include <functional>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +34,7 @@
 #include "executor/waiting_memo.h"
 #include "k8s/client.h"
 #include "spark/backend.h"
+#include "spark/cancel_keep.h"
 #include "spark/driver_pod.h"
 #include "spark/job_status.h"
 #include "spark/job_template.h"
@@ -79,6 +80,9 @@ struct ExecutorOptions {
   absl::Duration waiting_refresh = absl::Seconds(15);
   // Waiting jobs whose reason is remembered at most (WaitingMemo).
   size_t max_waiting_memo = 10000;
+  // How Cancel and the deadlines stop a job: delete its application, or keep it as the job's
+  // record (spark/cancel_keep.h). cancelMode.
+  spark::CancelMode cancel_mode = spark::CancelMode::kDelete;
 };
 
 // What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
@@ -180,8 +184,8 @@ class Executor final : public JobExecutor {
   // StatusNow, then Status when it needs a lookup.
   std::shared_ptr<RpcHandle> Status(std::string_view execution_id, absl::Time deadline,
                                     Done<JobResult> done);
-  std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
-                                    Done<bool> done) override;
+  std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, const CancelOptions& options,
+                                    absl::Time deadline, Done<bool> done) override;
   std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
                                     int64_t max_bytes, absl::Time deadline,
                                     Done<spark::LogTailResult> done) override;

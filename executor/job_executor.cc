@@ -22,6 +22,7 @@ JobView ViewOf(const JobResult& result) {
   view.waiting_reason = result.waiting.reason;
   view.waiting_message = result.waiting.message;
   view.queue = result.details.queue;
+  view.cancel_reason = result.info.cancel_reason;
   return view;
 }
 
@@ -45,6 +46,7 @@ JobResult ToResult(const JobView& view) {
   result.waiting.reason = view.waiting_reason;
   result.waiting.message = view.waiting_message;
   result.details.queue = view.queue;
+  result.info.cancel_reason = view.cancel_reason;
   return result;
 }
 

@@ -58,6 +58,7 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_waiting_reason(static_cast<pb::JobInfo::WaitingReason>(result.waiting.reason));
   info->set_waiting_message(std::move(result.waiting.message));
   info->set_queue(std::move(result.details.queue));
+  info->set_cancel_reason(std::move(result.info.cancel_reason));
 }
 
 }  // namespace kje::server

@@ -14,6 +14,9 @@ namespace kje::server {
 // The template of a SubmitRequest as the SparkApplication builder takes it.
 spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
 
+// A CancelRequest's mode and reason (MODE_UNSPECIFIED and unknown numbers: the deployment's).
+executor::CancelOptions CancelOptionsOf(const jobexecutor::v1::CancelRequest& request);
+
 void ToOutputChunk(const executor::OutputBatch& batch, jobexecutor::v1::OutputChunk* chunk);
 void ToJobEvent(k8s::Event event, jobexecutor::v1::JobEvent* out);
 

@@ -100,6 +100,9 @@ AppProjection::AppProjection(const AppFields& fields)
       fields.unknown_current_state,
       fields.current_message,
       fields.spark_app_id,
+      fields.cancel_reason,
+      fields.stop_kept_at,
+      fields.template_hash,
       interned_namespace_ != nullptr ? std::string_view() : std::string_view(fields.namespace_),
       interned_container_ != nullptr ? std::string_view()
                                      : std::string_view(fields.driver_container),
@@ -203,6 +206,9 @@ AppFields AppProjection::ToFields() const {
   fields.deadline_exceeded = deadline_exceeded();
   fields.driver_container = std::string(driver_container());
   fields.spark_app_id = std::string(spark_app_id());
+  fields.cancel_reason = std::string(cancel_reason());
+  fields.stop_kept_at = std::string(stop_kept_at());
+  fields.template_hash = std::string(template_hash());
   fields.operator_state = operator_state_;
   fields.status_started = status_started_;
   fields.operator_status = std::string(operator_status());
