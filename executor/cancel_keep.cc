@@ -22,11 +22,11 @@ bool DeadlineDeleteUnfinished(const spark::AppProjection& app) {
          app.stop_kept_at().empty();
 }
 
-bool KeptStopStale(const spark::AppProjection& app, const spark::JobStatusInfo& info,
-                   absl::Time now) {
+bool KeptStopOwesFinish(const spark::AppProjection& app, const spark::JobStatusInfo& info,
+                        absl::Time now) {
   const std::optional<absl::Time> kept_at = spark::StopKeptAt(app);
-  return kept_at && !app.deleting() && !spark::KeptStopDone(app, info) &&
-         now >= *kept_at + kKeptStopRetry;
+  if (!kept_at || app.deleting() || app.stop_kept_done()) return false;
+  return spark::KeptStopDone(app, info) || now >= *kept_at + kKeptStopRetry;
 }
 
 namespace coroutines {
@@ -74,6 +74,24 @@ asio::awaitable<absl::Status> DeleteKeptStopPods(ExecutorContext& ex, cache::App
     }
   }
   co_return absl::OkStatus();
+}
+
+asio::awaitable<void> FinishKeptStop(ExecutorContext& ex, cache::AppPtr app,
+                                     spark::JobStatusInfo info, absl::Time rpc_deadline) {
+  absl::Status pods = co_await DeleteKeptStopPods(ex, app, rpc_deadline);
+  if (!pods.ok() || !spark::KeptStopDone(*app, info)) co_return;
+  const std::string ns(app->namespace_());
+  const std::string name(app->name());
+  auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge,
+                                spark::KeptStopDonePatch(), ex.Deadline(rpc_deadline));
+  auto patched = co_await std::move(patch);
+  if (patched.ok()) {
+    ex.ObserveReturned(*patched);
+  } else if (!k8s::IsK8sNotFound(patched.status())) {
+    log::Warn("can't mark a kept stop done; the next look tries again")
+        .Kv("app", Where(ns, name))
+        .Kv("error", std::string(patched.status().message()));
+  }
 }
 
 asio::awaitable<absl::StatusOr<cache::AppPtr>> KeepStop(ExecutorContext& ex, cache::AppPtr app,

@@ -21,9 +21,12 @@ inline constexpr absl::Duration kKeptStopRetry = absl::Minutes(2);
 
 // A deadline stop in delete mode whose deletion hasn't happened yet.
 bool DeadlineDeleteUnfinished(const spark::AppProjection& app);
-// A kept stop (of `app` mapped to `info`) left unfinished for longer than kKeptStopRetry.
-bool KeptStopStale(const spark::AppProjection& app, const spark::JobStatusInfo& info,
-                   absl::Time now);
+// A kept stop (of `app` mapped to `info`) that owes a finish: the operator has stopped the run
+// (the pods it leaves behind, e.g. executors a driver made again while it was being stopped, are
+// then deleted once, and the app marked done), or it has been unfinished for longer than
+// kKeptStopRetry (the replica that marked it may have died before deleting its pods).
+bool KeptStopOwesFinish(const spark::AppProjection& app, const spark::JobStatusInfo& info,
+                        absl::Time now);
 
 namespace coroutines {
 
@@ -40,6 +43,10 @@ struct KeptStopAsk {
 boost::asio::awaitable<absl::StatusOr<cache::AppPtr>> KeepStop(ExecutorContext& ex,
                                                                cache::AppPtr app, KeptStopAsk ask,
                                                                absl::Time rpc_deadline);
+// Finishes a stop KeptStopOwesFinish names: its pods deleted, and the app marked done once the
+// operator has stopped the run. Errors are logged, never returned (the next look tries again).
+boost::asio::awaitable<void> FinishKeptStop(ExecutorContext& ex, cache::AppPtr app,
+                                            spark::JobStatusInfo info, absl::Time rpc_deadline);
 // Deletes the pods the backend names for a kept stop of `app`; errors are logged and returned.
 boost::asio::awaitable<absl::Status> DeleteKeptStopPods(ExecutorContext& ex, cache::AppPtr app,
                                                         absl::Time rpc_deadline);

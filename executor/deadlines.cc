@@ -106,7 +106,7 @@ asio::awaitable<absl::StatusOr<int64_t>> SweepDeadlines(ExecutorContext& ex, abs
   int64_t stopped = 0;
   auto concerned = [](const spark::AppProjection& app) {
     // A kept stop is looked at again in case it was left unfinished (KeptStopStale).
-    if (!app.stop_kept_at().empty()) return !app.deleting();
+    if (!app.stop_kept_at().empty()) return !app.deleting() && !app.stop_kept_done();
     if (app.deadline_exceeded() != spark::DeadlineKind::kNone) return DeadlineDeleteUnfinished(app);
     const spark::Deadlines d = spark::DeadlinesOf(app);
     return !app.deleting() && (d.max_queued_seconds > 0 || d.max_run_seconds > 0);
@@ -134,10 +134,9 @@ asio::awaitable<absl::StatusOr<int64_t>> SweepDeadlines(ExecutorContext& ex, abs
         } else if (DeadlineDeleteUnfinished(*app)) {
           auto finish = FinishDeadlineStop(ex, app, deadline);
           co_await std::move(finish);
-        } else if (KeptStopStale(*app, info, ex.clock.Now())) {
-          auto finish = DeleteKeptStopPods(ex, app, deadline);
-          absl::Status finished = co_await std::move(finish);
-          finished.IgnoreError();  // logged; the next sweep tries again
+        } else if (KeptStopOwesFinish(*app, info, ex.clock.Now())) {
+          auto finish = FinishKeptStop(ex, app, info, deadline);
+          co_await std::move(finish);
         }
       }
       if (page->size() < kPage) break;

@@ -163,12 +163,9 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
     if (DeadlineDeleteUnfinished(*app)) {
       auto finish = FinishDeadlineStop(ex, app, rpc_deadline);
       co_await std::move(finish);
-    } else if (KeptStopStale(*app, info, ex.clock.Now())) {
-      // Marked by a replica that didn't get to its pods: finished here (a failure is logged, and
-      // the next look tries again).
-      auto finish = DeleteKeptStopPods(ex, app, rpc_deadline);
-      absl::Status finished = co_await std::move(finish);
-      finished.IgnoreError();
+    } else if (KeptStopOwesFinish(*app, info, ex.clock.Now())) {
+      auto finish = FinishKeptStop(ex, app, info, rpc_deadline);
+      co_await std::move(finish);
     }
     if (info.unknown_state) {
       log::Warn("unknown operator state; it can't be told whether it is final")
@@ -545,7 +542,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
   // A deadline to enforce, or a stop to finish: that takes requests.
   if (info.deadline_due != spark::DeadlineKind::kNone || DeadlineDeleteUnfinished(*app) ||
-      KeptStopStale(*app, info, clock.Now())) {
+      KeptStopOwesFinish(*app, info, clock.Now())) {
     return false;
   }
   if (driver != nullptr &&

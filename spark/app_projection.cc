@@ -66,6 +66,7 @@ absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
   projection.template_hash = std::string(json::String(annotations, kAnnotationTemplateHash)
                                              .value_or("")
                                              .substr(0, kMaxTemplateHashBytes));
+  projection.stop_kept_done = json::String(annotations, kAnnotationStopKeptDone) == "true";
   projection.stop_kept_at =
       std::string(json::String(annotations, kAnnotationStopKeptAt).value_or("").substr(0, 64));
   const rapidjson::Value* status = json::Member(app, "status");

@@ -78,7 +78,8 @@ AppProjection::AppProjection(const AppFields& fields)
     : creation_time_(fields.creation_time),
       deletion_time_(fields.deletion_time),
       status_started_(fields.status_started),
-      operator_state_(fields.operator_state) {
+      operator_state_(fields.operator_state),
+      stop_kept_done_(fields.stop_kept_done) {
   flags_ = (fields.deleting ? kDeleting : 0) | (fields.managed_by_us ? kManagedByUs : 0) |
            (fields.cancel_requested ? kCancelRequested : 0) | (fields.has_status ? kHasStatus : 0) |
            (fields.suspend_requested ? kSuspendRequested : 0) |
@@ -89,8 +90,8 @@ AppProjection::AppProjection(const AppFields& fields)
   interned_container_ = Interner::Global().Intern(fields.driver_container);
   PackedLabels labels = PackLabels(fields.labels);
   for (const auto& [key, value] : fields.labels) {
-    has_deadline_labels_ = has_deadline_labels_ || key == kLabelMaxQueuedSeconds ||
-                           key == kLabelMaxRunSeconds;
+    has_deadline_labels_ =
+        has_deadline_labels_ || key == kLabelMaxQueuedSeconds || key == kLabelMaxRunSeconds;
   }
   const std::string_view slots[kSlotCount] = {
       fields.name,
@@ -159,6 +160,7 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   flags_ = other.flags_;
   wide_offsets_ = other.wide_offsets_;
   has_deadline_labels_ = other.has_deadline_labels_;
+  stop_kept_done_ = other.stop_kept_done_;
   job_id_at_ = other.job_id_at_;
   return *this;
 }
@@ -208,6 +210,7 @@ AppFields AppProjection::ToFields() const {
   fields.spark_app_id = std::string(spark_app_id());
   fields.cancel_reason = std::string(cancel_reason());
   fields.stop_kept_at = std::string(stop_kept_at());
+  fields.stop_kept_done = stop_kept_done_;
   fields.template_hash = std::string(template_hash());
   fields.operator_state = operator_state_;
   fields.status_started = status_started_;

@@ -79,6 +79,11 @@ std::string KeptStopPatch(const KeptStop& stop) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+std::string KeptStopDonePatch() {
+  return absl::StrCat(R"({"metadata":{"annotations":{")", ToAbsl(kAnnotationStopKeptDone),
+                      R"(":"true"}}})");
+}
+
 std::optional<absl::Time> StopKeptAt(const AppProjection& app) {
   if (app.stop_kept_at().empty()) return std::nullopt;
   return ToOptionalTime(ParseRfc3339Millis(app.stop_kept_at()));

@@ -24,6 +24,9 @@ namespace kje::spark {
 inline constexpr std::string_view kAnnotationCancelReason = "gravitino.apache.org/cancel-reason";
 // When the service stopped the job keeping its application (RFC 3339): the mark of keep mode.
 inline constexpr std::string_view kAnnotationStopKeptAt = "gravitino.apache.org/stop-kept-at";
+// "true" once the service has deleted the pods the operator left after it stopped the run: the
+// kept stop needs nothing more.
+inline constexpr std::string_view kAnnotationStopKeptDone = "gravitino.apache.org/stop-kept-done";
 // A CancelRequest.reason is at most this many bytes.
 inline constexpr size_t kMaxCancelReasonBytes = 1024;
 
@@ -57,6 +60,8 @@ struct KeptStop {
 };
 // The merge patch of the mark.
 std::string KeptStopPatch(const KeptStop& stop);
+// The merge patch that says the kept stop is finished (kAnnotationStopKeptDone).
+std::string KeptStopDonePatch();
 
 // When the app was stopped in keep mode; nullopt when it wasn't (or the mark is unreadable).
 std::optional<absl::Time> StopKeptAt(const AppProjection& app);

@@ -128,8 +128,10 @@ server:
             kje.wait_until(lambda: self.pods(EXECUTOR_SELECTOR % name) == [], WAIT,
                            "the executors to go")
         else:
-            self.assertEqual(app["status"]["currentState"]["currentStateSummary"],
-                             "ResourceReleased")
+            # Ended for good (the service's retain policy keeps what's left until its duration).
+            self.assertIn(app["status"]["currentState"]["currentStateSummary"],
+                          ("ResourceReleased", "TerminatedWithoutReleaseResources"))
+            self.assertNotIn("ScheduledToRestart", self.cluster.operator.recorded_states(app))
             self.assertIn("Failed", self.cluster.operator.recorded_states(app))
 
         self.an_hour_passes()
@@ -176,7 +178,7 @@ server:
     def test_a_deadline_in_keep_mode_fails_the_job_and_keeps_its_record(self):
         job = self.submit("k4", spark_template(custom_fields={"maxRunSeconds": "1"}))
         info = self.wait_status(job.execution_id, S.FAILED, self.stubs[1])
-        self.assertEqual(info.deadline_exceeded, pb.JobInfo.RUN)
+        self.assertEqual(info.deadline_exceeded, pb.JobInfo.RUN_DEADLINE)
         kje.wait_until(lambda: self.status(job.execution_id).HasField("finished_at"), WAIT,
                        "the stop to end the run")
         app = self.cluster.app("default", "gravitino-job-k4")

@@ -115,8 +115,7 @@ TEST_CASE("cancel keep: a pod deletion RBAC forbids fails the Cancel, which can 
   CHECK(absl::IsPermissionDenied(r.Get().status()));
 }
 
-TEST_CASE("cancel keep: a reason over 1024 bytes is refused before any request",
-          "[cancel_keep]") {
+TEST_CASE("cancel keep: a reason over 1024 bytes is refused before any request", "[cancel_keep]") {
   Fixture f;
   Result<bool> r;
   f.executor->Cancel(IdOf("a"), Keep(std::string(1025, 'r')), absl::Now() + absl::Seconds(5),
@@ -145,19 +144,28 @@ TEST_CASE("cancel keep: delete mode writes the reason with the mark", "[cancel_k
   REQUIRE(r.Get().ok());
 }
 
-TEST_CASE("cancel keep: a stop is stale only when unfinished for two minutes", "[cancel_keep]") {
+TEST_CASE(
+    "cancel keep: a stop owes a finish once stopped, or unfinished for two minutes, until "
+    "marked done",
+    "[cancel_keep]") {
   const OperatorApps op = OperatorApps::Named("kubeflow");
   auto app = op.backend->ProjectJson(Marked(op.AppJson("a", "5", Situation::kRunning)));
   REQUIRE(app.ok());
   spark::JobStatusInfo running;
   running.status = spark::JobStatus::kCancelling;
   const absl::Time marked = absl::FromUnixSeconds(1767225660);  // 2026-01-01T00:01:00Z
-  CHECK_FALSE(KeptStopStale(*app, running, marked + absl::Seconds(119)));
-  CHECK(KeptStopStale(*app, running, marked + absl::Seconds(120)));
+  CHECK_FALSE(KeptStopOwesFinish(*app, running, marked + absl::Seconds(119)));
+  CHECK(KeptStopOwesFinish(*app, running, marked + absl::Seconds(120)));
   spark::JobStatusInfo stopped = running;
   stopped.is_stopped = true;
-  CHECK_FALSE(KeptStopStale(*app, stopped, marked + absl::Hours(1)));
+  CHECK(KeptStopOwesFinish(*app, stopped, marked));
   CHECK_FALSE(DeadlineDeleteUnfinished(*app));
+  auto done = op.backend->ProjectJson(absl::StrReplaceAll(
+      Marked(op.AppJson("a", "6", Situation::kRunning)),
+      {{R"("annotations":{)", R"("annotations":{"gravitino.apache.org/stop-kept-done":"true",)"}}));
+  REQUIRE(done.ok());
+  CHECK_FALSE(KeptStopOwesFinish(*done, stopped, marked + absl::Hours(1)));
+  CHECK_FALSE(KeptStopOwesFinish(*done, running, marked + absl::Hours(1)));
 }
 
 }  // namespace
