@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "spark/cancel_keep.h"
 #include "spark/monitoring.h"
 
 namespace kje::app {
@@ -69,6 +70,9 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   options.no_status_timeout = absl::Milliseconds(config.no_status_timeout_ms);
   options.waiting_grace = absl::Milliseconds(config.waiting_grace_ms);
   options.waiting_refresh = absl::Milliseconds(config.waiting_refresh_ms);
+  // LoadConfig has checked the mode.
+  options.cancel_mode =
+      spark::ParseCancelMode(config.cancel_mode, "cancelMode").value_or(spark::CancelMode::kDelete);
   options.max_queued_changes = static_cast<size_t>(config.server.max_queued_changes);
   options.max_watched_jobs = static_cast<size_t>(config.server.max_watched_jobs);
   options.max_follow = absl::Seconds(config.server.max_follow_seconds);

@@ -283,10 +283,17 @@ std::string StoppedAs(Context& c, const std::string& id) {
 
 int Cancel(Context& c) {
   const bool ignore_not_found = c.flags.Has("ignore-not-found");
+  if (c.flags.Has("keep") && c.flags.Has("delete")) {
+    c.io.err << "cancel: --keep and --delete exclude each other\n";
+    return kExitUsage;
+  }
   int worst = kExitOk;
   for (const std::string& id : c.flags.positional()) {
     pb::CancelRequest request;
     request.set_execution_id(id);
+    request.set_reason(c.flags.Get("reason").value_or(""));
+    if (c.flags.Has("keep")) request.set_mode(pb::CancelRequest::KEEP);
+    if (c.flags.Has("delete")) request.set_mode(pb::CancelRequest::DELETE);
     pb::CancelResponse response;
     auto ctx = c.conn.NewContext(false);
     grpc::Status status = c.conn.stub().Cancel(ctx.get(), request, &response);
@@ -658,13 +665,18 @@ const std::vector<Command>& Commands() {
        1,
        Describe},
       {"cancel",
-       "EXECUTION_ID... [--ignore-not-found] [flags]",
+       "EXECUTION_ID... [--ignore-not-found] [--keep|--delete] [--reason TEXT] [flags]",
        "request cancellation of jobs (returns at once)",
        "A job that had already stopped keeps its outcome: its line says so, with its status,\n"
        "and the exit code is 0. A job that doesn't exist (any more) is NOT_FOUND (exit code\n"
-       "6) unless --ignore-not-found. Follow with `watch`.\n",
+       "6) unless --ignore-not-found. Follow with `watch`. --keep stops the job and keeps its\n"
+       "application, so `status` says CANCELLED with the reason until its TTL; --delete\n"
+       "deletes it; neither: the server's cancelMode.\n",
        {
            {"ignore-not-found", 0, "", false, "a job that doesn't exist is no error"},
+           {"keep", 0, "", false, "stop the job, keep its record"},
+           {"delete", 0, "", false, "delete the job's application"},
+           {"reason", 0, "TEXT", false, "why (at most 1024 bytes), shown by status"},
        },
        "EXECUTION_ID",
        1,

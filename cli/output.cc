@@ -108,6 +108,9 @@ std::string FormatJobInfo(const JobInfo& info) {
   if (std::string waiting = WaitingText(info); !waiting.empty()) {
     rows.push_back({"WAITING", std::move(waiting)});
   }
+  if (!info.cancel_reason().empty()) {
+    rows.push_back({"CANCEL REASON", OneLine(info.cancel_reason())});
+  }
   if (info.deadline_exceeded() != JobInfo::DEADLINE_UNSPECIFIED) {
     rows.push_back({"STOPPED BY", JobInfo::Deadline_Name(info.deadline_exceeded())});
   } else if (info.has_deadline_at()) {

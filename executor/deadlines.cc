@@ -9,10 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "executor/cancel_keep.h"
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
 #include "k8s/errors.h"
+#include "spark/cancel_keep.h"
 #include "spark/deadline.h"
 
 namespace kje::executor {
@@ -24,6 +26,7 @@ spark::JobStatusInfo ExecutorContext::MapStatus(const spark::AppProjection& app,
   const absl::Time now = clock.Now();
   spark::JobStatusInfo info = backend->MapStatus(app, driver, now, options.no_status_timeout);
   spark::ApplyDeadlines(app, now, info);
+  spark::ApplyKeptStop(app, info);
   return info;
 }
 
@@ -52,6 +55,16 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> StopForDeadline(ExecutorContext& 
                                                                absl::Time rpc_deadline) {
   const std::string ns(app->namespace_());
   const std::string name(app->name());
+  if (ex.options.cancel_mode == spark::CancelMode::kKeep) {
+    // The record stays: the job is stopped as a kept Cancel stops it, FAILED by its mark.
+    auto keep = KeepStop(ex, app, KeptStopAsk{false, "", kind}, rpc_deadline);
+    auto kept = co_await std::move(keep);
+    if (kept.ok() && (*kept)->deadline_exceeded() == kind && !(*kept)->stop_kept_at().empty() &&
+        app->stop_kept_at().empty()) {
+      ex.deadline_stops[static_cast<int>(kind)].fetch_add(1, std::memory_order_relaxed);
+    }
+    co_return kept;
+  }
   auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge,
                                 spark::DeadlinePatch(kind, app->resource_version()),
                                 ex.Deadline(rpc_deadline));
@@ -92,7 +105,9 @@ asio::awaitable<absl::StatusOr<int64_t>> SweepDeadlines(ExecutorContext& ex, abs
   constexpr size_t kPage = 500;
   int64_t stopped = 0;
   auto concerned = [](const spark::AppProjection& app) {
-    if (app.deadline_exceeded() != spark::DeadlineKind::kNone) return !app.deleting();
+    // A kept stop is looked at again in case it was left unfinished (KeptStopStale).
+    if (!app.stop_kept_at().empty()) return !app.deleting() && !app.stop_kept_done();
+    if (app.deadline_exceeded() != spark::DeadlineKind::kNone) return DeadlineDeleteUnfinished(app);
     const spark::Deadlines d = spark::DeadlinesOf(app);
     return !app.deleting() && (d.max_queued_seconds > 0 || d.max_run_seconds > 0);
   };
@@ -116,8 +131,11 @@ asio::awaitable<absl::StatusOr<int64_t>> SweepDeadlines(ExecutorContext& ex, abs
                 .Kv("app", Where(app->namespace_(), app->name()))
                 .Kv("error", std::string(done.status().message()));
           }
-        } else if (app->deadline_exceeded() != spark::DeadlineKind::kNone) {
+        } else if (DeadlineDeleteUnfinished(*app)) {
           auto finish = FinishDeadlineStop(ex, app, deadline);
+          co_await std::move(finish);
+        } else if (KeptStopOwesFinish(*app, info, ex.clock.Now())) {
+          auto finish = FinishKeptStop(ex, app, info, deadline);
           co_await std::move(finish);
         }
       }

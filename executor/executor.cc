@@ -14,6 +14,7 @@
 #include "base/names.h"
 #include "base/quote.h"
 #include "base/strings.h"
+#include "executor/cancel_keep.h"
 #include "executor/error_table.h"
 #include "executor/internal.h"
 #include "executor/list_request.h"
@@ -23,6 +24,7 @@
 #include "spark/execution_id.h"
 #include "spark/json_util.h"
 #include "spark/names.h"
+#include "spark/template_hash.h"
 
 namespace kje::executor {
 
@@ -158,8 +160,11 @@ asio::awaitable<absl::StatusOr<JobResult>> Resolve(ExecutorContext& ex, spark::E
       app = *std::move(stopped);
       continue;
     }
-    if (app->deadline_exceeded() != spark::DeadlineKind::kNone && !app->deleting()) {
+    if (DeadlineDeleteUnfinished(*app)) {
       auto finish = FinishDeadlineStop(ex, app, rpc_deadline);
+      co_await std::move(finish);
+    } else if (KeptStopOwesFinish(*app, info, ex.clock.Now())) {
+      auto finish = FinishKeptStop(ex, app, info, rpc_deadline);
       co_await std::move(finish);
     }
     if (info.unknown_state) {
@@ -309,6 +314,15 @@ asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::Bu
     if (absl::Status adoption = spark::CheckAdoption(**existing, job_id); !adoption.ok()) {
       co_return adoption;
     }
+    // Only the same job is adopted: an app without hashes (the Java executor's) is taken as it
+    // was before them.
+    if (absl::Status same =
+            spark::CheckSameTemplate(absl::StrCat("SparkApplication ", where),
+                                     (*existing)->template_hash(), app.template_hash);
+        !same.ok()) {
+      if (secret_created) co_await DeleteEnvironmentSecret(ex, app, rpc_deadline);
+      co_return same;
+    }
     uid = (*existing)->uid();
     submitted.result.adopted = true;
   }
@@ -320,6 +334,7 @@ asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::Bu
 }
 
 asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::ExecutionId id,
+                                             spark::CancelMode mode, std::string reason,
                                              absl::Time rpc_deadline) {
   const std::string& ns = id.namespace_;
   const std::string& name = id.name;
@@ -327,10 +342,25 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
   if (!app.ok()) co_return app.status();
   // Already stopped: its real outcome stays visible.
   if (ex.backend->HasState(**app) && ex.backend->IsStopped(**app)) co_return false;
+  // Stopped by an earlier kept stop (a parked app isn't the operator's stopped state).
+  if (!(*app)->stop_kept_at().empty() &&
+      spark::KeptStopDone(**app, ex.backend->MapStatus(**app, nullptr, ex.clock.Now(),
+                                                       ex.options.no_status_timeout))) {
+    co_return false;
+  }
+  if (mode == spark::CancelMode::kKeep) {
+    auto keep = KeepStop(ex, *app, KeptStopAsk{true, std::move(reason)}, rpc_deadline);
+    auto kept = co_await std::move(keep);
+    if (!kept.ok()) co_return kept.status();
+    // Stopped meanwhile by the operator (its real outcome stays), or marked now or before.
+    co_return (*kept)->cancel_requested();
+  }
   // Mark first, so a status query on any replica tells a cancelled job from one deleted by
   // someone else.
-  auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge,
-                                ex.backend->CancelPatch(), ex.Deadline(rpc_deadline));
+  auto patch = ex.client->Patch(
+      AppRef(ex, ns, name), k8s::PatchType::kMerge,
+      reason.empty() ? ex.backend->CancelPatch() : spark::CancelReasonPatch(reason),
+      ex.Deadline(rpc_deadline));
   auto patched = co_await std::move(patch);
   if (!patched.ok()) {
     if (k8s::IsK8sNotFound(patched.status())) {
@@ -516,8 +546,8 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   const spark::JobStatusInfo info = MapStatus(*app, driver);
   if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
   // A deadline to enforce, or a stop to finish: that takes requests.
-  if (info.deadline_due != spark::DeadlineKind::kNone ||
-      (app->deadline_exceeded() != spark::DeadlineKind::kNone && !app->deleting())) {
+  if (info.deadline_due != spark::DeadlineKind::kNone || DeadlineDeleteUnfinished(*app) ||
+      KeptStopOwesFinish(*app, info, clock.Now())) {
     return false;
   }
   if (driver != nullptr &&
@@ -552,6 +582,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.queue = details.queue();
   view.created_at = spark::ToOptionalTime(app->creation_time());
   view.links = options.links.get();
+  view.cancel_reason = info.cancel_reason;
   answer(view);
   return true;
 }
@@ -675,14 +706,20 @@ std::shared_ptr<RpcHandle> Executor::Status(std::string_view execution_id, absl:
   return Status(std::get<spark::ExecutionId>(std::move(lookup)), deadline, std::move(done));
 }
 
-std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id, absl::Time deadline,
+std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id,
+                                            const CancelOptions& options, absl::Time deadline,
                                             Done<bool> done) {
   auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) return Answer<bool>(done, id.status());
+  if (absl::Status reason = spark::CheckCancelReason(options.reason); !reason.ok()) {
+    return Answer<bool>(done, reason);
+  }
+  const spark::CancelMode mode = options.mode.value_or(ctx_.options.cancel_mode);
   return Spawn(
       ctx_.io,
-      [this, id = *std::move(id), deadline]() mutable {
-        return coroutines::Cancel(ctx_, std::move(id), deadline);
+      [this, id = *std::move(id), mode, reason = spark::StoredCancelReason(options.reason),
+       deadline]() mutable {
+        return coroutines::Cancel(ctx_, std::move(id), mode, std::move(reason), deadline);
       },
       std::move(done));
 }

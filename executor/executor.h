@@ -35,6 +35,7 @@
 #include "executor/waiting_memo.h"
 #include "k8s/client.h"
 #include "spark/backend.h"
+#include "spark/cancel_keep.h"
 #include "spark/driver_pod.h"
 #include "spark/job_status.h"
 #include "spark/job_template.h"
@@ -86,6 +87,9 @@ struct ExecutorOptions {
   // JobInfo.links' templates (links.<name>); null without any. Answers point at them (JobResult,
   // JobView), so they live as long as the executor.
   std::shared_ptr<const spark::LinkTemplates> links;
+  // How Cancel and the deadlines stop a job: delete its application, or keep it as the job's
+  // record (spark/cancel_keep.h). cancelMode.
+  spark::CancelMode cancel_mode = spark::CancelMode::kDelete;
 };
 
 // What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
@@ -187,8 +191,8 @@ class Executor final : public JobExecutor {
   // StatusNow, then Status when it needs a lookup.
   std::shared_ptr<RpcHandle> Status(std::string_view execution_id, absl::Time deadline,
                                     Done<JobResult> done);
-  std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
-                                    Done<bool> done) override;
+  std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, const CancelOptions& options,
+                                    absl::Time deadline, Done<bool> done) override;
   std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
                                     int64_t max_bytes, absl::Time deadline,
                                     Done<spark::LogTailResult> done) override;

@@ -24,6 +24,7 @@ JobView ViewOf(const JobResult& result) {
   view.queue = result.details.queue;
   view.created_at = result.created_at;
   view.links = result.links;
+  view.cancel_reason = result.info.cancel_reason;
   return view;
 }
 
@@ -68,6 +69,7 @@ JobResult ToResult(const JobView& view) {
   result.details.queue = view.queue;
   result.created_at = view.created_at;
   result.links = view.links;
+  result.info.cancel_reason = view.cancel_reason;
   return result;
 }
 

@@ -21,6 +21,7 @@
 #include "async/cancellable.h"
 #include "executor/list_filter.h"
 #include "k8s/event.h"
+#include "spark/cancel_keep.h"
 #include "spark/execution_id.h"
 #include "spark/job_links.h"
 #include "spark/job_status.h"
@@ -75,6 +76,7 @@ struct JobView {
   std::string_view queue;
   std::optional<absl::Time> created_at;
   const spark::LinkTemplates* links = nullptr;
+  std::string_view cancel_reason;
 };
 
 JobView ViewOf(const JobResult& result);
@@ -130,6 +132,14 @@ struct RunNowResult {
   bool adopted = false;
 };
 
+// How a Cancel stops its job (CancelRequest's mode and reason).
+struct CancelOptions {
+  // nullopt: the deployment's cancelMode.
+  std::optional<spark::CancelMode> mode;
+  // As the caller gave it (checked and escaped by the executor); "" for none.
+  std::string reason;
+};
+
 // Cancels one call; thread-safe, idempotent, harmless after completion.
 using RpcHandle = async::Cancellable;
 
@@ -168,7 +178,9 @@ class JobExecutor {
   virtual std::shared_ptr<RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
                                             Done<JobResult> done) = 0;
   // true: cancellation was requested; false: the job had already stopped.
-  virtual std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
+  // INVALID_ARGUMENT for a reason over spark::kMaxCancelReasonBytes.
+  virtual std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id,
+                                            const CancelOptions& options, absl::Time deadline,
                                             Done<bool> done) = 0;
   // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT.
   virtual std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,

@@ -25,6 +25,7 @@
 #include "spark/build_error.h"
 #include "spark/names.h"
 #include "spark/operators.h"
+#include "spark/template_hash.h"
 
 namespace kje::executor {
 
@@ -178,10 +179,9 @@ asio::awaitable<absl::StatusOr<RunList>> Runs(ExecutorContext& ex, const Schedul
 
 }  // namespace
 
-asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& ex, ScheduleRef ref,
-                                                               spark::BuiltObject schedule,
-                                                               std::string schedule_id,
-                                                               absl::Time rpc_deadline) {
+asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(
+    ExecutorContext& ex, ScheduleRef ref, spark::BuiltObject schedule, std::string schedule_id,
+    spark::ScheduleSpec spec, std::string template_hash, absl::Time rpc_deadline) {
   auto create =
       ex.client->Create(ref.collection, std::move(schedule.json), ex.Deadline(rpc_deadline));
   auto created = co_await std::move(create);
@@ -215,6 +215,14 @@ asio::awaitable<absl::StatusOr<ScheduleResult>> CreateSchedule(ExecutorContext& 
     co_return absl::AlreadyExistsError(
         absl::StrCat(ScheduleWhere(ref), " is being deleted and can't be used for schedule ",
                      schedule_id, " until it is gone"));
+  }
+  // Adopted only when it is this request's: the spec as stored (an update since counts) and the
+  // template it was made from (a schedule without hashes, made before them, by its spec only).
+  if (absl::Status same =
+          spark::CheckSameTemplate(ScheduleWhere(ref), existing->template_hash, template_hash,
+                                   spark::DifferingSpecFields(existing->spec, spec));
+      !same.ok()) {
+    co_return same;
   }
   co_return ResultOf(*std::move(existing), true);
 }
@@ -395,6 +403,12 @@ asio::awaitable<absl::StatusOr<RunNowResult>> RunScheduleNow(ExecutorContext& ex
   if (absl::Status adoption = ref.ops->CheckRunAdoption(**existing, ref.name); !adoption.ok()) {
     co_return adoption;
   }
+  if (absl::Status same =
+          spark::CheckSameTemplate(absl::StrCat("the run ", Where(run->namespace_, run->name)),
+                                   (*existing)->template_hash(), run->template_hash);
+      !same.ok()) {
+    co_return same;
+  }
   co_return RunNowResult{id.ToString(), true};
 }
 
@@ -444,14 +458,17 @@ std::shared_ptr<RpcHandle> Executor::CreateSchedule(
   meta.namespace_ = built->namespace_;
   meta.labels = built->labels;
   if (!metalake.empty()) meta.annotations[std::string(spark::kAnnotationMetalake)] = metalake;
+  meta.annotations[std::string(spark::kAnnotationTemplateHash)] = built->template_hash;
   auto schedule = ref->ops->Build(meta, spec, built->json);
   if (!schedule.ok()) return Refuse<ScheduleResult>(done, schedule.status());
   return internal::Spawn(
       ctx_.io,
       [this, ref = *std::move(ref), schedule = *std::move(schedule),
-       schedule_id = std::move(schedule_id), deadline]() mutable {
+       schedule_id = std::move(schedule_id), spec, template_hash = built->template_hash,
+       deadline]() mutable {
         return coroutines::CreateSchedule(ctx_, std::move(ref), std::move(schedule),
-                                          std::move(schedule_id), deadline);
+                                          std::move(schedule_id), std::move(spec),
+                                          std::move(template_hash), deadline);
       },
       std::move(done));
 }

@@ -146,6 +146,9 @@ struct Config {
   int64_t max_run_seconds = 0;
   // How often each replica looks for jobs past their deadline that nobody asks about.
   int64_t deadline_sweep_ms = 5000;
+  // How Cancel (and a deadline) stops a job: "delete" its application (as the Java executor) or
+  // "keep" it as the job's record (spark/cancel_keep.h).
+  std::string cancel_mode = "delete";
   SparkConfig spark;
   QueueConfig queue;
   MonitoringConfig monitoring;

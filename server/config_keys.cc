@@ -21,6 +21,7 @@
 #include "base/quote.h"
 #include "base/status_macros.h"
 #include "base/strings.h"
+#include "spark/cancel_keep.h"
 #include "spark/deadline.h"
 #include "spark/monitoring.h"
 #include "spark/operators.h"
@@ -308,6 +309,13 @@ absl::Status LogFormat(const std::string& key, const std::string& format, const 
   return parsed.ok() ? absl::OkStatus() : KeyError(key, std::string(parsed.status().message()));
 }
 
+absl::Status CancelModeKey(const std::string& key, const std::string& mode, const Config&) {
+  auto parsed = spark::ParseCancelMode(mode, key);
+  return parsed.ok() ? absl::OkStatus()
+                     : KeyError(key, absl::StrCat("must be \"delete\" or \"keep\", got ",
+                                                  QuoteBounded(mode)));
+}
+
 absl::Status MonitoringExpose(const std::string& key, const std::string& text, const Config&) {
   spark::Monitoring parsed;
   absl::Status bad = spark::ParseMonitoringExpose(text, key, parsed);
@@ -489,6 +497,7 @@ std::vector<ConfigSection> MakeSections() {
             "maxQueuedSeconds",
             NumberIn<int64_t>(0, spark::kMaxDeadlineSeconds, "a number of seconds from 0 (none)")),
         Key<&C::deadline_sweep_ms>("deadlineSweepMs", Millis(), Positive()),
+        Key<&C::cancel_mode>("cancelMode", Text(), CancelModeKey),
         Key<&C::max_run_seconds>(
             "maxRunSeconds",
             NumberIn<int64_t>(0, spark::kMaxDeadlineSeconds, "a number of seconds from 0 (none)"))},

@@ -146,17 +146,17 @@ grpc::ServerUnaryReactor* JobExecutorService::Cancel(grpc::CallbackServerContext
   UnaryStart start = StartUnary(ctx, "Cancel");
   if (start.answered != nullptr) return start.answered;
   CallReactor* reactor = start.reactor;
-  reactor->Attach(executor_->Cancel(request->execution_id(), reactor->Deadline(),
-                                    [this, reactor, response](const absl::StatusOr<bool>& r) {
-                                      // true: requested; false: the job had already stopped.
-                                      if (r.ok()) response->set_already_stopped(!*r);
-                                      if (metrics_ != nullptr) {
-                                        metrics_->RecordCancel(
-                                            r.ok() ? (*r ? "requested" : "already_stopped")
-                                                   : ResultLabel(r.status()));
-                                      }
-                                      reactor->Complete(r.status());
-                                    }));
+  reactor->Attach(
+      executor_->Cancel(request->execution_id(), CancelOptionsOf(*request), reactor->Deadline(),
+                        [this, reactor, response](const absl::StatusOr<bool>& r) {
+                          // true: requested; false: the job had already stopped.
+                          if (r.ok()) response->set_already_stopped(!*r);
+                          if (metrics_ != nullptr) {
+                            metrics_->RecordCancel(r.ok() ? (*r ? "requested" : "already_stopped")
+                                                          : ResultLabel(r.status()));
+                          }
+                          reactor->Complete(r.status());
+                        }));
   return reactor;
 }
 

@@ -67,6 +67,7 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
     out->set_name(std::move(link.name));
     out->set_url(std::move(link.url));
   }
+  info->set_cancel_reason(std::move(result.info.cancel_reason));
 }
 
 }  // namespace kje::server

@@ -181,4 +181,15 @@ absl::StatusOr<spark::ScheduleUpdate> UpdateFromProto(const pb::UpdateScheduleRe
   return update;
 }
 
+executor::CancelOptions CancelOptionsOf(const jobexecutor::v1::CancelRequest& request) {
+  executor::CancelOptions options;
+  options.reason = request.reason();
+  if (request.mode() == jobexecutor::v1::CancelRequest::KEEP) {
+    options.mode = spark::CancelMode::kKeep;
+  } else if (request.mode() == jobexecutor::v1::CancelRequest::DELETE) {
+    options.mode = spark::CancelMode::kDelete;
+  }
+  return options;
+}
+
 }  // namespace kje::server

@@ -16,6 +16,8 @@ spark::SparkTemplate ToSparkTemplate(const jobexecutor::v1::JobTemplate& t);
 
 // ListJobs' filters; INVALID_ARGUMENT for a status that isn't one of JobInfo.Status' values.
 absl::StatusOr<executor::ListFilter> ToListFilter(const jobexecutor::v1::ListJobsRequest& request);
+// A CancelRequest's mode and reason (MODE_UNSPECIFIED and unknown numbers: the deployment's).
+executor::CancelOptions CancelOptionsOf(const jobexecutor::v1::CancelRequest& request);
 
 void ToOutputChunk(const executor::OutputBatch& batch, jobexecutor::v1::OutputChunk* chunk);
 void ToJobEvent(k8s::Event event, jobexecutor::v1::JobEvent* out);

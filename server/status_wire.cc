@@ -71,13 +71,13 @@ size_t MaxLinksSize(const std::vector<spark::JobLink>& links) {
 size_t MaxJobInfoSize(const executor::JobView& job, const std::vector<spark::JobLink>& links) {
   constexpr size_t kMaxVarint = 10;
   constexpr size_t kMaxTag = 2;
-  constexpr size_t kStringFields = 11;
+  constexpr size_t kStringFields = 12;
   constexpr size_t kIntFields = 4;
   constexpr size_t kTimestamp = kMaxTag + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
          job.spark_app_id.size() + job.driver_ui_address.size() + job.waiting_message.size() +
-         job.queue.size() + kStringFields * (kMaxTag + kMaxVarint) +
+         job.queue.size() + job.cancel_reason.size() + kStringFields * (kMaxTag + kMaxVarint) +
          kIntFields * (kMaxTag + kMaxVarint) + 3 * kTimestamp + MaxLinksSize(links);
 }
 
@@ -162,6 +162,7 @@ void WriteJobInfo(const executor::JobView& job, const std::vector<spark::JobLink
   w.Timestamp(pb::JobInfo::kDeadlineAtFieldNumber, job.deadline_at);
   w.Int(pb::JobInfo::kDeadlineExceededFieldNumber, static_cast<int64_t>(job.deadline_exceeded));
   for (const spark::JobLink& link : links) w.Link(pb::JobInfo::kLinksFieldNumber, link);
+  w.String(pb::JobInfo::kCancelReasonFieldNumber, job.cancel_reason);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "spark/app_projection.h"
 
 #include "base/mask.h"
+#include "spark/cancel_keep.h"
 #include "spark/deadline.h"
 #include "spark/json_util.h"
 #include "spark/names.h"
+#include "spark/template_hash.h"
 
 namespace kje::spark {
 
@@ -57,6 +59,16 @@ absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
       json::String(annotations, kAnnotationCancelRequested) == kCancelRequestedValue;
   projection.deadline_exceeded =
       ParseDeadlineName(json::String(annotations, kAnnotationDeadlineExceeded).value_or(""));
+  // Written escaped by the service; capped here too, as anyone may edit an annotation.
+  projection.cancel_reason = std::string(json::String(annotations, kAnnotationCancelReason)
+                                             .value_or("")
+                                             .substr(0, 8 * kMaxCancelReasonBytes));
+  projection.template_hash = std::string(json::String(annotations, kAnnotationTemplateHash)
+                                             .value_or("")
+                                             .substr(0, kMaxTemplateHashBytes));
+  projection.stop_kept_done = json::String(annotations, kAnnotationStopKeptDone) == "true";
+  projection.stop_kept_at =
+      std::string(json::String(annotations, kAnnotationStopKeptAt).value_or("").substr(0, 64));
   const rapidjson::Value* status = json::Member(app, "status");
   projection.has_status =
       status != nullptr && !status->IsNull() && !(status->IsObject() && status->MemberCount() == 0);

@@ -69,6 +69,15 @@ struct AppFields {
   std::string driver_container;
   // The Spark application id as the operator reports or fixes it; "" when it has none yet.
   std::string spark_app_id;
+  // Annotation cancel-reason: why the job was cancelled, as Cancel stored it (spark/cancel_keep.h).
+  std::string cancel_reason;
+  // Annotation stop-kept-at: when the service stopped the job keeping its application (a cancel or
+  // a deadline in keep mode), as written; "" when it didn't.
+  std::string stop_kept_at;
+  bool stop_kept_done = false;  // annotation stop-kept-done is "true"
+  // Annotation template-hash: the hashes of the template the app was made from
+  // (spark/template_hash.h); "" on an app made without them (the Java executor's).
+  std::string template_hash;
 
   // The operator's own part, which only its folder writes and reads (the core asks the backend).
   // The current state, as the folder numbers its states.
@@ -134,6 +143,10 @@ class AppProjection {
   bool has_deadline_labels() const { return has_deadline_labels_; }
   std::string_view driver_container() const;
   std::string_view spark_app_id() const { return Get(kSparkAppId); }
+  std::string_view cancel_reason() const { return Get(kCancelReason); }
+  std::string_view stop_kept_at() const { return Get(kStopKeptAt); }
+  bool stop_kept_done() const { return stop_kept_done_; }
+  std::string_view template_hash() const { return Get(kTemplateHash); }
   uint8_t operator_state() const { return operator_state_; }
   EpochMillis status_started() const { return status_started_; }
   std::string_view operator_status() const { return Get(kOperatorStatus); }
@@ -154,6 +167,9 @@ class AppProjection {
     kUnknownState,
     kMessage,
     kSparkAppId,
+    kCancelReason,
+    kStopKeptAt,
+    kTemplateHash,
     kNamespace,
     kContainer,
     kLabels,
@@ -199,6 +215,7 @@ class AppProjection {
   // A deadline label is among the labels: every Status applies deadlines, and most apps have
   // none (kept in what was padding).
   bool has_deadline_labels_ = false;
+  bool stop_kept_done_ = false;  // in what was padding too
   // Where in packed_ the job-id label's value (its varint length) is, so that job_id(), which
   // every Status asks for, needn't walk the labels; 0 when there is none or it lies past 64 KiB.
   uint16_t job_id_at_ = 0;

@@ -78,7 +78,8 @@ AppProjection::AppProjection(const AppFields& fields)
     : creation_time_(fields.creation_time),
       deletion_time_(fields.deletion_time),
       status_started_(fields.status_started),
-      operator_state_(fields.operator_state) {
+      operator_state_(fields.operator_state),
+      stop_kept_done_(fields.stop_kept_done) {
   flags_ = (fields.deleting ? kDeleting : 0) | (fields.managed_by_us ? kManagedByUs : 0) |
            (fields.cancel_requested ? kCancelRequested : 0) | (fields.has_status ? kHasStatus : 0) |
            (fields.suspend_requested ? kSuspendRequested : 0) |
@@ -89,8 +90,8 @@ AppProjection::AppProjection(const AppFields& fields)
   interned_container_ = Interner::Global().Intern(fields.driver_container);
   PackedLabels labels = PackLabels(fields.labels);
   for (const auto& [key, value] : fields.labels) {
-    has_deadline_labels_ = has_deadline_labels_ || key == kLabelMaxQueuedSeconds ||
-                           key == kLabelMaxRunSeconds;
+    has_deadline_labels_ =
+        has_deadline_labels_ || key == kLabelMaxQueuedSeconds || key == kLabelMaxRunSeconds;
   }
   const std::string_view slots[kSlotCount] = {
       fields.name,
@@ -100,6 +101,9 @@ AppProjection::AppProjection(const AppFields& fields)
       fields.unknown_current_state,
       fields.current_message,
       fields.spark_app_id,
+      fields.cancel_reason,
+      fields.stop_kept_at,
+      fields.template_hash,
       interned_namespace_ != nullptr ? std::string_view() : std::string_view(fields.namespace_),
       interned_container_ != nullptr ? std::string_view()
                                      : std::string_view(fields.driver_container),
@@ -156,6 +160,7 @@ AppProjection& AppProjection::operator=(const AppProjection& other) {
   flags_ = other.flags_;
   wide_offsets_ = other.wide_offsets_;
   has_deadline_labels_ = other.has_deadline_labels_;
+  stop_kept_done_ = other.stop_kept_done_;
   job_id_at_ = other.job_id_at_;
   return *this;
 }
@@ -203,6 +208,10 @@ AppFields AppProjection::ToFields() const {
   fields.deadline_exceeded = deadline_exceeded();
   fields.driver_container = std::string(driver_container());
   fields.spark_app_id = std::string(spark_app_id());
+  fields.cancel_reason = std::string(cancel_reason());
+  fields.stop_kept_at = std::string(stop_kept_at());
+  fields.stop_kept_done = stop_kept_done_;
+  fields.template_hash = std::string(template_hash());
   fields.operator_state = operator_state_;
   fields.status_started = status_started_;
   fields.operator_status = std::string(operator_status());

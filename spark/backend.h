@@ -80,6 +80,11 @@ class OperatorBackend {
   virtual OperatorEventReason WaitingEventReasons() const { return nullptr; }
   // The merge patch that marks an application as cancelled by us.
   virtual std::string CancelPatch() const = 0;
+  // Keep mode (spark/cancel_keep.h): what is merged into the spec with the mark (a JSON object,
+  // "" for nothing) so that the operator stops the run and starts no other, and the pods the
+  // service deletes itself to stop it (a label selector).
+  virtual std::string KeptStopSpecPatch() const = 0;
+  virtual std::string KeptStopPodSelector(std::string_view app_name) const = 0;
   // A server-level Spark conf default (`spark.conf.<key>`) the operator can't take: the reason,
   // for the configuration's error; OK when it can.
   virtual absl::Status CheckServerConf(std::string_view /*key*/) const { return absl::OkStatus(); }

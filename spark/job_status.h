@@ -62,6 +62,8 @@ struct JobStatusInfo {
   std::string executors_pending;
   // The deadline has passed and nobody has stopped the job yet: the caller stops it.
   DeadlineKind deadline_due = DeadlineKind::kNone;
+  // The reason given with the job's Cancel (spark/cancel_keep.h); "" without one.
+  std::string cancel_reason;
 };
 
 // Rule 3's timeout, for either operator: when `app` (which has no .status) was created more than

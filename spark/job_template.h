@@ -90,6 +90,8 @@ struct BuiltApplication {
   // The application's apiVersion and kind, for the Secret's owner reference.
   std::string api_version;
   std::string kind;
+  // The template's hashes (spark/template_hash.h), also the app's annotation template-hash.
+  std::string template_hash;
 };
 
 // The Spark conf of a built-in job's `--spark-conf` argument (a JSON object; numbers and

@@ -25,6 +25,7 @@ inline constexpr std::string_view kCancelRequestedValue = "true";
 inline constexpr std::string_view kLabelSparkAppName = "spark.operator/spark-app-name";
 inline constexpr std::string_view kLabelSparkRole = "spark-role";
 inline constexpr std::string_view kSparkRoleDriver = "driver";
+inline constexpr std::string_view kSparkRoleExecutor = "executor";
 inline constexpr std::string_view kDriverContainerName = "spark-kubernetes-driver";
 // Spark conf keys the builders read or write.
 inline constexpr std::string_view kConfAppId = "spark.app.id";

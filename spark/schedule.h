@@ -66,6 +66,8 @@ struct BuiltObject {
   std::string namespace_;
   std::string name;
   std::string json;
+  // A run's: the template hashes it was made from (spark/template_hash.h); "" for none.
+  std::string template_hash;
 };
 
 // A schedule as the schedule RPCs answer it.
@@ -94,6 +96,10 @@ struct Schedule {
   std::string last_run_name;
   std::vector<std::string> past_successful_run_names;
   std::vector<std::string> past_failed_run_names;
+
+  // Annotation template-hash: the hashes of the template it runs (spark/template_hash.h); ""
+  // on a schedule made without them.
+  std::string template_hash;
 
   // The value of the first label with this key; "" when there is none.
   std::string_view Label(std::string_view key) const;

@@ -14,6 +14,12 @@ constexpr const char* kFinalizer = "sparkapplications.spark.apache.org/finalizer
 constexpr int64_t kStepMs = 500;          // e.g. Submitted → DriverRequested, stop → cleanup
 constexpr int64_t kRunningMs = 400;       // DriverReady → RunningHealthy
 constexpr int64_t kDriverGraceMs = 1000;  // a just-requested driver may not be visible yet
+// 1.0 (SPARK-57868): a driver missing from a started or running attempt is confirmed only once
+// this long has passed since the current state began
+// (spark.kubernetes.operator.reconciler.missingDriverGracePeriodSeconds), looked at again every
+// kMissingDriverRequeueMs until then (…missingDriverRequeueIntervalSeconds).
+constexpr int64_t kMissingDriverGraceMs = 60000;
+constexpr int64_t kMissingDriverRequeueMs = 15000;
 
 // The operator's messages (Constants.java, 0.9.0).
 constexpr const char* kSubmittedMsg = "Spark application has been created on Kubernetes Cluster.";

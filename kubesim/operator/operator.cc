@@ -525,6 +525,11 @@ class Reconciler {
           Requeue(due);
           return;
         }
+        const int64_t confirmed = Due(state_time_, kMissingDriverGraceMs);
+        if (now_ < confirmed) {
+          Requeue(std::min(confirmed, Due(now_, kMissingDriverRequeueMs)));
+          return;
+        }
         Transition("Failed", kDriverRemovedMsg);
         Requeue(Due(now_, kStepMs));
         return;

@@ -17,6 +17,7 @@
 #include "spark/names.h"
 #include "spark/object_meta.h"
 #include "spark/resolved_job.h"
+#include "spark/template_hash.h"
 
 namespace kje::spark::apache {
 namespace {
@@ -102,6 +103,8 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        const BuilderOptions& options) {
   ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
   ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  const std::string template_hash = EncodeHashes(HashResolvedJob(job));
+  meta.annotations[std::string(kAnnotationTemplateHash)] = template_hash;
   AddDeadlineLabels(job.deadlines, meta.labels);
   RETURN_IF_ERROR(ApplyQueue(job, meta));
   RETURN_IF_ERROR(CheckRestart(job));
@@ -126,6 +129,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   built.name = job.name;
   built.execution_id = job.execution_id;
   built.labels = meta.labels;
+  built.template_hash = template_hash;
   const std::string& executable = job.executable;
 
   rapidjson::StringBuffer buffer;

@@ -61,6 +61,15 @@ class Backend final : public OperatorBackend {
 
   OperatorEventReason WaitingEventReasons() const override { return &WaitingEventReason; }
   std::string CancelPatch() const override { return CancelRequestPatch(); }
+  // No suspend here: the driver's deletion ends the attempt (Failed "Driver removed", then
+  // ResourceReleased), and only a restart policy of Never keeps the operator from starting
+  // another; it reads the policy when the attempt ends, so the mark sets it.
+  std::string KeptStopSpecPatch() const override {
+    return R"({"applicationTolerations":{"restartConfig":{"restartPolicy":"Never"}}})";
+  }
+  std::string KeptStopPodSelector(std::string_view app_name) const override {
+    return DriverPodSelector(app_name);
+  }
 };
 
 }  // namespace

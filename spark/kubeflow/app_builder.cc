@@ -17,6 +17,7 @@
 #include "base/strings.h"
 #include "spark/build_error.h"
 #include "spark/json_writer.h"
+#include "spark/template_hash.h"
 #include "spark/kubeflow/names.h"
 #include "spark/names.h"
 #include "spark/object_meta.h"
@@ -265,6 +266,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
                                                        const SparkTemplate& spark_template,
                                                        const BuilderOptions& options) {
   ASSIGN_OR_RETURN(ResolvedJob job, ResolveJob(job_id, metalake, spark_template, options));
+  const std::string template_hash = EncodeHashes(HashResolvedJob(job));
   RETURN_IF_ERROR(CheckDenylist(job.conf));
   if (job.name.size() > kMaxNameLength || !absl::ascii_islower(job.name.front())) {
     // ResolveJob's rules keep names within this; a looser prefix rule must not slip past.
@@ -308,6 +310,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   }
 
   ObjectMeta meta = JobObjectMeta(job.name, job.namespace_, job_id, metalake);
+  meta.annotations[std::string(kAnnotationTemplateHash)] = template_hash;
   AddDeadlineLabels(job.deadlines, meta.labels);
   // The operator copies the app's labels to its pods, all but Kueue's: the queue stays the app's.
   if (kueue) meta.labels[std::string(kLabelKueueQueueName)] = job.queue;
@@ -354,6 +357,7 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   built.name = job.name;
   built.execution_id = std::move(job.execution_id);
   built.labels = meta.labels;
+  built.template_hash = template_hash;
   built.json.assign(buffer.GetString(), buffer.GetSize());
   built.warnings = std::move(job.warnings);
   built.api_version = kApiVersion;

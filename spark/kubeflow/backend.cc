@@ -107,6 +107,12 @@ class Backend final : public OperatorBackend {
   }
 
   std::string CancelPatch() const override { return CancelRequestPatch(); }
+  // Suspended, the operator deletes the driver and parks the app; v2.5.2 leaves the executors
+  // (they have the app as a second owner), so the service deletes them.
+  std::string KeptStopSpecPatch() const override { return R"({"suspend":true})"; }
+  std::string KeptStopPodSelector(std::string_view app_name) const override {
+    return kubeflow::ExecutorPodSelector(app_name);
+  }
 
   absl::Status CheckServerConf(std::string_view key) const override {
     if (!IsDeniedConfKey(key)) return absl::OkStatus();

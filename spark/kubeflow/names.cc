@@ -11,4 +11,9 @@ std::string DriverPodSelector(std::string_view app_name) {
                       ToAbsl(spark::kLabelSparkRole), "=", ToAbsl(spark::kSparkRoleDriver));
 }
 
+std::string ExecutorPodSelector(std::string_view app_name) {
+  return absl::StrCat(ToAbsl(kLabelAppName), "=", ToAbsl(app_name), ",",
+                      ToAbsl(spark::kLabelSparkRole), "=", ToAbsl(spark::kSparkRoleExecutor));
+}
+
 }  // namespace kje::spark::kubeflow

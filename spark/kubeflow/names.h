@@ -26,5 +26,7 @@ inline constexpr size_t kMaxNameLength = 63;
 
 // The label selector of the driver pods of the SparkApplication `app_name`.
 std::string DriverPodSelector(std::string_view app_name);
+// The label selector of an application's executor pods.
+std::string ExecutorPodSelector(std::string_view app_name);
 
 }  // namespace kje::spark::kubeflow

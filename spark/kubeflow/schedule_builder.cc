@@ -14,6 +14,7 @@
 #include "spark/json_util.h"
 #include "spark/json_writer.h"
 #include "spark/kubeflow/cron_check.h"
+#include "spark/template_hash.h"
 
 namespace kje::spark::kubeflow {
 namespace {
@@ -314,6 +315,10 @@ absl::StatusOr<BuiltObject> BuildManualRun(const rapidjson::Value& schedule,
   // schedule's own labels say.
   run_labels[std::string(kLabelScheduledAppName)] = std::string(name);
   ASSIGN_OR_RETURN(std::string run_name, ManualRunName(name, run_id));
+  // The template's hashes go with each run, so that a run id used again adopts only a run of the
+  // same template (a schedule deleted and made again keeps its name).
+  const std::string template_hash(
+      json::String(json::Member(metadata, "annotations"), kAnnotationTemplateHash).value_or(""));
 
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
@@ -325,6 +330,12 @@ absl::StatusOr<BuiltObject> BuildManualRun(const rapidjson::Value& schedule,
   KeyStr(w, "name", run_name);
   KeyStr(w, "namespace", namespace_);
   WriteStringMap(w, "labels", run_labels);
+  if (!template_hash.empty() && template_hash.size() <= kMaxTemplateHashBytes) {
+    Key(w, "annotations");
+    w.StartObject();
+    KeyStr(w, kAnnotationTemplateHash, template_hash);
+    w.EndObject();
+  }
   Key(w, "ownerReferences");
   w.StartArray();
   w.StartObject();
@@ -345,6 +356,7 @@ absl::StatusOr<BuiltObject> BuildManualRun(const rapidjson::Value& schedule,
   built.namespace_ = std::string(namespace_);
   built.name = std::move(run_name);
   built.json = Finish(buffer);
+  built.template_hash = template_hash;
   return built;
 }
 

@@ -9,6 +9,7 @@
 #include "base/strings.h"
 #include "spark/app_projection.h"
 #include "spark/json_util.h"
+#include "spark/template_hash.h"
 
 namespace kje::spark::kubeflow {
 namespace {
@@ -134,6 +135,10 @@ absl::StatusOr<Schedule> ProjectSchedule(const rapidjson::Value& schedule) {
       out.labels.emplace_back(json::View(label.name), json::View(label.value));
     }
   }
+  out.template_hash =
+      std::string(json::String(json::Member(metadata, "annotations"), kAnnotationTemplateHash)
+                      .value_or("")
+                      .substr(0, kMaxTemplateHashBytes));
 
   ASSIGN_OR_RETURN(const rapidjson::Value* spec, ObjectAt(&schedule, "spec", "spec"));
   ASSIGN_OR_RETURN(out.spec.cron, StringAt(spec, "schedule", "spec.schedule"));

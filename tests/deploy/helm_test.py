@@ -45,8 +45,9 @@ def expected_rules(group, pod_verbs):
 
 EXPECTED_RULES = expected_rules("spark.apache.org", ("list", "delete"))
 # With config.operator kubeflow: the same rights on kubeflow/spark-operator's resource, none on the
-# Apache operator's, and no pod deletion (that operator removes its drivers itself).
-EXPECTED_RULES_KUBEFLOW = expected_rules("sparkoperator.k8s.io", ("list",)) | frozenset(
+# Apache operator's (pods are deleted by a Cancel that keeps the record: the executors that
+# operator leaves behind on suspend).
+EXPECTED_RULES_KUBEFLOW = expected_rules("sparkoperator.k8s.io", ("list", "delete")) | frozenset(
     [("sparkoperator.k8s.io", "scheduledsparkapplications", v)
      for v in ("create", "get", "list", "patch", "delete")]
     + [("sparkoperator.k8s.io", "scheduledsparkapplications/status", "patch")])

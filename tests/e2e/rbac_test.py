@@ -233,7 +233,9 @@ def run_scenario(cluster, variant):
     jobs = {"A": spark_template(duration_ms=2000),
             "C": spark_template(outcome="hang"),
             "D": spark_template(extra_configs={"spark.kubernetes.namespace": "unwatched"}),
-            "F": spark_template(outcome="hang")}
+            "F": spark_template(outcome="hang"),
+            "K": spark_template(outcome="hang",
+                                extra_configs={"spark.executor.instances": "2"})}
     if kje.OPERATOR == "apache":
         # kubeflow/spark-operator removes its drivers itself: no orphan to delete, no right needed.
         jobs["E"] = spark_template(outcome="unschedulable")
@@ -335,6 +337,26 @@ def run_scenario(cluster, variant):
         until(lambda: cluster.app("spark-jobs", "gravitino-job-%s-c" % p) is None,
               "the cancelled application to be deleted")
 
+    def keep_cancel():
+        # Stopped without deleting the application: the Apache driver, or the executors
+        # kubeflow/spark-operator leaves behind on suspend, are the service's to delete.
+        name = "gravitino-job-%s-k" % p
+        role = "driver" if kje.OPERATOR == "apache" else "executor"
+        selector = "%s=%s,spark-role=%s" % (cluster.operator.app_name_label, name, role)
+
+        def live_pods():
+            return [x for x in cluster.core.list_namespaced_pod(
+                "spark-jobs", label_selector=selector).items
+                if x.metadata.deletion_timestamp is None]
+        until(reached(eids["K"], S.STARTED), "STARTED before Cancel")
+        until(live_pods, "the job's %s pods" % role)
+        stub.Cancel(pb.CancelRequest(execution_id=eids["K"], mode=pb.CancelRequest.KEEP,
+                                     reason="rbac"), timeout=kje.RPC_TIMEOUT)
+        until(reached(eids["K"], S.CANCELLED), "CANCELLED after a Cancel that keeps the record")
+        until(lambda: not live_pods(), "the job's %s pods to be deleted" % role)
+        if cluster.app("spark-jobs", name) is None:
+            raise AssertionError("the application of a kept cancel was deleted")
+
     def no_status():
         until(reached(eids["D"], S.FAILED), "FAILED for an application without status")
         until(lambda: cluster.app("unwatched", "gravitino-job-%s-d" % p) is None,
@@ -383,6 +405,7 @@ def run_scenario(cluster, variant):
         behaviour("ListJobs lists the job", ["A"], list_jobs),
         behaviour("Events answers for the job", ["A"], events),
         behaviour("Cancel stops a running job and deletes its application", ["C"], cancel),
+        behaviour("Cancel that keeps the record stops the job's pods", ["K"], keep_cancel),
         behaviour("an application without status fails and is deleted", ["D"], no_status),
     ] + ([
         behaviour("the live driver of a failed job is deleted", ["E"], orphan_driver),

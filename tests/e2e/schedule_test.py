@@ -131,7 +131,10 @@ server:
         self.assertEqual(obj["spec"]["schedule"], "* * * * *")
         self.assertEqual(obj["metadata"]["labels"]["gravitino.apache.org/job-id"], "every")
         # A retry (on another replica) adopts it.
-        again = self.create("every", pb.ScheduleSpec(schedule="* * * * *"), self.stubs[1])
+        again = self.create("every", pb.ScheduleSpec(schedule="* * * * *",
+                                                     concurrency_policy=pb.ScheduleSpec.ALLOW,
+                                                     successful_run_history_limit=5),
+                            self.stubs[1])
         self.assertTrue(again.adopted)
 
         # Two of the controller's runs, each served by Status like a submitted job.

@@ -162,7 +162,7 @@ TEST_CASE("executor: the caller's own deadline passing is DEADLINE_EXCEEDED", "[
 TEST_CASE("executor: cancelling a call cancels the request it awaits", "[executor]") {
   Fixture f;
   Result<bool> r;
-  auto handle = f.executor->Cancel(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  auto handle = f.executor->Cancel(IdOf("a"), {}, absl::Now() + absl::Seconds(5), r.Callback());
   auto get = f.Next("get");
   handle->Cancel();
   CHECK(absl::IsCancelled(r.Get().status()));
@@ -176,7 +176,7 @@ TEST_CASE("executor: cancel marks, then deletes in the foreground with the uid",
   const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
   Fixture f(/*cache_on=*/false, {}, 1024, op.backend);
   Result<bool> r;
-  f.executor->Cancel(IdOf("a"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.executor->Cancel(IdOf("a"), {}, absl::Now() + absl::Seconds(5), r.Callback());
   f.client->Complete(f.Next("get"), op.AppJson("a", "3", Situation::kRunning));
   auto patch = f.Next("patch");
   CHECK(patch->body == op.backend->CancelPatch());
@@ -190,7 +190,7 @@ TEST_CASE("executor: cancel marks, then deletes in the foreground with the uid",
 
   // A stopped job is left as it is.
   Result<bool> stopped;
-  f.executor->Cancel(IdOf("b"), absl::Now() + absl::Seconds(5), stopped.Callback());
+  f.executor->Cancel(IdOf("b"), {}, absl::Now() + absl::Seconds(5), stopped.Callback());
   f.client->Complete(f.Next("get"), op.AppJson("b", "3", Situation::kSucceeded));
   REQUIRE(stopped.Get().ok());
   CHECK_FALSE(*stopped.Get());
@@ -236,7 +236,7 @@ TEST_CASE("executor: a namespace outside the allow-list is refused before any re
   CHECK(absl::IsPermissionDenied(status.Get().status()));
   CHECK(status.Get().status().message().find("elsewhere") != std::string::npos);
   Result<bool> cancel;
-  f.executor->Cancel(other, absl::Now() + absl::Seconds(5), cancel.Callback());
+  f.executor->Cancel(other, {}, absl::Now() + absl::Seconds(5), cancel.Callback());
   CHECK(absl::IsPermissionDenied(cancel.Get().status()));
   Result<spark::LogTailResult> output;
   f.executor->Output(other, 0, 0, absl::Now() + absl::Seconds(5), output.Callback());

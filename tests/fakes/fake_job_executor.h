@@ -62,6 +62,7 @@ class FakeJobExecutor final : public executor::JobExecutor {
   std::optional<absl::StatusOr<executor::JobResult>> status_now;
   // What an OK Cancel answers: true, cancellation requested; false, the job had already stopped.
   bool cancel_requested = true;
+  executor::CancelOptions last_cancel;  // what the last Cancel asked
   // What an OK DeleteSchedule answers: whether there was a schedule to delete.
   bool schedule_existed = true;
 
@@ -117,8 +118,10 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
-  std::shared_ptr<executor::RpcHandle> Cancel(std::string_view execution_id, absl::Time deadline,
-                                              Done<bool> done) override {
+  std::shared_ptr<executor::RpcHandle> Cancel(std::string_view execution_id,
+                                              const executor::CancelOptions& options,
+                                              absl::Time deadline, Done<bool> done) override {
+    last_cancel = options;
     return Record("Cancel", std::string(execution_id), deadline, [this, done](absl::Status s) {
       if (!s.ok()) return done(s);
       done(cancel_requested);

@@ -66,6 +66,7 @@ JobResult Full() {
   r.details.attempts = 2;
   r.details.driver_ui_address = "gravitino-job-42-0-driver-svc.team-a.svc:4040";
   r.details.queue = "root.analytics";
+  r.info.cancel_reason = "wrong input table";
   r.info.deadline_at = absl::FromUnixSeconds(1767229200);
   r.info.deadline_exceeded = spark::DeadlineKind::kRun;
   r.waiting.reason = spark::WaitingReason::kExecutorsPending;

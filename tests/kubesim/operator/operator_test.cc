@@ -427,6 +427,46 @@ TEST_CASE("A driver deleted while running fails the application", "[operator]") 
   CHECK_FALSE(failed.contains("lastObservedDriverStatus"));
 }
 
+TEST_CASE("A deleted driver is confirmed missing only after the grace period", "[operator]") {
+  World w(PlainPi());
+  SetConf(w.mutable_app(), "kubesim.outcome", "hang");
+  w.Run();
+  REQUIRE(w.CurrentState() == "RunningHealthy");
+  const int64_t running_at = TimeOf(Entry(w, "RunningHealthy"));
+  w.SetNow(running_at + 1000);
+  w.DeletePod("pi-0-driver");
+  // Looked at again every 15 s, and still running until 60 s after the state began.
+  const op::Actions first = w.Reconcile();
+  CHECK(w.CurrentState() == "RunningHealthy");
+  REQUIRE(first.requeue_at_ms);
+  CHECK(*first.requeue_at_ms == running_at + 16000);
+  w.SetNow(running_at + 59999);
+  w.Reconcile();
+  CHECK(w.CurrentState() == "RunningHealthy");
+  w.Run();
+  CHECK(w.States() == States{"Submitted", "DriverRequested", "DriverStarted", "DriverReady",
+                             "RunningHealthy", "Failed", "ResourceReleased"});
+  CHECK(TimeOf(Entry(w, "Failed")) == running_at + 60000);
+}
+
+TEST_CASE("A restart policy changed to Never before the driver goes ends the attempt for good",
+          "[operator]") {
+  json::object app = PlainPi();
+  Tolerations(app)["restartConfig"] =
+      json::object{{"restartPolicy", "OnFailure"}, {"maxRestartAttempts", 3}};
+  World w(app);
+  SetConf(w.mutable_app(), "kubesim.outcome", "hang");
+  w.Run();
+  REQUIRE(w.CurrentState() == "RunningHealthy");
+  // What a client that stops the job keeping its record patches: read when the attempt ends.
+  Tolerations(w.mutable_app())["restartConfig"].as_object()["restartPolicy"] = "Never";
+  w.DeletePod("pi-0-driver");
+  w.Run();
+  CHECK(w.States() == States{"Submitted", "DriverRequested", "DriverStarted", "DriverReady",
+                             "RunningHealthy", "Failed", "ResourceReleased"});
+  CHECK(w.pods().empty());
+}
+
 TEST_CASE("ttlAfterStopMillis deletes the application after it stops", "[operator]") {
   World w(ExampleApp("pi.yaml"));  // retain OnFailure, ttl 10 s
   w.RunUntilState("ResourceReleased");

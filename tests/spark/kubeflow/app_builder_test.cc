@@ -97,6 +97,12 @@ TEST_CASE("the v1beta2 SparkApplication of a template, field for field", "[kubef
     }
   })");
   rapidjson::Document actual = Parse(built->json);
+  // The template's hashes (tests/spark/template_hash_test.cc) ride along as one annotation.
+  rapidjson::Value& annotations = actual["metadata"]["annotations"];
+  REQUIRE(annotations.HasMember("gravitino.apache.org/template-hash"));
+  CHECK(annotations["gravitino.apache.org/template-hash"].GetString() == built->template_hash);
+  CHECK(built->template_hash.starts_with("v1;executable:"));
+  annotations.RemoveMember("gravitino.apache.org/template-hash");
   CHECK(actual == expected);
 }
 

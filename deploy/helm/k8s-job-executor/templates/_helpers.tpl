@@ -265,8 +265,8 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
 {{- end }}
 - apiGroups: [""]
   resources: ["pods"]
-{{- /* kubeflow/spark-operator removes its drivers itself: no orphan driver to delete there. */}}
-  verbs: [{{ if eq (.Values.config.operator | default "apache") "kubeflow" }}"list"{{ else }}"list", "delete"{{ end }}]
+{{- /* delete: a failed job's orphan driver (apache), and a Cancel that keeps the record (the apache driver, the executors kubeflow/spark-operator leaves behind when suspended). */}}
+  verbs: ["list", "delete"]
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]
