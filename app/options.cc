@@ -72,6 +72,14 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
   options.max_queued_changes = static_cast<size_t>(config.server.max_queued_changes);
   options.max_watched_jobs = static_cast<size_t>(config.server.max_watched_jobs);
   options.max_follow = absl::Seconds(config.server.max_follow_seconds);
+  options.keep_output = config.output.keep;
+  options.keep_as_secret = config.output.keep_as_secret;
+  options.keep_max_lines = config.output.keep_max_lines;
+  options.keep_max_bytes = config.output.keep_max_bytes;
+  options.keep_max_events = static_cast<size_t>(config.output.keep_max_events);
+  options.keep_max_in_flight = static_cast<size_t>(config.output.keep_max_in_flight);
+  options.keep_per_second = config.output.keep_per_second;
+  options.keep_max_pending = static_cast<size_t>(config.output.keep_max_pending);
   return options;
 }
 

@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "app/deadline_keeper.h"
 #include "app/options.h"
+#include "app/output_keeper.h"
 #include "app/process.h"
 #include "app/readiness_monitor.h"
 #include "base/interner.h"
@@ -234,8 +235,12 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
                                                     absl::Milliseconds(config.deadline_sweep_ms)),
                    &DeadlineKeeper::Stop);
   deadlines.Start();
+  auto& keeper =
+      process.Keep(std::make_unique<OutputKeeper>(executor, configured), &OutputKeeper::Stop);
+  keeper.Start();
 
   process.WaitForShutdownSignal();
+  keeper.Stop();
   deadlines.Stop();
   readiness.Stop();
   log::Info("draining").Kv("deadline_ms", config.server.drain_timeout_ms);

@@ -13,10 +13,10 @@
 // block. The returned handle's Cancel() (any thread, idempotent) cancels the coroutine and the
 // Kubernetes call it awaits: `done` then gets kCancelled.
 
-#include <cstdint>
-#include <functional>
 #include <array>
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +33,7 @@
 #include "executor/namespace_policy.h"
 #include "executor/waiting_memo.h"
 #include "k8s/client.h"
+#include "k8s/request_limiter.h"
 #include "spark/backend.h"
 #include "spark/driver_pod.h"
 #include "spark/job_status.h"
@@ -79,6 +80,20 @@ struct ExecutorOptions {
   absl::Duration waiting_refresh = absl::Seconds(15);
   // Waiting jobs whose reason is remembered at most (WaitingMemo).
   size_t max_waiting_memo = 10000;
+  // The kept record of a terminal job (executor/output_keep.h): output.keep*.
+  bool keep_output = true;
+  bool keep_as_secret = false;
+  int64_t keep_max_lines = 1000;
+  int64_t keep_max_bytes = 262144;
+  size_t keep_max_events = 50;
+  // Captures in flight on this replica at once, and started per second (a burst of one second's).
+  size_t keep_max_in_flight = 4;
+  double keep_per_second = 10;
+  // Jobs waiting for a capture on one namespace's loop; beyond, the next pass finds them.
+  size_t keep_max_pending = 10000;
+  // How often a namespace's loop passes over the cache for jobs it missed (a full queue, a failed
+  // capture, a replica that was down when the job ended).
+  absl::Duration keep_sweep = absl::Minutes(1);
 };
 
 // What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
@@ -139,6 +154,10 @@ class ExecutorContext {
                                              const spark::JobStatusInfo& info) const;
   // What is remembered of why each waiting job waits.
   WaitingMemo waiting_memo;
+  // Paces the captures of kept records across this replica's namespaces.
+  std::shared_ptr<k8s::RequestLimiter> keep_limiter;
+  // Records written by this replica (a metric).
+  std::atomic<int64_t> records_kept{0};
 
  private:
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
@@ -223,6 +242,10 @@ class Executor final : public JobExecutor {
   // Stops the jobs of the followed namespaces whose deadline has passed (without anyone asking
   // for their status), and finishes stops left half done; `done` gets how many it stopped.
   std::shared_ptr<RpcHandle> SweepDeadlines(absl::Time deadline, Done<int64_t> done);
+  // Keeps the records of the jobs of `ns` as they end (executor/output_keep.h), until cancelled
+  // (`done` then gets CANCELLED) or the cache stops.
+  std::shared_ptr<RpcHandle> KeepRecords(const std::string& ns,
+                                         std::function<void(absl::Status)> done);
   // The waiting jobs this replica looked up recently, by reason.
   std::vector<std::pair<spark::WaitingReason, int64_t>> RecentlyWaiting() const {
     return ctx_.waiting_memo.CountRecent(ctx_.clock.Now());

@@ -22,6 +22,9 @@ JobView ViewOf(const JobResult& result) {
   view.waiting_reason = result.waiting.reason;
   view.waiting_message = result.waiting.message;
   view.queue = result.details.queue;
+  view.output_source = result.output_source;
+  view.output_note = result.output_note;
+  view.exit_code = result.exit_code;
   return view;
 }
 
@@ -45,6 +48,9 @@ JobResult ToResult(const JobView& view) {
   result.waiting.reason = view.waiting_reason;
   result.waiting.message = view.waiting_message;
   result.details.queue = view.queue;
+  result.output_source = view.output_source;
+  result.output_note = view.output_note;
+  result.exit_code = view.exit_code;
   return result;
 }
 

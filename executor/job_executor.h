@@ -44,6 +44,10 @@ struct JobResult {
   spark::JobStatusInfo info;
   spark::RunDetails details;
   spark::Waiting waiting;  // why it waits, once known past the grace period
+  // Where Output reads from, as far as the app says (executor/output_keep.h).
+  spark::OutputSource output_source = spark::OutputSource::kNone;
+  std::string output_note;  // why not kept, with kNotKept
+  std::optional<int32_t> exit_code;
 };
 
 // A job's answer with every string borrowed: from a JobResult (ViewOf), or, for a Status the cache
@@ -68,6 +72,9 @@ struct JobView {
   spark::WaitingReason waiting_reason = spark::WaitingReason::kNone;
   std::string_view waiting_message;
   std::string_view queue;
+  spark::OutputSource output_source = spark::OutputSource::kNone;
+  std::string_view output_note;
+  std::optional<int32_t> exit_code;
 };
 
 JobView ViewOf(const JobResult& result);

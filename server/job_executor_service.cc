@@ -174,6 +174,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
                                           response->add_lines(std::move(line));
                                         }
                                         response->set_truncated(r->truncated);
+                                        response->set_source(ToOutputSource(r->source));
                                       }
                                       reactor->Complete(r.status());
                                     }));

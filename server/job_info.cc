@@ -37,6 +37,20 @@ pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
   return pb::JobInfo::STATUS_UNSPECIFIED;
 }
 
+pb::JobInfo::OutputSource ToOutputSource(spark::OutputSource source) {
+  switch (source) {
+    case spark::OutputSource::kNone:
+      return pb::JobInfo::OUTPUT_SOURCE_UNSPECIFIED;
+    case spark::OutputSource::kLive:
+      return pb::JobInfo::LIVE;
+    case spark::OutputSource::kKept:
+      return pb::JobInfo::KEPT;
+    case spark::OutputSource::kNotKept:
+      return pb::JobInfo::NOT_KEPT;
+  }
+  return pb::JobInfo::OUTPUT_SOURCE_UNSPECIFIED;
+}
+
 void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_execution_id(std::move(result.execution_id));
   info->set_status(ToProtoStatus(result.info.status));
@@ -58,6 +72,9 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   info->set_waiting_reason(static_cast<pb::JobInfo::WaitingReason>(result.waiting.reason));
   info->set_waiting_message(std::move(result.waiting.message));
   info->set_queue(std::move(result.details.queue));
+  info->set_output_source(ToOutputSource(result.output_source));
+  info->set_output_note(std::move(result.output_note));
+  if (result.exit_code) info->set_exit_code(*result.exit_code);
 }
 
 }  // namespace kje::server

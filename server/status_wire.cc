@@ -59,13 +59,13 @@ std::optional<std::string_view> UsualEncodingId(std::string_view bytes) {
 size_t MaxJobInfoSize(const executor::JobView& job) {
   constexpr size_t kMaxVarint = 10;
   constexpr size_t kMaxTag = 2;
-  constexpr size_t kStringFields = 11;
-  constexpr size_t kIntFields = 4;
+  constexpr size_t kStringFields = 12;
+  constexpr size_t kIntFields = 6;
   constexpr size_t kTimestamp = kMaxTag + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
          job.spark_app_id.size() + job.driver_ui_address.size() + job.waiting_message.size() +
-         job.queue.size() + kStringFields * (kMaxTag + kMaxVarint) +
+         job.queue.size() + job.output_note.size() + kStringFields * (kMaxTag + kMaxVarint) +
          kIntFields * (kMaxTag + kMaxVarint) + 3 * kTimestamp;
 }
 
@@ -84,6 +84,11 @@ class Writer {
   // An int32, int64 or enum: a negative one as its 64-bit two's complement, as protobuf does.
   void Int(int field, int64_t value) {
     if (value == 0) return;
+    IntAlways(field, value);
+  }
+
+  // A field with presence (proto3 `optional`): written whenever set, 0 included.
+  void IntAlways(int field, int64_t value) {
     Varint(Tag(field, kVarint));
     Varint(static_cast<uint64_t>(value));
   }
@@ -137,6 +142,9 @@ void WriteJobInfo(const executor::JobView& job, Writer& w) {
   w.String(pb::JobInfo::kQueueFieldNumber, job.queue);
   w.Timestamp(pb::JobInfo::kDeadlineAtFieldNumber, job.deadline_at);
   w.Int(pb::JobInfo::kDeadlineExceededFieldNumber, static_cast<int64_t>(job.deadline_exceeded));
+  w.Int(pb::JobInfo::kOutputSourceFieldNumber, ToOutputSource(job.output_source));
+  w.String(pb::JobInfo::kOutputNoteFieldNumber, job.output_note);
+  if (job.exit_code) w.IntAlways(pb::JobInfo::kExitCodeFieldNumber, *job.exit_code);
 }
 
 }  // namespace

@@ -58,6 +58,9 @@ JobResult Full() {
   r.info.deadline_exceeded = spark::DeadlineKind::kRun;
   r.waiting.reason = spark::WaitingReason::kExecutorsPending;
   r.waiting.message = "0/3 nodes are available: 3 Insufficient cpu.";
+  r.output_source = spark::OutputSource::kNotKept;
+  r.output_note = "the driver pod was deleted before any replica could read its log";
+  r.exit_code = 0;  // present though 0: the field has presence
   return r;
 }
 
