@@ -213,7 +213,8 @@ class Executor final : public JobExecutor {
                                          absl::Time deadline, StreamWriter<JobResult>* writer,
                                          std::function<void(absl::Status)> done) override;
   std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                          absl::Time deadline, StreamWriter<OutputBatch>* writer,
+                                          std::string_view resume, absl::Time deadline,
+                                          StreamWriter<OutputBatch>* writer,
                                           std::function<void(absl::Status)> done) override;
 
   std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,

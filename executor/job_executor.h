@@ -90,6 +90,8 @@ struct JobPage {
 struct OutputBatch {
   std::vector<std::string> lines;
   int64_t dropped_lines = 0;
+  // Where the batch ends in the log (spark/log_cursor.h), for a follow to resume after it.
+  std::string cursor;
 };
 
 // The Kubernetes Events of a job's application and of its driver pod, oldest first.
@@ -209,9 +211,9 @@ class JobExecutor {
                                                  StreamWriter<JobResult>* writer,
                                                  std::function<void(absl::Status)> done) = 0;
   // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK
-  // when the log ended.
+  // when the log ended. `resume`: a batch's cursor, to continue after it ("" for none).
   virtual std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                                  absl::Time deadline,
+                                                  std::string_view resume, absl::Time deadline,
                                                   StreamWriter<OutputBatch>* writer,
                                                   std::function<void(absl::Status)> done) = 0;
 };

@@ -205,7 +205,7 @@ grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
     return reactor;
   }
   reactor->Attach(executor_->FollowOutput(request->execution_id(), request->tail_lines(),
-                                          reactor->Deadline(), reactor,
+                                          request->resume(), reactor->Deadline(), reactor,
                                           [reactor](const absl::Status& s) { reactor->End(s); }));
   return reactor;
 }
