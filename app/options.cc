@@ -80,6 +80,14 @@ executor::ExecutorOptions ExecutorOptionsFrom(const server::Config& config) {
     options.links = std::make_shared<const spark::LinkTemplates>(config.links);
   }
   options.max_ui_proxy_bytes = static_cast<size_t>(config.server.max_ui_proxy_bytes);
+  options.keep_output = config.output.keep;
+  options.keep_as_secret = config.output.keep_as_secret;
+  options.keep_max_lines = config.output.keep_max_lines;
+  options.keep_max_bytes = config.output.keep_max_bytes;
+  options.keep_max_events = static_cast<size_t>(config.output.keep_max_events);
+  options.keep_max_in_flight = static_cast<size_t>(config.output.keep_max_in_flight);
+  options.keep_per_second = config.output.keep_per_second;
+  options.keep_max_pending = static_cast<size_t>(config.output.keep_max_pending);
   return options;
 }
 

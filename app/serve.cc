@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "app/deadline_keeper.h"
 #include "app/options.h"
+#include "app/output_keeper.h"
 #include "app/process.h"
 #include "app/readiness_monitor.h"
 #include "app/staging_setup.h"
@@ -277,8 +278,12 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
         &StagingSweeper::Stop);
     sweeper->Start();
   }
+  auto& keeper =
+      process.Keep(std::make_unique<OutputKeeper>(executor, configured), &OutputKeeper::Stop);
+  keeper.Start();
 
   process.WaitForShutdownSignal();
+  keeper.Stop();
   deadlines.Stop();
   if (sweeper != nullptr) sweeper->Stop();
   readiness.Stop();

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/mask.h"
 #include "base/strings.h"
@@ -67,6 +68,15 @@ asio::awaitable<absl::Status> ObjectEvents(ExecutorContext& ex, std::string ns, 
       rpc_deadline, absl::Now());
 }
 
+// The kept Events that the cluster no longer has (its own expire after an hour), by name.
+void MergeKeptEvents(const std::vector<k8s::Event>& kept, JobEvents& out) {
+  absl::flat_hash_set<std::string> seen;
+  for (const k8s::Event& e : out.events) seen.insert(e.name);
+  for (const k8s::Event& e : kept) {
+    if (!seen.contains(e.name)) out.events.push_back(e);
+  }
+}
+
 }  // namespace
 
 // The application's events, then its driver pod's (the one Status and Output read). The app
@@ -89,6 +99,17 @@ asio::awaitable<absl::StatusOr<JobEvents>> Events(ExecutorContext& ex, spark::Ex
     auto pod_events = ObjectEvents(ex, id.namespace_, "Pod", (*driver)->name, rpc_deadline, out);
     listed = co_await std::move(pod_events);
     if (!listed.ok()) co_return listed;
+  } else if (driver.ok() && current != nullptr) {
+    // The driver is gone: its Events as the record kept them, and those still in the cluster.
+    auto read = ReadKeptRecord(ex, id.namespace_, id.name, rpc_deadline);
+    auto record = co_await std::move(read);
+    if (record.ok() && record->has_value() && !(*record)->pod_name.empty()) {
+      auto pod_events =
+          ObjectEvents(ex, id.namespace_, "Pod", (*record)->pod_name, rpc_deadline, out);
+      listed = co_await std::move(pod_events);
+      if (!listed.ok()) co_return listed;
+      MergeKeptEvents((*record)->events, out);
+    }
   }
   if (current == nullptr && out.events.empty()) co_return app.status();
   k8s::SortOldestFirst(out.events);

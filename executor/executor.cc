@@ -17,7 +17,9 @@
 #include "executor/cancel_keep.h"
 #include "executor/error_table.h"
 #include "executor/internal.h"
+#include "executor/kept_record.h"
 #include "executor/list_request.h"
+#include "executor/output_keep.h"
 #include "k8s/errors.h"
 #include "k8s/label_selector.h"
 #include "rapidjson/document.h"
@@ -389,7 +391,8 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
 
 asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex,
                                                              spark::ExecutionId id,
-                                                             int64_t max_lines, spark::LogTail tail,
+                                                             int64_t max_lines, int64_t max_bytes,
+                                                             spark::LogTail tail,
                                                              absl::Time rpc_deadline) {
   // The app names its driver container (a renamed pod-template container); without it (gone,
   // unreadable) the default one is read.
@@ -398,8 +401,14 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
     app = *std::move(found);
   }
   auto driver = co_await FindDriver(ex, id.namespace_, id.name, app, rpc_deadline);
-  // No driver (or none to be found now): nothing to show, not an error.
-  if (!driver.ok() || !driver->has_value()) co_return spark::LogTailResult{};
+  // No driver (or none to be found now): the tail kept when the job ended, if any; else nothing
+  // to show, not an error.
+  if (driver.ok() && !driver->has_value()) {
+    auto read = ReadKeptRecord(ex, id.namespace_, id.name, rpc_deadline);
+    auto record = co_await std::move(read);
+    co_return KeptOutputOf(record, max_lines, max_bytes);
+  }
+  if (!driver.ok()) co_return spark::LogTailResult{};
   const spark::DriverPod& pod = **driver;
   k8s::LogOptions options;
   // One line more than wanted: if it comes, older lines exist and the answer says so.
@@ -425,6 +434,7 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
   spark::LogTailResult result = shared_tail->Finish();
   // A job may log its own arguments or conf: their sensitive values are masked here too.
   for (std::string& line : result.lines) line = MaskText(line);
+  result.source = spark::OutputSource::kLive;
   co_return result;
 }
 
@@ -468,6 +478,10 @@ ExecutorContext::ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8
       clock(clock),
       backend(std::move(backend)),
       waiting_memo(this->options.max_waiting_memo, this->options.waiting_refresh),
+      keep_limiter(std::make_shared<k8s::RequestLimiter>(
+          k8s::LimiterOptions{this->options.keep_per_second,
+                              static_cast<int64_t>(std::max(1.0, this->options.keep_per_second)),
+                              this->options.keep_max_in_flight})),
       next_driver_sweep_(this->options.known_drivers_first_sweep) {}
 
 Executor::Executor(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
@@ -507,6 +521,26 @@ void ExecutorContext::ObserveReturned(const std::string& json) {
   if (auto app = backend->ProjectJson(json); app.ok()) cache.ObserveWrite(*app);
 }
 
+namespace {
+
+// The output's source, why it wasn't kept, the driver's exit code, and a failed job's message
+// with the driver's last words: from the app's labels, refined by the driver when it was read.
+void ApplyOutputState(const spark::AppProjection& app, const spark::DriverPod* driver,
+                      spark::JobStatusInfo& info, spark::OutputSource& source, std::string& note,
+                      std::optional<int32_t>& exit_code) {
+  const OutputState state = OutputStateOf(app, info);
+  source = state.source;
+  note = std::string(state.note);
+  exit_code = state.exit_code;
+  const spark::ContainerStatus* status = driver != nullptr ? driver->DriverStatus("") : nullptr;
+  if (status == nullptr) return;
+  if (status->exit_code) exit_code = status->exit_code;
+  info.message = WithLastWords(std::move(info.message), info.status,
+                               MaskText(CapTerminationMessage(status->termination_message)));
+}
+
+}  // namespace
+
 JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::AppProjection& app,
                                     const spark::DriverPod* driver) const {
   return ResultOf(id, app, driver, MapStatus(app, driver));
@@ -526,6 +560,7 @@ JobResult ExecutorContext::ResultOf(const spark::ExecutionId& id, const spark::A
   // Lists and streams answer the reason known without a request (Status looks it up).
   result.waiting = KnownWaiting(app, info).value_or(spark::Waiting{});
   if (result.driver_pod.empty()) result.driver_pod = result.waiting.pod;
+  ApplyOutputState(app, driver, info, result.output_source, result.output_note, result.exit_code);
   result.info = std::move(info);
   result.created_at = spark::ToOptionalTime(app.creation_time());
   result.links = options.links.get();
@@ -543,7 +578,7 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
     if (!known) return false;  // the driver's times need a pod LIST
     if (*known) driver = &**known;
   }
-  const spark::JobStatusInfo info = MapStatus(*app, driver);
+  spark::JobStatusInfo info = MapStatus(*app, driver);
   if (info.no_status_timed_out || info.start_timed_out || info.unknown_state) return false;
   // A deadline to enforce, or a stop to finish: that takes requests.
   if (info.deadline_due != spark::DeadlineKind::kNone || DeadlineDeleteUnfinished(*app) ||
@@ -578,6 +613,10 @@ bool ExecutorContext::AnswerFromSnapshot(const spark::ExecutionIdView& id, std::
   view.deadline_at = info.deadline_at;
   view.deadline_exceeded = info.deadline_exceeded;
   view.waiting_reason = waiting.reason;
+  std::string output_note;
+  ApplyOutputState(*app, driver, info, view.output_source, output_note, view.exit_code);
+  view.message = info.message;
+  view.output_note = output_note;
   view.waiting_message = waiting.message;
   view.queue = details.queue();
   view.created_at = spark::ToOptionalTime(app->creation_time());
@@ -740,8 +779,10 @@ std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64
   if (!tail.ok()) return Answer<spark::LogTailResult>(done, tail.status());
   return Spawn(
       ctx_.io,
-      [this, id = *std::move(id), max_lines, tail = *std::move(tail), deadline]() mutable {
-        return coroutines::Output(ctx_, std::move(id), max_lines, std::move(tail), deadline);
+      [this, id = *std::move(id), max_lines, max_bytes, tail = *std::move(tail),
+       deadline]() mutable {
+        return coroutines::Output(ctx_, std::move(id), max_lines, max_bytes, std::move(tail),
+                                  deadline);
       },
       std::move(done));
 }

@@ -34,6 +34,7 @@
 #include "executor/namespace_policy.h"
 #include "executor/waiting_memo.h"
 #include "k8s/client.h"
+#include "k8s/request_limiter.h"
 #include "spark/backend.h"
 #include "spark/cancel_keep.h"
 #include "spark/driver_pod.h"
@@ -90,6 +91,20 @@ struct ExecutorOptions {
   // How Cancel and the deadlines stop a job: delete its application, or keep it as the job's
   // record (spark/cancel_keep.h). cancelMode.
   spark::CancelMode cancel_mode = spark::CancelMode::kDelete;
+  // The kept record of a terminal job (executor/output_keep.h): output.keep*.
+  bool keep_output = true;
+  bool keep_as_secret = false;
+  int64_t keep_max_lines = 1000;
+  int64_t keep_max_bytes = 262144;
+  size_t keep_max_events = 50;
+  // Captures in flight on this replica at once, and started per second (a burst of one second's).
+  size_t keep_max_in_flight = 4;
+  double keep_per_second = 10;
+  // Jobs waiting for a capture on one namespace's loop; beyond, the next pass finds them.
+  size_t keep_max_pending = 10000;
+  // How often a namespace's loop passes over the cache for jobs it missed (a full queue, a failed
+  // capture, a replica that was down when the job ended).
+  absl::Duration keep_sweep = absl::Minutes(1);
 };
 
 // What every RPC's coroutine works with (executor.cc, streams.cc: free functions over it): the
@@ -150,6 +165,10 @@ class ExecutorContext {
                                              const spark::JobStatusInfo& info) const;
   // What is remembered of why each waiting job waits.
   WaitingMemo waiting_memo;
+  // Paces the captures of kept records across this replica's namespaces.
+  std::shared_ptr<k8s::RequestLimiter> keep_limiter;
+  // Records written by this replica (a metric).
+  std::atomic<int64_t> records_kept{0};
 
  private:
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
@@ -205,7 +224,8 @@ class Executor final : public JobExecutor {
                                          absl::Time deadline, StreamWriter<JobResult>* writer,
                                          std::function<void(absl::Status)> done) override;
   std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                          absl::Time deadline, StreamWriter<OutputBatch>* writer,
+                                          std::string_view resume, absl::Time deadline,
+                                          StreamWriter<OutputBatch>* writer,
                                           std::function<void(absl::Status)> done) override;
 
   std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
@@ -236,6 +256,10 @@ class Executor final : public JobExecutor {
   // Stops the jobs of the followed namespaces whose deadline has passed (without anyone asking
   // for their status), and finishes stops left half done; `done` gets how many it stopped.
   std::shared_ptr<RpcHandle> SweepDeadlines(absl::Time deadline, Done<int64_t> done);
+  // Keeps the records of the jobs of `ns` as they end (executor/output_keep.h), until cancelled
+  // (`done` then gets CANCELLED) or the cache stops.
+  std::shared_ptr<RpcHandle> KeepRecords(const std::string& ns,
+                                         std::function<void(absl::Status)> done);
   // The waiting jobs this replica looked up recently, by reason.
   std::vector<std::pair<spark::WaitingReason, int64_t>> RecentlyWaiting() const {
     return ctx_.waiting_memo.CountRecent(ctx_.clock.Now());

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "async/strand_task.h"
 #include "executor/executor.h"
+#include "executor/kept_record.h"
 
 namespace kje::executor::internal {
 
@@ -109,6 +110,16 @@ asio::awaitable<absl::Status> ListObjectEvents(ExecutorContext& ex, std::string 
 // Why the job of `app` (mapped to `info`) waits: remembered, or looked up and remembered.
 asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app,
                                           spark::JobStatusInfo info, absl::Time rpc_deadline);
+// The kept record of application `ns`/`name`: nullopt when there is none (404); the error
+// otherwise.
+asio::awaitable<absl::StatusOr<std::optional<KeptRecord>>> ReadKeptRecord(ExecutorContext& ex,
+                                                                          std::string ns,
+                                                                          std::string name,
+                                                                          absl::Time rpc_deadline);
+// What Output answers from a record read (ReadKeptRecord): its tail, or that none was kept;
+// nothing when there is no record or it couldn't be read (best effort, as all output).
+spark::LogTailResult KeptOutputOf(const absl::StatusOr<std::optional<KeptRecord>>& record,
+                                  int64_t max_lines, int64_t max_bytes);
 // The driver of a stopped app, remembered per resourceVersion; nullopt when unknown.
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
     ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline);

@@ -25,6 +25,9 @@ JobView ViewOf(const JobResult& result) {
   view.created_at = result.created_at;
   view.links = result.links;
   view.cancel_reason = result.info.cancel_reason;
+  view.output_source = result.output_source;
+  view.output_note = result.output_note;
+  view.exit_code = result.exit_code;
   return view;
 }
 
@@ -70,6 +73,9 @@ JobResult ToResult(const JobView& view) {
   result.created_at = view.created_at;
   result.links = view.links;
   result.info.cancel_reason = view.cancel_reason;
+  result.output_source = view.output_source;
+  result.output_note = view.output_note;
+  result.exit_code = view.exit_code;
   return result;
 }
 

@@ -50,6 +50,10 @@ struct JobResult {
   std::optional<absl::Time> created_at;  // the application's creationTimestamp
   // The deployment's link templates (the executor's, which outlive every answer); null: none.
   const spark::LinkTemplates* links = nullptr;
+  // Where Output reads from, as far as the app says (executor/output_keep.h).
+  spark::OutputSource output_source = spark::OutputSource::kNone;
+  std::string output_note;  // why not kept, with kNotKept
+  std::optional<int32_t> exit_code;
 };
 
 // A job's answer with every string borrowed: from a JobResult (ViewOf), or, for a Status the cache
@@ -77,6 +81,9 @@ struct JobView {
   std::optional<absl::Time> created_at;
   const spark::LinkTemplates* links = nullptr;
   std::string_view cancel_reason;
+  spark::OutputSource output_source = spark::OutputSource::kNone;
+  std::string_view output_note;
+  std::optional<int32_t> exit_code;
 };
 
 JobView ViewOf(const JobResult& result);
@@ -96,6 +103,8 @@ struct JobPage {
 struct OutputBatch {
   std::vector<std::string> lines;
   int64_t dropped_lines = 0;
+  // Where the batch ends in the log (spark/log_cursor.h), for a follow to resume after it.
+  std::string cursor;
 };
 
 // The Kubernetes Events of a job's application and of its driver pod, oldest first.
@@ -238,9 +247,9 @@ class JobExecutor {
                                                  StreamWriter<JobResult>* writer,
                                                  std::function<void(absl::Status)> done) = 0;
   // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK
-  // when the log ended.
+  // when the log ended. `resume`: a batch's cursor, to continue after it ("" for none).
   virtual std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                                  absl::Time deadline,
+                                                  std::string_view resume, absl::Time deadline,
                                                   StreamWriter<OutputBatch>* writer,
                                                   std::function<void(absl::Status)> done) = 0;
 };

@@ -18,9 +18,11 @@
 #include "executor/error_table.h"
 #include "executor/executor.h"
 #include "executor/internal.h"
+#include "executor/kept_record.h"
 #include "executor/log_buffer.h"
 #include "k8s/errors.h"
 #include "spark/execution_id.h"
+#include "spark/log_cursor.h"
 
 namespace kje::executor {
 
@@ -107,8 +109,9 @@ struct Job {
 asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::ExecutionId> ids,
                                         absl::Time deadline, StreamWriter<JobResult>* writer);
 asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId id,
-                                         int64_t tail_lines, absl::Time deadline,
-                                         StreamWriter<OutputBatch>* writer);
+                                         int64_t tail_lines,
+                                         std::optional<spark::LogPosition> position,
+                                         absl::Time deadline, StreamWriter<OutputBatch>* writer);
 
 }  // namespace
 
@@ -151,7 +154,7 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
 }
 
 std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                                  absl::Time deadline,
+                                                  std::string_view resume, absl::Time deadline,
                                                   StreamWriter<OutputBatch>* writer,
                                                   std::function<void(absl::Status)> done) {
   auto id = ctx_.ParseId(execution_id);
@@ -163,12 +166,22 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
     done(absl::InvalidArgumentError("tail_lines must not be negative"));
     return internal::FinishedHandle();
   }
+  std::optional<spark::LogPosition> position;
+  if (!resume.empty()) {
+    auto decoded = spark::DecodeCursor(resume);
+    if (!decoded.ok()) {
+      done(decoded.status());
+      return internal::FinishedHandle();
+    }
+    position = *std::move(decoded);
+  }
   if (tail_lines == 0) tail_lines = kDefaultFollowTailLines;
   deadline = std::min(deadline, absl::Now() + ctx_.options.max_follow);
   return internal::Spawn(
       ctx_.io,
-      [this, id = *std::move(id), tail_lines, deadline, writer]() mutable {
-        return FollowLoop(ctx_, std::move(id), tail_lines, deadline, writer);
+      [this, id = *std::move(id), tail_lines, position = std::move(position), deadline,
+       writer]() mutable {
+        return FollowLoop(ctx_, std::move(id), tail_lines, std::move(position), deadline, writer);
       },
       std::move(done));
 }
@@ -339,14 +352,43 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
 
 // Streams the driver's log until it ends. nullopt: the container hasn't started yet (the API
 // server answered 400 before sending anything), so the caller waits for the app to move on.
-asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
-                                                       const spark::ExecutionId& id,
-                                                       const spark::DriverPod& driver,
-                                                       int64_t tail_lines, absl::Time deadline,
-                                                       StreamWriter<OutputBatch>* writer) {
+// Drops the lines of `batch` at or before the tracker's resume point and their stamps, and sets
+// the batch's cursor. A line without a stamp is a piece of the one before (cut for its length)
+// and goes with it.
+void Position(spark::LogPositionTracker& tracker, OutputBatch& batch) {
+  std::vector<std::string> kept;
+  kept.reserve(batch.lines.size());
+  bool deliver = true;
+  for (std::string& line : batch.lines) {
+    if (auto stamped = spark::SplitStamp(line)) {
+      deliver = tracker.Accept(stamped->unix_nanos);
+      if (deliver) kept.emplace_back(stamped->text);
+    } else if (deliver) {
+      kept.push_back(std::move(line));
+    }
+  }
+  batch.lines = std::move(kept);
+  const spark::LogPosition at = tracker.position();
+  if (at.at_stamp > 0) batch.cursor = spark::EncodeCursor(at);
+}
+
+// Streams the driver's log until it ends, from after `position` when it is this pod's (the
+// position moves on as batches go out). nullopt: the container hasn't started yet (the API
+// server answered 400 before sending anything), so the caller waits for the app to move on.
+asio::awaitable<std::optional<absl::Status>> StreamLog(
+    ExecutorContext& ex, const spark::ExecutionId& id, const spark::DriverPod& driver,
+    int64_t tail_lines, std::optional<spark::LogPosition>& position, absl::Time deadline,
+    StreamWriter<OutputBatch>* writer) {
   k8s::ResourceRef pod = k8s::CoreRef("pods", id.namespace_, driver.name);
   k8s::LogOptions options;
-  options.tail_lines = tail_lines;
+  // The kubelet's stamps make the cursor; the lines go out without them.
+  options.timestamps = true;
+  spark::LogPositionTracker tracker(driver.uid, position);
+  if (position && position->pod_uid == driver.uid) {
+    options.since_time = spark::ResumeSinceTime(*position);
+  } else if (!position) {
+    options.tail_lines = tail_lines;
+  }  // else a new driver since the cursor: all of its log is new
   options.follow = true;
   if (auto container = spark::LogContainer(driver)) options.container = *container;
   auto buffer = std::make_shared<LogBuffer>(ex.options.max_follow_buffer_bytes);
@@ -363,6 +405,9 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
   for (;;) {
     LogBuffer::Taken taken = buffer->Take();
     if (!taken.batch.lines.empty() || taken.batch.dropped_lines > 0) {
+      Position(tracker, taken.batch);
+      if (tracker.started()) position = tracker.position();
+      if (taken.batch.lines.empty() && taken.batch.dropped_lines == 0) continue;
       // As Output does: a job's own log may quote its sensitive conf or arguments.
       for (std::string& line : taken.batch.lines) line = MaskText(line);
       if (absl::Status sent = co_await Send(writer, std::move(taken.batch),
@@ -387,9 +432,50 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(ExecutorContext& ex,
   }
 }
 
+// What a follow sends once the driver pod is gone: the kept tail after `position` (its last
+// `tail_lines` without one), in batches with their cursors.
+asio::awaitable<absl::Status> SendKept(ExecutorContext& ex, const spark::ExecutionId& id,
+                                       int64_t tail_lines,
+                                       const std::optional<spark::LogPosition>& position,
+                                       absl::Time deadline, StreamWriter<OutputBatch>* writer) {
+  auto read = coroutines::ReadKeptRecord(ex, id.namespace_, id.name, deadline);
+  auto record = co_await std::move(read);
+  if (!record.ok() || !record->has_value() || (*record)->stamped_lines.empty()) {
+    co_return absl::OkStatus();  // nothing kept: the log ended with its pod
+  }
+  const KeptRecord& kept = **record;
+  spark::LogPositionTracker tracker(kept.pod_uid, position);
+  size_t first = 0;
+  if (!position && kept.stamped_lines.size() > static_cast<size_t>(tail_lines)) {
+    first = kept.stamped_lines.size() - static_cast<size_t>(tail_lines);
+    // The lines before the tail still count toward the lines that share a stamp.
+    for (size_t i = 0; i < first; ++i) {
+      if (auto stamped = spark::SplitStamp(kept.stamped_lines[i])) {
+        tracker.Accept(stamped->unix_nanos);
+      }
+    }
+  }
+  for (size_t at = first; at < kept.stamped_lines.size();) {
+    OutputBatch batch;
+    const size_t end = std::min(kept.stamped_lines.size(), at + LogBuffer::kMaxBatchLines);
+    batch.lines.assign(kept.stamped_lines.begin() + static_cast<long>(at),
+                       kept.stamped_lines.begin() + static_cast<long>(end));
+    at = end;
+    Position(tracker, batch);
+    if (batch.lines.empty()) continue;
+    if (absl::Status sent = co_await Send(writer, std::move(batch),
+                                          static_cast<cache::Mailbox<cache::AppEvent>*>(nullptr));
+        !sent.ok()) {
+      co_return sent;
+    }
+  }
+  co_return absl::OkStatus();
+}
+
 asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId id,
-                                         int64_t tail_lines, absl::Time deadline,
-                                         StreamWriter<OutputBatch>* writer) {
+                                         int64_t tail_lines,
+                                         std::optional<spark::LogPosition> position,
+                                         absl::Time deadline, StreamWriter<OutputBatch>* writer) {
   auto app = co_await coroutines::LookUp(ex, id.namespace_, id.name, deadline);
   if (!app.ok()) co_return app.status();
   cache::AppPtr current = *std::move(app);
@@ -408,10 +494,11 @@ asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId
           absl::Now());
     }
     if (driver->has_value()) {
-      auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, deadline, writer);
+      auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, position, deadline, writer);
       if (streamed) co_return *streamed;
     } else if (ex.backend->IsStopped(*current) || current->deleting()) {
-      co_return absl::OkStatus();  // it stopped without a driver left to read
+      // It stopped without a driver left to read: what was kept of its log, if anything.
+      co_return co_await SendKept(ex, id, tail_lines, position, deadline, writer);
     }
     // No driver yet, or it hasn't started: the next change of the app may bring one.
     if (!subscribed) {

@@ -171,6 +171,7 @@ std::string LogQuery(const LogOptions& options) {
   if (options.limit_bytes) params.emplace_back("limitBytes", absl::StrCat(*options.limit_bytes));
   if (options.follow) params.emplace_back("follow", "true");
   if (options.timestamps) params.emplace_back("timestamps", "true");
+  if (!options.since_time.empty()) params.emplace_back("sinceTime", options.since_time);
   return QueryString(params);
 }
 

@@ -75,6 +75,8 @@ struct LogOptions {
   std::optional<int64_t> limit_bytes;
   bool follow = false;
   bool timestamps = false;
+  // RFC 3339: only the lines written at or after it (the API server keeps whole seconds of it).
+  std::string since_time;
 };
 
 // One JSON value of an answer, parsed once: it shares the document of the page or watch line it

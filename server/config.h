@@ -90,6 +90,19 @@ struct MonitoringConfig {
   int port = 8090;               // monitoring.port
 };
 
+// The kept record of an ended job (executor/output_keep.h): its driver log's tail, how the
+// driver ended and its last Events, in an object the application owns.
+struct OutputConfig {
+  bool keep = true;                  // output.keep
+  bool keep_as_secret = false;       // output.keepAsSecret: a Secret instead of a ConfigMap
+  int64_t keep_max_lines = 1000;     // output.keepMaxLines
+  int64_t keep_max_bytes = 262144;   // output.keepMaxBytes (the stamps count)
+  int64_t keep_max_events = 50;      // output.keepMaxEvents
+  int64_t keep_max_in_flight = 4;    // output.keepMaxInFlight: captures at once per replica
+  double keep_per_second = 10;       // output.keepPerSecond: captures started a second
+  int64_t keep_max_pending = 10000;  // output.keepMaxPending: per followed namespace
+};
+
 // The service's own limits on its requests to the Kubernetes API server (k8s/request_limiter.h).
 struct KubernetesConfig {
   int64_t max_in_flight = 64;  // kubernetes.maxInFlight: requests at once, watches aside
@@ -152,6 +165,7 @@ struct Config {
   SparkConfig spark;
   QueueConfig queue;
   MonitoringConfig monitoring;
+  OutputConfig output;
   ServerConfig server;
   KubernetesConfig kubernetes;
   // links.<name>: URL templates of JobInfo.links, parsed when the configuration loads (a template

@@ -473,6 +473,7 @@ using K = KubernetesConfig;
 using Q = QueueConfig;
 using M = MonitoringConfig;
 using G = StagingConfig;
+using O = OutputConfig;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 std::vector<ConfigSection> MakeSections() {
@@ -530,6 +531,23 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::monitoring, &M::port>(
             "monitoring.port",
             NumberIn(spark::kMinMetricsPort, spark::kMaxMetricsPort, "a port from 1024 to 49151"))},
+       nullptr},
+      // The kept record of an ended job.
+      {{Key<&C::output, &O::keep>("output.keep", Boolean()),
+        Key<&C::output, &O::keep_as_secret>("output.keepAsSecret", Boolean()),
+        Key<&C::output, &O::keep_max_lines>(
+            "output.keepMaxLines", NumberIn<int64_t>(1, 100000, "a number from 1 to 100000")),
+        Key<&C::output, &O::keep_max_bytes>(
+            "output.keepMaxBytes",
+            NumberIn<int64_t>(1024, 900 * 1024, "a number of bytes from 1024 to 921600")),
+        Key<&C::output, &O::keep_max_events>("output.keepMaxEvents",
+                                             NumberIn<int64_t>(0, 1000, "a number from 0 to 1000")),
+        Key<&C::output, &O::keep_max_in_flight>(
+            "output.keepMaxInFlight", NumberIn<int64_t>(1, 1000, "a number from 1 to 1000")),
+        Key<&C::output, &O::keep_per_second>(
+            "output.keepPerSecond", NumberIn(0.0, 10000.0, "a number from 0 (no limit) to 10000")),
+        Key<&C::output, &O::keep_max_pending>(
+            "output.keepMaxPending", NumberIn<int64_t>(1, 1000000, "a number from 1 to 1000000"))},
        nullptr},
       // Where the server listens, and how.
       {{Key<&C::server, &V::listen>("server.listen", Text(), HostPort()),

@@ -174,6 +174,7 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
                                           response->add_lines(std::move(line));
                                         }
                                         response->set_truncated(r->truncated);
+                                        response->set_source(ToOutputSource(r->source));
                                       }
                                       reactor->Complete(r.status());
                                     }));
@@ -204,7 +205,7 @@ grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
     return reactor;
   }
   reactor->Attach(executor_->FollowOutput(request->execution_id(), request->tail_lines(),
-                                          reactor->Deadline(), reactor,
+                                          request->resume(), reactor->Deadline(), reactor,
                                           [reactor](const absl::Status& s) { reactor->End(s); }));
   return reactor;
 }

@@ -39,6 +39,20 @@ pb::JobInfo::Status ToProtoStatus(spark::JobStatus status) {
   return pb::JobInfo::STATUS_UNSPECIFIED;
 }
 
+pb::JobInfo::OutputSource ToOutputSource(spark::OutputSource source) {
+  switch (source) {
+    case spark::OutputSource::kNone:
+      return pb::JobInfo::OUTPUT_SOURCE_UNSPECIFIED;
+    case spark::OutputSource::kLive:
+      return pb::JobInfo::LIVE;
+    case spark::OutputSource::kKept:
+      return pb::JobInfo::KEPT;
+    case spark::OutputSource::kNotKept:
+      return pb::JobInfo::NOT_KEPT;
+  }
+  return pb::JobInfo::OUTPUT_SOURCE_UNSPECIFIED;
+}
+
 void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
   // Rendered before the strings they read are moved out.
   std::vector<spark::JobLink> links = executor::LinksOf(executor::ViewOf(result));
@@ -68,6 +82,9 @@ void ToJobInfo(executor::JobResult result, pb::JobInfo* info) {
     out->set_url(std::move(link.url));
   }
   info->set_cancel_reason(std::move(result.info.cancel_reason));
+  info->set_output_source(ToOutputSource(result.output_source));
+  info->set_output_note(std::move(result.output_note));
+  if (result.exit_code) info->set_exit_code(*result.exit_code);
 }
 
 }  // namespace kje::server

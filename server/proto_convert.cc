@@ -68,6 +68,7 @@ absl::StatusOr<executor::ListFilter> ToListFilter(const pb::ListJobsRequest& req
 void ToOutputChunk(const executor::OutputBatch& batch, pb::OutputChunk* chunk) {
   chunk->set_dropped_lines(batch.dropped_lines);
   for (const auto& line : batch.lines) chunk->add_lines(line);
+  chunk->set_cursor(batch.cursor);
 }
 
 void ToJobEvent(k8s::Event e, pb::JobEvent* out) {

@@ -73,12 +73,15 @@ size_t MaxJobInfoSize(const executor::JobView& job, const std::vector<spark::Job
   constexpr size_t kMaxTag = 2;
   constexpr size_t kStringFields = 12;
   constexpr size_t kIntFields = 4;
+  constexpr size_t kStringFields = 12;
+  constexpr size_t kIntFields = 6;
   constexpr size_t kTimestamp = kMaxTag + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
          job.namespace_.size() + job.name.size() + job.driver_pod.size() + job.job_id.size() +
          job.spark_app_id.size() + job.driver_ui_address.size() + job.waiting_message.size() +
-         job.queue.size() + job.cancel_reason.size() + kStringFields * (kMaxTag + kMaxVarint) +
-         kIntFields * (kMaxTag + kMaxVarint) + 3 * kTimestamp + MaxLinksSize(links);
+         job.queue.size() + job.cancel_reason.size() + job.output_note.size() +
+         kStringFields * (kMaxTag + kMaxVarint) + kIntFields * (kMaxTag + kMaxVarint) +
+         3 * kTimestamp + MaxLinksSize(links);
 }
 
 // Writes fields in place, the buffer sized by MaxJobInfoSize: one pass, one allocation.
@@ -96,6 +99,11 @@ class Writer {
   // An int32, int64 or enum: a negative one as its 64-bit two's complement, as protobuf does.
   void Int(int field, int64_t value) {
     if (value == 0) return;
+    IntAlways(field, value);
+  }
+
+  // A field with presence (proto3 `optional`): written whenever set, 0 included.
+  void IntAlways(int field, int64_t value) {
     Varint(Tag(field, kVarint));
     Varint(static_cast<uint64_t>(value));
   }
@@ -163,6 +171,9 @@ void WriteJobInfo(const executor::JobView& job, const std::vector<spark::JobLink
   w.Int(pb::JobInfo::kDeadlineExceededFieldNumber, static_cast<int64_t>(job.deadline_exceeded));
   for (const spark::JobLink& link : links) w.Link(pb::JobInfo::kLinksFieldNumber, link);
   w.String(pb::JobInfo::kCancelReasonFieldNumber, job.cancel_reason);
+  w.Int(pb::JobInfo::kOutputSourceFieldNumber, ToOutputSource(job.output_source));
+  w.String(pb::JobInfo::kOutputNoteFieldNumber, job.output_note);
+  if (job.exit_code) w.IntAlways(pb::JobInfo::kExitCodeFieldNumber, *job.exit_code);
 }
 
 }  // namespace

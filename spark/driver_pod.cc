@@ -144,6 +144,7 @@ absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
   if (!name) return absl::InvalidArgumentError("A pod without metadata.name");
   DriverPod driver;
   driver.name = std::string(*name);
+  driver.uid = std::string(json::String(metadata, "uid").value_or(""));
   driver.driver_container = std::string(OrDefault(driver_container));
   driver.creation_time = json::Time(metadata, "creationTimestamp");
   driver.deleting = json::String(metadata, "deletionTimestamp").has_value();
@@ -181,6 +182,11 @@ absl::StatusOr<DriverPod> ProjectDriverPod(const rapidjson::Value& pod,
       container.name = std::string(json::String(&item, "name").value_or(""));
       container.run = RunOf(&item);
       container.times = TimesOf(&item);
+      const rapidjson::Value* terminated = json::Member(json::Member(&item, "state"), "terminated");
+      if (auto code = json::Int(terminated, "exitCode")) {
+        container.exit_code = static_cast<int32_t>(*code);
+      }
+      container.termination_message = std::string(json::String(terminated, "message").value_or(""));
       driver.containers.push_back(std::move(container));
     }
   }

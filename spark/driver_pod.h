@@ -45,6 +45,10 @@ struct ContainerStatus {
   std::string name;
   ContainerRun run = ContainerRun::kUnknown;
   ContainerTimes times;
+  // Once terminated: state.terminated.exitCode, and its message (with FallbackToLogsOnError,
+  // the log's last lines when the container failed without a termination message file).
+  std::optional<int32_t> exit_code;
+  std::string termination_message;
 };
 
 // Something the pod waits on, from its status: its PodScheduled condition false (`container`
@@ -58,6 +62,7 @@ struct PodHold {
 
 struct DriverPod {
   std::string name;
+  std::string uid;  // metadata.uid
   EpochMillis creation_time = kNoTime;
   std::string phase;                         // status.phase, "" when absent
   std::vector<std::string> container_names;  // spec.containers[].name

@@ -13,10 +13,15 @@
 
 namespace kje::spark {
 
+// Where a job's output is read from: nothing yet (no driver), the driver pod's log, the tail
+// kept when the job ended (the pod gone), or nothing because none was kept (the note says why).
+enum class OutputSource { kNone, kLive, kKept, kNotKept };
+
 struct LogTailResult {
   std::vector<std::string> lines;
   // Something of the log was left out: bytes before the window, or lines beyond max_lines.
   bool truncated = false;
+  OutputSource source = OutputSource::kNone;
 };
 
 class LogTail {

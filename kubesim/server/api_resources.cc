@@ -162,6 +162,19 @@ HttpResponse Api::HandleResource(const HttpRequest& request, const ApiPath& path
       (std::string(key) == "tailLines" ? lo.tail_lines : lo.limit_bytes) = n;
     }
     lo.previous = IsTrue(Get(query, "previous"));
+    lo.timestamps = IsTrue(Get(query, "timestamps"));
+    if (std::string v = Get(query, "sinceSeconds"); !v.empty()) {
+      int64_t n = 0;
+      if (!ParseInt(v, &n)) return fail(BadRequest("invalid sinceSeconds"));
+      lo.since_seconds = n;
+    }
+    if (std::string v = Get(query, "sinceTime"); !v.empty()) {
+      int64_t ms = 0;
+      if (!ParseRfc3339(v, &ms)) {
+        return fail(BadRequest("parsing time \"" + v + "\" as RFC 3339: cannot parse"));
+      }
+      lo.since_time_ms = ms;
+    }
     if (auto synthetic = SyntheticLogStream(store_, path.ns, path.name, lo, notify)) {
       // A benchmark's log of any size, generated as it is sent (see seed.h). Its container has
       // terminated, so following it ends with the log, as it does on a kubelet.

@@ -154,6 +154,9 @@ struct LogBuffer {
   mutable std::mutex mu;
   std::string data;
   uint64_t dropped = 0;   // bytes trimmed from the front
+  // Where each line starts (absolute offset) and when its first byte was written (ms): the
+  // kubelet stamps every line with its own time, which `timestamps` and `since*` read.
+  std::deque<std::pair<uint64_t, int64_t>> line_times;
   bool finished = false;  // container terminated or pod gone
   std::vector<std::pair<uint64_t, std::function<void()>>> followers;  // id, notify
 };
@@ -350,7 +353,8 @@ class MemoryStore : public Store {
   // Checks the pod, the container and the options; returns the container name.
   Result<std::string> ResolveLogTarget(std::string_view ns, std::string_view pod,
                                        const LogOptions& options) const;
-  static std::string CutLog(const std::string& data, const LogOptions& options);
+  // The log as a read with `options` returns it at `now_ms` (tail, since, timestamps, limit).
+  static std::string CutLog(const LogBuffer& buffer, const LogOptions& options, int64_t now_ms);
 
   // ---- state ----
 

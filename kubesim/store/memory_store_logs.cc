@@ -2,6 +2,8 @@
 // followers that survive trimming.
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
 
 #include "kubesim/store/core_types.h"
 #include "kubesim/store/memory_store.h"
@@ -12,15 +14,62 @@ namespace json = boost::json;
 
 namespace {
 
+// RFC 3339 with the fraction Go's RFC3339Nano gives: up to nine digits, trailing zeros dropped.
+std::string Rfc3339Nano(int64_t ms) {
+  std::string text = Rfc3339Seconds(ms);  // ...SSZ
+  int64_t frac = ((ms % 1000) + 1000) % 1000;
+  if (frac == 0) return text;
+  std::string digits = std::to_string(frac);
+  digits.insert(0, 3 - digits.size(), '0');
+  while (!digits.empty() && digits.back() == '0') digits.pop_back();
+  text.insert(text.size() - 1, "." + digits);
+  return text;
+}
+
+// The earliest time a line may have been written to be returned; INT64_MIN without a limit.
+int64_t SinceMs(const LogOptions& options, int64_t now_ms) {
+  if (options.since_time_ms) return *options.since_time_ms;
+  if (options.since_seconds) return now_ms - *options.since_seconds * 1000;
+  return std::numeric_limits<int64_t>::min();
+}
+
+// The bytes of `buffer` from absolute offset `from` to its end as a read returns them: lines
+// written before `since_ms` left out, each line start stamped when asked. A line that starts
+// before `from` (a follower's partial line) goes on without a second stamp.
+std::string Render(const LogBuffer& buffer, uint64_t from, bool timestamps, int64_t since_ms) {
+  std::string out;
+  const uint64_t end = buffer.dropped + buffer.data.size();
+  from = std::max(from, buffer.dropped);
+  const auto& times = buffer.line_times;
+  auto it = std::upper_bound(times.begin(), times.end(), from,
+                             [](uint64_t at, const auto& line) { return at < line.first; });
+  if (it != times.begin()) --it;
+  uint64_t pos = from;
+  while (pos < end && it != times.end()) {
+    auto next_it = std::next(it);
+    const uint64_t next = next_it != times.end() ? next_it->first : end;
+    if (it->second >= since_ms && next > pos) {
+      if (timestamps && pos == it->first) out += Rfc3339Nano(it->second) + " ";
+      out.append(buffer.data, static_cast<size_t>(pos - buffer.dropped),
+                 static_cast<size_t>(next - pos));
+    }
+    pos = std::max(pos, next);
+    it = next_it;
+  }
+  return out;
+}
+
 class FollowerImpl : public LogFollower {
  public:
   FollowerImpl(std::shared_ptr<LogBuffer> buffer, uint64_t id, std::string initial, uint64_t offset,
-               std::optional<int64_t> limit)
+               std::optional<int64_t> limit, bool timestamps, int64_t since_ms)
       : buffer_(std::move(buffer)),
         id_(id),
         pending_(std::move(initial)),
         offset_(offset),
-        remaining_(limit) {}
+        remaining_(limit),
+        timestamps_(timestamps),
+        since_ms_(since_ms) {}
 
   ~FollowerImpl() override { Stop(); }
 
@@ -33,8 +82,7 @@ class FollowerImpl : public LogFollower {
       uint64_t end = buffer_->dropped + buffer_->data.size();
       if (offset_ < buffer_->dropped) offset_ = buffer_->dropped;  // trimmed before we read it
       if (offset_ < end) {
-        out.append(buffer_->data, static_cast<size_t>(offset_ - buffer_->dropped),
-                   std::string::npos);
+        out += Render(*buffer_, offset_, timestamps_, since_ms_);
         offset_ = end;
       }
     }
@@ -69,6 +117,8 @@ class FollowerImpl : public LogFollower {
   std::string pending_;  // the initial (tail-applied) content, guarded by buffer_->mu
   uint64_t offset_;      // guarded by buffer_->mu
   std::optional<int64_t> remaining_;
+  const bool timestamps_;
+  const int64_t since_ms_;
   bool stopped_ = false;  // guarded by buffer_->mu
 };
 
@@ -81,6 +131,15 @@ void MemoryStore::AppendLog(std::string_view ns, std::string_view pod, std::stri
   if (pods_ == nullptr || pods_->objects.count(key) == 0) return;
   std::shared_ptr<LogBuffer> buffer = BufferFor(key, container);
   std::lock_guard<std::mutex> buffer_lock(buffer->mu);
+  const int64_t now = now_ms_();
+  const uint64_t start = buffer->dropped + buffer->data.size();
+  if (buffer->line_times.empty() || buffer->data.empty() || buffer->data.back() == '\n') {
+    if (!text.empty()) buffer->line_times.emplace_back(start, now);
+  }
+  for (size_t nl = text.find('\n'); nl != std::string_view::npos && nl + 1 < text.size();
+       nl = text.find('\n', nl + 1)) {
+    buffer->line_times.emplace_back(start + nl + 1, now);
+  }
   buffer->data.append(text);
   if (buffer->data.size() > kLogLimitBytes) {
     size_t cut = buffer->data.size() - kLogLimitBytes;
@@ -88,6 +147,9 @@ void MemoryStore::AppendLog(std::string_view ns, std::string_view pod, std::stri
     cut = nl == std::string::npos ? buffer->data.size() : nl + 1;
     buffer->data.erase(0, cut);
     buffer->dropped += cut;
+    while (!buffer->line_times.empty() && buffer->line_times.front().first < buffer->dropped) {
+      buffer->line_times.pop_front();
+    }
   }
   for (auto& [id, fn] : buffer->followers) {
     if (fn) notifications_.push_back(fn);
@@ -105,7 +167,7 @@ Result<std::string> MemoryStore::ReadLog(std::string_view ns, std::string_view p
   auto c = pod_logs->second.find(target.value());
   if (c == pod_logs->second.end()) return std::string();
   std::lock_guard<std::mutex> buffer_lock(c->second->mu);
-  return CutLog(c->second->data, options);
+  return CutLog(*c->second, options, now_ms_());
 }
 
 Result<std::shared_ptr<LogFollower>> MemoryStore::FollowLog(std::string_view ns,
@@ -120,13 +182,15 @@ Result<std::shared_ptr<LogFollower>> MemoryStore::FollowLog(std::string_view ns,
   std::lock_guard<std::mutex> buffer_lock(buffer->mu);
   LogOptions initial_options = options;
   initial_options.limit_bytes.reset();  // the follower applies the byte limit to the total
-  std::string initial = CutLog(buffer->data, initial_options);
+  const int64_t now = now_ms_();
+  std::string initial = CutLog(*buffer, initial_options, now);
   uint64_t id = ++next_follower_id_;
   buffer->finished = ContainerTerminated(pods_->objects.at(key)->Object(), target.value());
   buffer->followers.emplace_back(id, notify);
   if (notify) notifications_.push_back(notify);
   return std::shared_ptr<LogFollower>(std::make_shared<FollowerImpl>(
-      buffer, id, std::move(initial), buffer->dropped + buffer->data.size(), options.limit_bytes));
+      buffer, id, std::move(initial), buffer->dropped + buffer->data.size(), options.limit_bytes,
+      options.timestamps, SinceMs(options, now)));
 }
 
 std::shared_ptr<LogBuffer> MemoryStore::BufferFor(const std::string& pod_key,
@@ -201,6 +265,17 @@ Result<std::string> MemoryStore::ResolveLogTarget(std::string_view ns, std::stri
          "Invalid value: " + std::to_string(*options.limit_bytes) + ": must be greater than 0",
          "limitBytes"});
   }
+  if (options.since_seconds && *options.since_seconds < 1) {
+    causes.push_back(
+        {"FieldValueInvalid",
+         "Invalid value: " + std::to_string(*options.since_seconds) + ": must be greater than 0",
+         "sinceSeconds"});
+  }
+  if (options.since_seconds && options.since_time_ms) {
+    causes.push_back({"FieldValueForbidden",
+                      "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified",
+                      "sinceSeconds"});
+  }
   if (!causes.empty()) {
     ResourceType opts_type = pod_type;
     opts_type.kind = "PodLogOptions";
@@ -274,15 +349,16 @@ Result<std::string> MemoryStore::ResolveLogTarget(std::string_view ns, std::stri
   return container;
 }
 
-std::string MemoryStore::CutLog(const std::string& data, const LogOptions& options) {
-  std::string_view view = data;
+std::string MemoryStore::CutLog(const LogBuffer& buffer, const LogOptions& options,
+                                int64_t now_ms) {
+  std::string_view view = buffer.data;
+  size_t start = 0;
   if (options.tail_lines) {
     int64_t want = *options.tail_lines;
     size_t pos = view.size();
     // A final line without a newline still counts as a line.
     if (pos > 0 && view[pos - 1] == '\n') --pos;
     int64_t lines = 0;
-    size_t start = 0;
     if (want == 0) {
       start = view.size();
     } else {
@@ -296,12 +372,16 @@ std::string MemoryStore::CutLog(const std::string& data, const LogOptions& optio
         pos = nl;
       }
     }
-    view = view.substr(start);
   }
-  if (options.limit_bytes && static_cast<int64_t>(view.size()) > *options.limit_bytes) {
-    view = view.substr(0, static_cast<size_t>(*options.limit_bytes));
+  // As the kubelet: the tail is found first, then lines older than `since` are skipped, and the
+  // byte limit counts what is sent, stamps included.
+  std::string out = start >= view.size() ? std::string()
+                                         : Render(buffer, buffer.dropped + start,
+                                                  options.timestamps, SinceMs(options, now_ms));
+  if (options.limit_bytes && static_cast<int64_t>(out.size()) > *options.limit_bytes) {
+    out.resize(static_cast<size_t>(*options.limit_bytes));
   }
-  return std::string(view);
+  return out;
 }
 
 }  // namespace kubesim::store_internal

@@ -125,6 +125,12 @@ struct LogOptions {
   std::optional<int64_t> tail_lines;
   std::optional<int64_t> limit_bytes;
   bool previous = false;  // only false is supported (400 otherwise)
+  // Each line prefixed with the time it was written, RFC 3339 with nanoseconds (trailing zeros
+  // dropped, as Go's RFC3339Nano) and a space.
+  bool timestamps = false;
+  // Only lines written at or after this time (ms), or in the last since_seconds: at most one.
+  std::optional<int64_t> since_time_ms;
+  std::optional<int64_t> since_seconds;
 };
 
 // Pod log storage and follow. Logs belong to (namespace, pod, container) and disappear with the

@@ -529,7 +529,7 @@ TEST_CASE("executor: a follower that stops reading holds a bounded log; lines ar
   StalledWriter<OutputBatch> writer;
   absl::Notification ended;
   absl::Status end;
-  f.executor->FollowOutput(IdOf("a"), 0, absl::Now() + absl::Seconds(30), &writer,
+  f.executor->FollowOutput(IdOf("a"), 0, "", absl::Now() + absl::Seconds(30), &writer,
                            [&](absl::Status s) {
                              end = std::move(s);
                              ended.Notify();

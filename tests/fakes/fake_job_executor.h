@@ -280,7 +280,7 @@ class FakeJobExecutor final : public executor::JobExecutor {
   }
 
   std::shared_ptr<executor::RpcHandle> FollowOutput(
-      std::string_view execution_id, int64_t, absl::Time deadline,
+      std::string_view execution_id, int64_t, std::string_view, absl::Time deadline,
       executor::StreamWriter<executor::OutputBatch>* writer,
       std::function<void(absl::Status)> done) override {
     auto call = NewCall("FollowOutput", std::string(execution_id), deadline, std::move(done));

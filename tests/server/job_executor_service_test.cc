@@ -575,7 +575,7 @@ executor::JobResult Job(const std::string& id) {
   return job;
 }
 
-executor::OutputBatch Batch(const std::string& line) { return {{line}, 0}; }
+executor::OutputBatch Batch(const std::string& line) { return {{line}, 0, ""}; }
 
 TEST_CASE("reactors: a stream delivers each write in order, then its end", "[server]") {
   Edge edge;

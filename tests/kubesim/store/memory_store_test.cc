@@ -1223,5 +1223,58 @@ TEST_CASE_METHOD(Fixture, "concurrent writers and a watcher see one ordered hist
   CHECK(added == kThreads * kPerThread);
 }
 
+TEST_CASE_METHOD(Fixture, "pod logs: timestamps, sinceTime and sinceSeconds", "[store]") {
+  MustCreate(pod, Pod("t", {"main"}));
+  StartPod("t", {"main"});
+  const int64_t t0 = now;
+  store->AppendLog("spark", "t", "main", "a\nb\n");  // two lines written in the same ms
+  now = t0 + 120;
+  store->AppendLog("spark", "t", "main", "c\npart");
+  now = t0 + 2000;
+  store->AppendLog("spark", "t", "main", "ial\nd\n");  // completes "partial", stamped at its start
+  auto stamped = Logs(std::nullopt);
+  stamped.timestamps = true;
+  const std::string s0 = Rfc3339Seconds(t0);  // kStartMs is a whole second
+  const std::string s1 = s0.substr(0, s0.size() - 1) + ".12Z";
+  const std::string s2 = Rfc3339Seconds(t0 + 2000);
+  CHECK(store->ReadLog("spark", "t", stamped).value() ==
+        s0 + " a\n" + s0 + " b\n" + s1 + " c\n" + s1 + " partial\n" + s2 + " d\n");
+  // sinceTime is inclusive: the lines written at that very time come back.
+  auto since = stamped;
+  since.since_time_ms = t0 + 120;
+  CHECK(store->ReadLog("spark", "t", since).value() ==
+        s1 + " c\n" + s1 + " partial\n" + s2 + " d\n");
+  since.since_time_ms = t0 + 121;
+  since.timestamps = false;
+  CHECK(store->ReadLog("spark", "t", since).value() == "d\n");
+  // The tail is taken first, then the older lines of it are left out.
+  since.tail_lines = 4;
+  since.since_time_ms = t0 + 100;
+  CHECK(store->ReadLog("spark", "t", since).value() == "c\npartial\nd\n");
+  auto recent = Logs(std::nullopt);
+  recent.since_seconds = 1;
+  CHECK(store->ReadLog("spark", "t", recent).value() == "d\n");
+  recent.since_seconds = 0;
+  CHECK(store->ReadLog("spark", "t", recent).error().code == 422);
+  recent.since_seconds = 5;
+  recent.since_time_ms = t0;
+  CHECK(store->ReadLog("spark", "t", recent).error().code == 422);
+  // The byte limit counts the stamps too.
+  auto limited = stamped;
+  limited.limit_bytes = static_cast<int64_t>(s0.size()) + 2;
+  CHECK(store->ReadLog("spark", "t", limited).value() == s0 + " a");
+
+  // A follower stamps what it is sent, lines completed after it opened included, once each.
+  auto follow = stamped;
+  follow.since_time_ms = t0 + 2000;
+  auto f = store->FollowLog("spark", "t", follow, nullptr);
+  REQUIRE(f.ok());
+  CHECK(f.value()->Drain() == s2 + " d\n");
+  now = t0 + 3000;
+  store->AppendLog("spark", "t", "main", "e");
+  store->AppendLog("spark", "t", "main", "e\n");
+  CHECK(f.value()->Drain() == Rfc3339Seconds(t0 + 3000) + " ee\n");
+}
+
 }  // namespace
 }  // namespace kubesim

@@ -282,6 +282,12 @@ another chart's pod the fsGroup is unknown, so they must be world-readable withi
   resources: ["secrets"]
   verbs: ["create", "get", "patch", "delete"]
 {{- end }}
+{{- if ne ((.Values.config.output).keep | toString) "false" }}
+{{- /* The kept record of an ended job (output.keep, on by default): created once by whichever replica sees the end first, read by Output, FollowOutput and Events once the driver is gone. */}}
+- apiGroups: [""]
+  resources: [{{ if (.Values.config.output).keepAsSecret }}"secrets"{{ else }}"configmaps"{{ end }}]
+  verbs: ["create", "get"]
+{{- end }}
 {{- if eq ((.Values.config.queue).scheduler | default "none") "kueue" }}
 {{- /* Queues on Kueue: a job's Workload says why it waits in its queue. */}}
 - apiGroups: ["kueue.x-k8s.io"]

@@ -1,0 +1,84 @@
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
+#include "executor/kept_record.h"
+#include "executor/output_keep.h"
+
+namespace kje::executor {
+
+bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo& info) {
+  if (!app.managed_by_us() || app.deleting() || info.deleting) return false;
+  if (!spark::IsTerminal(info.status)) return false;
+  return !app.labels().Find(kLabelOutput).has_value();
+}
+
+OutputState OutputStateOf(const spark::AppProjection& app, const spark::JobStatusInfo& info) {
+  OutputState out;
+  const spark::LabelsView labels = app.labels();
+  if (auto code = labels.Find(kLabelExitCode)) {
+    int32_t value = 0;
+    if (absl::SimpleAtoi(ToAbsl(*code), &value)) out.exit_code = value;
+  }
+  if (auto kept = labels.Find(kLabelOutput)) {
+    if (*kept == kOutputKept) {
+      out.source = spark::OutputSource::kKept;
+      return out;
+    }
+    if (absl::StartsWith(ToAbsl(*kept), ToAbsl(kNotKeptPrefix))) {
+      out.source = spark::OutputSource::kNotKept;
+      out.note = NotKeptNote(NotKeptFromCode(kept->substr(kNotKeptPrefix.size())));
+      return out;
+    }
+  }
+  const bool has_driver = info.started_at.has_value() || info.status != spark::JobStatus::kQueued;
+  out.source = has_driver ? spark::OutputSource::kLive : spark::OutputSource::kNone;
+  return out;
+}
+
+std::string WithLastWords(std::string message, spark::JobStatus status,
+                          std::string_view termination_message) {
+  if (status != spark::JobStatus::kFailed) return message;
+  absl::string_view words = absl::StripTrailingAsciiWhitespace(ToAbsl(termination_message));
+  if (const size_t nl = words.rfind('\n'); nl != absl::string_view::npos) {
+    words = words.substr(nl + 1);
+  }
+  words = absl::StripAsciiWhitespace(words);
+  if (words.empty() || absl::StrContains(message, words)) return message;
+  if (words.size() > kMaxLastWordsBytes) {
+    size_t start = words.size() - kMaxLastWordsBytes;
+    while (start < words.size() && (static_cast<unsigned char>(words[start]) & 0xC0) == 0x80) {
+      ++start;
+    }
+    words = words.substr(start);
+  }
+  return message.empty() ? absl::StrCat("driver: ", words)
+                         : absl::StrCat(message, "; driver: ", words);
+}
+
+bool KeepQueue::Add(cache::AppPtr app) {
+  if (app == nullptr) return false;
+  std::string uid(app->uid());
+  if (known_.contains(uid)) return false;
+  if (pending_.size() >= max_pending_) {
+    ++refused_;
+    return false;
+  }
+  known_.insert(std::move(uid));
+  pending_.push_back(std::move(app));
+  return true;
+}
+
+cache::AppPtr KeepQueue::Take() {
+  if (pending_.empty()) return nullptr;
+  cache::AppPtr app = std::move(pending_.front());
+  pending_.pop_front();
+  return app;
+}
+
+void KeepQueue::Done(const std::string& uid) { known_.erase(uid); }
+
+}  // namespace kje::executor

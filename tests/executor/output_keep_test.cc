@@ -1,0 +1,107 @@
+#include "executor/output_keep.h"
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "executor/kept_record.h"
+
+namespace kje::executor {
+namespace {
+
+cache::AppPtr App(std::string uid, std::vector<std::pair<std::string, std::string>> labels = {},
+                  bool managed = true, bool deleting = false) {
+  spark::AppFields f;
+  f.namespace_ = "spark";
+  f.name = "job-" + uid;
+  f.uid = uid;
+  f.resource_version = "1";
+  f.managed_by_us = managed;
+  f.deleting = deleting;
+  f.labels = std::move(labels);
+  return std::make_shared<const spark::AppProjection>(spark::AppProjection(f));
+}
+
+spark::JobStatusInfo Info(spark::JobStatus status) {
+  spark::JobStatusInfo info;
+  info.status = status;
+  if (status != spark::JobStatus::kQueued) info.started_at = absl::FromUnixSeconds(100);
+  return info;
+}
+
+TEST_CASE("a record is owed by our ended jobs until the app says it is written", "[output_keep]") {
+  using spark::JobStatus;
+  for (JobStatus status : {JobStatus::kSucceeded, JobStatus::kFailed, JobStatus::kCancelled}) {
+    CHECK(OwesKeptRecord(*App("a"), Info(status)));
+  }
+  for (JobStatus status : {JobStatus::kQueued, JobStatus::kStarted, JobStatus::kCancelling}) {
+    CHECK_FALSE(OwesKeptRecord(*App("a"), Info(status)));
+  }
+  const std::pair<std::string, std::string> kept{std::string(kLabelOutput), "kept"};
+  const std::pair<std::string, std::string> not_kept{std::string(kLabelOutput),
+                                                     "not-kept.pod-gone"};
+  CHECK_FALSE(OwesKeptRecord(*App("a", {kept}), Info(JobStatus::kSucceeded)));
+  CHECK_FALSE(OwesKeptRecord(*App("a", {not_kept}), Info(JobStatus::kFailed)));
+  // Not ours, or on its way out (its record would go with it).
+  CHECK_FALSE(OwesKeptRecord(*App("a", {}, false), Info(JobStatus::kFailed)));
+  CHECK_FALSE(OwesKeptRecord(*App("a", {}, true, true), Info(JobStatus::kFailed)));
+}
+
+TEST_CASE("the output's source follows the app's labels", "[output_keep]") {
+  using spark::JobStatus;
+  CHECK(OutputStateOf(*App("a"), Info(JobStatus::kQueued)).source == spark::OutputSource::kNone);
+  CHECK(OutputStateOf(*App("a"), Info(JobStatus::kStarted)).source == spark::OutputSource::kLive);
+  CHECK(OutputStateOf(*App("a"), Info(JobStatus::kFailed)).source == spark::OutputSource::kLive);
+  auto kept = OutputStateOf(
+      *App("a", {{std::string(kLabelOutput), "kept"}, {std::string(kLabelExitCode), "0"}}),
+      Info(JobStatus::kSucceeded));
+  CHECK(kept.source == spark::OutputSource::kKept);
+  CHECK(kept.note.empty());
+  CHECK(kept.exit_code == 0);
+  auto gone = OutputStateOf(*App("a", {{std::string(kLabelOutput), "not-kept.pod-gone"},
+                                       {std::string(kLabelExitCode), "-9"}}),
+                            Info(JobStatus::kFailed));
+  CHECK(gone.source == spark::OutputSource::kNotKept);
+  CHECK(gone.note == NotKeptNote(NotKept::kPodGone));
+  CHECK(gone.exit_code == -9);
+  auto junk =
+      OutputStateOf(*App("a", {{std::string(kLabelExitCode), "x"}}), Info(JobStatus::kFailed));
+  CHECK_FALSE(junk.exit_code.has_value());
+}
+
+TEST_CASE("a failed job's message ends with the driver's last words", "[output_keep]") {
+  using spark::JobStatus;
+  CHECK(WithLastWords("Driver failed", JobStatus::kFailed, "line 1\nboom: bad input\n") ==
+        "Driver failed; driver: boom: bad input");
+  CHECK(WithLastWords("", JobStatus::kFailed, "boom") == "driver: boom");
+  // Said already, or not failed, or nothing said: unchanged.
+  CHECK(WithLastWords("boom happened", JobStatus::kFailed, "boom") == "boom happened");
+  CHECK(WithLastWords("done", JobStatus::kSucceeded, "bye") == "done");
+  CHECK(WithLastWords("failed", JobStatus::kFailed, "  \n ") == "failed");
+  const std::string long_words(2000, 'x');
+  CHECK(WithLastWords("m", JobStatus::kFailed, long_words).size() ==
+        std::string("m; driver: ").size() + kMaxLastWordsBytes);
+}
+
+TEST_CASE("the keep queue takes each job once, oldest first, within its bound", "[output_keep]") {
+  KeepQueue queue(2);
+  CHECK(queue.Add(App("a")));
+  CHECK_FALSE(queue.Add(App("a")));  // queued already
+  CHECK(queue.Add(App("b")));
+  CHECK_FALSE(queue.Add(App("c")));  // full
+  CHECK(queue.refused() == 1);
+  cache::AppPtr first = queue.Take();
+  REQUIRE(first != nullptr);
+  CHECK(first->uid() == "a");
+  CHECK_FALSE(queue.Add(App("a")));  // in flight
+  CHECK(queue.Add(App("c")));
+  queue.Done("a");
+  CHECK(queue.Take()->uid() == "b");
+  CHECK(queue.Take()->uid() == "c");
+  CHECK(queue.Take() == nullptr);
+  CHECK(queue.Add(App("a")));  // done: it may come again
+  CHECK(queue.pending() == 1);
+}
+
+}  // namespace
+}  // namespace kje::executor
