@@ -167,11 +167,12 @@ void WriteJobInfo(const executor::JobView& job, const std::vector<spark::JobLink
   w.String(pb::JobInfo::kQueueFieldNumber, job.queue);
   w.Timestamp(pb::JobInfo::kDeadlineAtFieldNumber, job.deadline_at);
   w.Int(pb::JobInfo::kDeadlineExceededFieldNumber, static_cast<int64_t>(job.deadline_exceeded));
-  for (const spark::JobLink& link : links) w.Link(pb::JobInfo::kLinksFieldNumber, link);
+  // In field-number order, as protobuf writes them (the test compares the bytes).
   w.String(pb::JobInfo::kCancelReasonFieldNumber, job.cancel_reason);
   w.Int(pb::JobInfo::kOutputSourceFieldNumber, ToOutputSource(job.output_source));
   w.String(pb::JobInfo::kOutputNoteFieldNumber, job.output_note);
   if (job.exit_code) w.IntAlways(pb::JobInfo::kExitCodeFieldNumber, *job.exit_code);
+  for (const spark::JobLink& link : links) w.Link(pb::JobInfo::kLinksFieldNumber, link);
 }
 
 }  // namespace
