@@ -71,9 +71,7 @@ size_t MaxLinksSize(const std::vector<spark::JobLink>& links) {
 size_t MaxJobInfoSize(const executor::JobView& job, const std::vector<spark::JobLink>& links) {
   constexpr size_t kMaxVarint = 10;
   constexpr size_t kMaxTag = 2;
-  constexpr size_t kStringFields = 12;
-  constexpr size_t kIntFields = 4;
-  constexpr size_t kStringFields = 12;
+  constexpr size_t kStringFields = 13;
   constexpr size_t kIntFields = 6;
   constexpr size_t kTimestamp = kMaxTag + 1 + 2 * (1 + kMaxVarint);
   return job.execution_id.size() + job.operator_state.size() + job.message.size() +
