@@ -397,6 +397,31 @@ json::object DriverPodStatus(const Job& job, const Timeline& t, Stage stage) {
                    job.seed, *node);
 }
 
+namespace {
+
+// spark-submit fetches the dependencies as the container starts (the pass that moves the driver
+// out of Pending); a failure ends the driver then and there.
+std::optional<sim::FetchOutcome> FetchAtStart(const Job& job, Stage seen,
+                                              const sim::DependencyFetch& fetch, Timeline* t,
+                                              Stage* want) {
+  if (seen != Stage::kPending || *want == Stage::kPending) return std::nullopt;
+  sim::FetchOutcome fetched =
+      sim::FetchAll(job.dependencies, job.s3a_endpoint, fetch, *t->started_ms);
+  if (fetched.failed) {
+    t->ended_ms = t->started_ms;
+    *want = Stage::kTerminated;
+  }
+  return fetched;
+}
+
+json::object FailedDriverStatus(const Job& job, const Timeline& t, Stage stage) {
+  Job failed = job;
+  failed.outcome = Outcome::kFail;
+  return DriverPodStatus(failed, t, stage);
+}
+
+}  // namespace
+
 std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Options& options,
                                   int64_t now_ms, const sim::ObjectLookup& lookup,
                                   std::vector<json::object>* pods, sim::Actions* actions,
@@ -440,15 +465,7 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
   Stage want = Stage::kPending;
   if (t.started_ms && now_ms >= *t.started_ms) want = Stage::kRunning;
   if (t.ended_ms && now_ms >= *t.ended_ms) want = Stage::kTerminated;
-  // spark-submit fetches the dependencies as the container starts; a failure ends the driver.
-  std::optional<sim::FetchOutcome> fetched;
-  if (*seen == Stage::kPending && want > Stage::kPending) {
-    fetched = sim::FetchAll(job.dependencies, job.s3a_endpoint, fetch, *t.started_ms);
-    if (fetched->failed) {
-      t.ended_ms = t.started_ms;
-      want = Stage::kTerminated;
-    }
-  }
+  std::optional<sim::FetchOutcome> fetched = FetchAtStart(job, *seen, fetch, &t, &want);
   if (want == Stage::kPending && t.started_ms) due(*t.started_ms);
   if (want == Stage::kRunning && t.ended_ms) due(*t.ended_ms);
   const std::string app_id = Label(*driver, kLabelAppSelector);
@@ -477,14 +494,8 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
       pods->erase(pods->begin() + (driver - pods->data()));
       return next;
     }
-    json::object st;
-    if (fetch_failed) {
-      Job failed = job;
-      failed.outcome = Outcome::kFail;
-      st = DriverPodStatus(failed, t, want);
-    } else {
-      st = DriverPodStatus(job, t, want);
-    }
+    json::object st =
+        fetch_failed ? FailedDriverStatus(job, t, want) : DriverPodStatus(job, t, want);
     (*driver)["status"] = st;
     actions->pod_status.push_back({driver_name, std::move(st)});
     seen = want;
