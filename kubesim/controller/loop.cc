@@ -289,6 +289,7 @@ class ControllerImpl : public Controller {
         if (!r.ok()) return std::nullopt;
         return std::move(r.value());
       };
+      view.fetch = [](const sim::FetchStep& step) { return sim::FetchForReal(step, {}); };
       sim::Actions actions = reconcile_(view);
       std::string refusal;
       Applied applied = Apply(ns, name, app, actions, &refusal);

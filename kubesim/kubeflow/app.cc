@@ -8,6 +8,7 @@
 
 #include "kubesim/kubeflow/kubeflow.h"
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/fetch.h"
 #include "kubesim/sim/pod_template.h"
 
 namespace kubesim::kubeflow::internal {
@@ -198,6 +199,17 @@ Job ReadJob(const json::object& app) {
   if (job.executor_image.empty()) job.executor_image = job.image;
   job.main_class = StringAt(spec, "mainClass");
   job.main_file = StringAt(spec, "mainApplicationFile");
+  if (!job.main_file.empty()) job.dependencies.push_back(job.main_file);
+  const json::object* deps = ObjectAt(&spec, "deps");
+  for (const char* field : {"jars", "files", "pyFiles", "archives"}) {
+    const json::value* list = deps != nullptr ? deps->if_contains(field) : nullptr;
+    if (list == nullptr || !list->is_array()) continue;
+    for (const json::value& uri : list->get_array()) {
+      if (uri.is_string()) job.dependencies.emplace_back(uri.get_string());
+    }
+  }
+  for (std::string& uri : sim::SparkConfUris(conf)) job.dependencies.push_back(std::move(uri));
+  job.s3a_endpoint = sim::S3aEndpoint(conf);
   if (const json::value* args = spec.if_contains("arguments"); args && args->is_array()) {
     for (const json::value& a : args->get_array()) {
       if (a.is_string()) job.arguments.emplace_back(a.get_string());

@@ -76,6 +76,11 @@ struct Job {
   std::string executor_image;
   std::string main_class;
   std::string main_file;
+  // Everything spark-submit fetches as the driver starts (mainApplicationFile, deps.jars,
+  // deps.files, deps.pyFiles, deps.archives, then sparkConf's lists), and
+  // spark.hadoop.fs.s3a.endpoint (sim/fetch.h).
+  std::vector<std::string> dependencies;
+  std::string s3a_endpoint;
   std::vector<std::string> arguments;
   // kubesim.logArgs=true: the application logs its arguments (as many jobs do).
   bool log_args = false;

@@ -5,6 +5,7 @@
 
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/fetch.h"
 #include "kubesim/sim/kubelet.h"
 #include "kubesim/sim/nodes.h"
 #include "kubesim/sim/pod_template.h"
@@ -396,9 +397,35 @@ json::object DriverPodStatus(const Job& job, const Timeline& t, Stage stage) {
                    job.seed, *node);
 }
 
+namespace {
+
+// spark-submit fetches the dependencies as the container starts (the pass that moves the driver
+// out of Pending); a failure ends the driver then and there.
+std::optional<sim::FetchOutcome> FetchAtStart(const Job& job, Stage seen,
+                                              const sim::DependencyFetch& fetch, Timeline* t,
+                                              Stage* want) {
+  if (seen != Stage::kPending || *want == Stage::kPending) return std::nullopt;
+  sim::FetchOutcome fetched =
+      sim::FetchAll(job.dependencies, job.s3a_endpoint, fetch, *t->started_ms);
+  if (fetched.failed) {
+    t->ended_ms = t->started_ms;
+    *want = Stage::kTerminated;
+  }
+  return fetched;
+}
+
+json::object FailedDriverStatus(const Job& job, const Timeline& t, Stage stage) {
+  Job failed = job;
+  failed.outcome = Outcome::kFail;
+  return DriverPodStatus(failed, t, stage);
+}
+
+}  // namespace
+
 std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Options& options,
                                   int64_t now_ms, const sim::ObjectLookup& lookup,
-                                  std::vector<json::object>* pods, sim::Actions* actions) {
+                                  std::vector<json::object>* pods, sim::Actions* actions,
+                                  const sim::DependencyFetch& fetch) {
   std::optional<int64_t> next;
   auto due = [&next](int64_t at) { next = next ? std::min(*next, at) : at; };
   if (status.submission_id.empty()) return next;
@@ -433,11 +460,12 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
     if (verdict.next_ms) due(*verdict.next_ms);
     return next;
   }
-  const Timeline t = DriverTimeline(job, created, options.time_scale,
-                                    StartDelay(*driver, verdict, created, pull_ms));
+  Timeline t = DriverTimeline(job, created, options.time_scale,
+                              StartDelay(*driver, verdict, created, pull_ms));
   Stage want = Stage::kPending;
   if (t.started_ms && now_ms >= *t.started_ms) want = Stage::kRunning;
   if (t.ended_ms && now_ms >= *t.ended_ms) want = Stage::kTerminated;
+  std::optional<sim::FetchOutcome> fetched = FetchAtStart(job, *seen, fetch, &t, &want);
   if (want == Stage::kPending && t.started_ms) due(*t.started_ms);
   if (want == Stage::kRunning && t.ended_ms) due(*t.ended_ms);
   const std::string app_id = Label(*driver, kLabelAppSelector);
@@ -448,19 +476,26 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
     }
     // A container writes its log before it terminates: followers must see every line.
     std::string log;
-    if (*seen == Stage::kPending) log += DriverLogStart(job, app_id, t);
-    if (want == Stage::kTerminated && job.outcome != Outcome::kDriverDeleted) {
+    if (fetched) log += fetched->log;
+    if (*seen == Stage::kPending && !(fetched && fetched->failed)) {
+      log += DriverLogStart(job, app_id, t);
+    }
+    if (fetched && fetched->failed) {
+      // Nothing ran: no driver lines after the exception.
+    } else if (want == Stage::kTerminated && job.outcome != Outcome::kDriverDeleted) {
       log += DriverLogEnd(job, app_id, t);
     }
     if (!log.empty()) actions->logs.push_back({driver_name, kDriverContainer, std::move(log)});
-    if (want == Stage::kTerminated && job.outcome == Outcome::kDriverDeleted) {
+    const bool fetch_failed = fetched && fetched->failed;
+    if (want == Stage::kTerminated && job.outcome == Outcome::kDriverDeleted && !fetch_failed) {
       // The pod goes before anyone sees its final phase (evicted and collected, or deleted by
       // hand); a dead driver deletes no executors.
       actions->delete_pods.push_back(driver_name);
       pods->erase(pods->begin() + (driver - pods->data()));
       return next;
     }
-    json::object st = DriverPodStatus(job, t, want);
+    json::object st =
+        fetch_failed ? FailedDriverStatus(job, t, want) : DriverPodStatus(job, t, want);
     (*driver)["status"] = st;
     actions->pod_status.push_back({driver_name, std::move(st)});
     seen = want;

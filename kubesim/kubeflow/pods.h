@@ -55,9 +55,11 @@ std::string DriverLogEnd(const Job& job, const std::string& app_id, const Timeli
 // driver (creating its executors, deleting them when it ends) for the status's submission.
 // `pods` is the app's pods, changed in place as the pass changes them; the pass's writes go to
 // `actions`. Returns the next time something is due.
-// `lookup` finds the Secrets and ConfigMaps the pods refer to (sim/kubelet.h).
+// `lookup` finds the Secrets and ConfigMaps the pods refer to (sim/kubelet.h); `fetch` fetches
+// the job's dependencies as its driver starts (sim/fetch.h).
 std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Options& options,
                                   int64_t now_ms, const sim::ObjectLookup& lookup,
-                                  std::vector<boost::json::object>* pods, sim::Actions* actions);
+                                  std::vector<boost::json::object>* pods, sim::Actions* actions,
+                                  const sim::DependencyFetch& fetch = {});
 
 }  // namespace kubesim::kubeflow::internal

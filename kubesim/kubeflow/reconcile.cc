@@ -70,7 +70,8 @@ class Pass {
         job_(ReadJob(app_)),
         old_(ReadStatus(app_)),
         status_(old_),
-        lookup_(view.lookup) {
+        lookup_(view.lookup),
+        fetch_(view.fetch) {
     for (const json::object* p : view.pods) {
       if (p != nullptr) pods_.push_back(*p);
     }
@@ -78,7 +79,7 @@ class Pass {
 
   sim::Actions Run() {
     if (std::optional<int64_t> at =
-            RunKubelet(job_, old_, options_, now_, lookup_, &pods_, &actions_)) {
+            RunKubelet(job_, old_, options_, now_, lookup_, &pods_, &actions_, fetch_)) {
       Due(*at);
     }
     if (job_.deleting) {
@@ -469,6 +470,7 @@ class Pass {
   const Status old_;
   Status status_;
   const sim::ObjectLookup lookup_;
+  const sim::DependencyFetch fetch_;
   std::vector<json::object> pods_;
   sim::Actions actions_;
   std::optional<int64_t> due_;

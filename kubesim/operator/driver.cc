@@ -11,6 +11,7 @@
 #include "kubesim/operator/app_status.h"
 #include "kubesim/operator/executors.h"
 #include "kubesim/sim/clock.h"
+#include "kubesim/sim/fetch.h"
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
 #include "kubesim/sim/nodes.h"
@@ -183,6 +184,13 @@ JobConf ReadJobConf(const json::object& app) {
   } else {
     c.primary_resource = StringAt(spec, "sparkRFiles");
   }
+  for (const char* field : {"jars", "pyFiles", "files", "sparkRFiles"}) {
+    for (std::string& uri : sim::SplitUris(StringAt(spec, field))) {
+      c.dependencies.push_back(std::move(uri));
+    }
+  }
+  for (std::string& uri : sim::SparkConfUris(conf)) c.dependencies.push_back(std::move(uri));
+  c.s3a_endpoint = sim::S3aEndpoint(conf);
   if (const json::value* args = spec.if_contains("driverArgs"); args && args->is_array()) {
     for (const auto& a : args->as_array()) {
       if (a.is_string()) c.driver_args.emplace_back(a.as_string());

@@ -44,6 +44,10 @@ struct JobConf {
   std::string spark_version;
   std::string main_class;
   std::string primary_resource;
+  // Everything spark-submit fetches as the driver starts (spec jars, pyFiles, files,
+  // sparkRFiles, then sparkConf's lists), and spark.hadoop.fs.s3a.endpoint (sim/fetch.h).
+  std::vector<std::string> dependencies;
+  std::string s3a_endpoint;
   bool python = false;
   std::vector<std::string> driver_args;
   // kubesim.logArgs=true: the application logs its arguments (as many jobs do).

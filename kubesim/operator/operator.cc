@@ -242,12 +242,28 @@ class Reconciler {
         internal::DriverTimeline(conf_, attempt_, requested, options_.time_scale, wait.delay_ms);
     PodStage shown = internal::StageOf(*driver_, conf_.driver_container);
     PodStage due = internal::StageAt(*timeline_, now_);
+    const bool never_ran = conf_.outcome == internal::Outcome::kEvictBeforeStart;
+    // spark-submit fetches the dependencies as the container starts; a failure ends the driver.
+    std::optional<sim::FetchOutcome> fetched;
+    if (shown < PodStage::kRunning && due >= PodStage::kRunning && !never_ran) {
+      fetched = sim::FetchAll(conf_.dependencies, conf_.s3a_endpoint, view_.fetch,
+                              timeline_->started_ms.value_or(now_));
+      if (fetched->failed) {
+        conf_.outcome = internal::Outcome::kFail;
+        timeline_->ended_ms = timeline_->started_ms;
+        due = PodStage::kTerminated;
+      }
+    }
     if (due > shown) {
       driver_status_ = internal::DriverPodStatus(conf_, attempt_, *timeline_, due);
       actions_.pod_status.push_back({driver_name_, driver_status_});
       KubeletEvents(shown, due);
       std::string text;
-      const bool never_ran = conf_.outcome == internal::Outcome::kEvictBeforeStart;
+      if (fetched && fetched->failed) {
+        actions_.logs.push_back({driver_name_, conf_.driver_container, std::move(fetched->log)});
+        return;
+      }
+      if (fetched) text += fetched->log;
       if (shown < PodStage::kRunning && !never_ran) {
         text += internal::DriverLogStart(conf_, attempt_, *timeline_);
         for (const std::string& sidecar : conf_.sidecars) {
@@ -728,7 +744,7 @@ class Reconciler {
   const Options& options_;
   const json::object& app_;
   const int64_t now_;
-  const JobConf conf_;
+  JobConf conf_;  // a failed dependency fetch turns its outcome to kFail
   const Tolerations tol_;
   Actions actions_;
   json::object status_;

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kubesim/sim/fetch.h"
+
 namespace kubesim::sim {
 
 // An object the kubelet reads through the API in the application's namespace: `resource` is
@@ -25,6 +27,7 @@ struct AppView {
   std::vector<const boost::json::object*> pods;  // pods the controller attributes to it
   int64_t now_ms = 0;                            // wall clock, ms since the epoch
   ObjectLookup lookup;                           // unset: every object the pods refer to exists
+  DependencyFetch fetch;                         // unset: every dependency is fetched (fetch.h)
 };
 
 struct PodStatusUpdate {

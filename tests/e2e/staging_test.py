@@ -2,7 +2,11 @@
 uploads a job's local jar and .py through UploadArtifacts and the job runs to SUCCEEDED with
 local:// URIs under the pods' mount of the volume; a retried upload and another replica store
 once; a corrupted upload, a bad name, data before a header and a file over the bound are refused
-and leave nothing; an unknown reference is refused by name and creates nothing."""
+and leave nothing; an unknown reference is refused by name and creates nothing; a staged file
+deleted from the store before the driver starts fails the driver with Spark's fetch error.
+
+kubesim models the shared volume as the host path (its README), so the pods mount it at the
+directory the test created."""
 
 import hashlib
 import os
@@ -61,9 +65,9 @@ staging:
   volume:
     path: %s
     claimName: kje-staging
-    mountPath: /kje-staging
+    mountPath: %s
   maxFileBytes: %d
-""" % (cls.cluster.kubeconfig, cls.volume, MAX_FILE))
+""" % (cls.cluster.kubeconfig, cls.volume, cls.volume, MAX_FILE))
         # Two replicas over the same volume, as a Deployment with a ReadWriteMany claim has.
         cls.servers = [kje.Server(["--config", cls.config]) for _ in range(2)]
         cls.channels = [s.channel() for s in cls.servers]
@@ -125,8 +129,8 @@ template:
         self.assertEqual(stored.get(py_path), py)
         app = self.cluster.app("default", "gravitino-job-4101")
         text = repr(app)
-        self.assertIn("local:///kje-staging/" + py_path, text)
-        self.assertIn("local:///kje-staging/" + jar_path, text)
+        self.assertIn("local://%s/%s" % (self.volume, py_path), text)
+        self.assertIn("local://%s/%s" % (self.volume, jar_path), text)
         self.assertIn("staging", text)
         self.assertNotIn("staged:", text)
 
@@ -183,6 +187,48 @@ template:
         self.assertEqual(caught.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn(ref, caught.exception.details())
         self.assertIsNone(self.cluster.app("default", "gravitino-job-4102"))
+
+    def test_a_staged_file_deleted_before_the_driver_starts_fails_the_driver(self):
+        data = os.urandom(3000)
+        ref = self.upload(upload_requests([("gone.jar", data)])).artifacts[0].reference
+        path = os.path.join(self.volume, "sha256", hashlib.sha256(data).hexdigest(), "gone.jar")
+        self.assertTrue(os.path.isfile(path))
+        # A Secret the driver's env needs holds its container until the test creates it.
+        hold = "kje-fetch-hold"
+        t = pb.JobTemplate(name="staged-gone", executable=ref, arguments=["2"], spark=pb.SparkJob(
+            class_name="org.apache.spark.examples.SparkPi",
+            configs={"kubesim.durationMs": "500",
+                     "spark.kubernetes.driver.secretKeyRef.HOLD": hold + ":k"}))
+        resp = self.stubs[0].Submit(pb.SubmitRequest(job_id="4103", metalake="lake", template=t),
+                                    timeout=kje.RPC_TIMEOUT)
+
+        def driver_held():
+            for pod in self.cluster.core.list_namespaced_pod("default").items:
+                if "4103" not in pod.metadata.name or "driver" not in pod.metadata.name:
+                    continue
+                for c in (pod.status.container_statuses or []):
+                    if c.state.waiting and c.state.waiting.reason == "CreateContainerConfigError":
+                        return pod
+            return None
+        kje.wait_until(driver_held, OPERATOR_WAIT, "the driver to be held for its Secret")
+        os.remove(path)
+        self.cluster.core.create_namespaced_secret("default", {
+            "metadata": {"name": hold}, "stringData": {"k": "x"}})
+        self.addCleanup(self.cluster.core.delete_namespaced_secret, hold, "default")
+
+        def done():
+            info = self.stubs[1].Status(pb.StatusRequest(execution_id=resp.execution_id),
+                                        timeout=kje.RPC_TIMEOUT)
+            return info if info.status in (S.SUCCEEDED, S.FAILED) else None
+        info = kje.wait_until(done, OPERATOR_WAIT, "the job to end")
+        self.assertEqual(S.Name(info.status), "FAILED", info)
+        out = self.stubs[0].Output(pb.OutputRequest(execution_id=resp.execution_id),
+                                   timeout=kje.RPC_TIMEOUT)
+        wanted = ('Exception in thread "main" java.io.FileNotFoundException: %s '
+                  "(No such file or directory)" % path)
+        self.assertIn(wanted, list(out.lines))
+        # Nothing of the job's main ran.
+        self.assertFalse(any("Pi is roughly" in l for l in out.lines), out.lines)
 
 
 if __name__ == "__main__":
