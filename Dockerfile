@@ -18,7 +18,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ca-certificates tzdata \
-      libabsl20220623 libc-ares2 libgrpc++1.51 libgrpc29 libprotobuf32 libre2-9 libssl3 \
+      libabsl20220623 libc-ares2 libcurl4 libgrpc++1.51 libgrpc29 libprotobuf32 libre2-9 libssl3 \
       libprometheus-cpp-core1.0 libstdc++6 libyaml-cpp0.7 zlib1g \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /k8s-job-executor /usr/local/bin/k8s-job-executor

@@ -40,7 +40,9 @@ def expected_rules(group, pod_verbs):
         [(group, "sparkapplications", v)
          for v in ("create", "get", "list", "watch", "patch", "delete")]
         + [("", "pods", v) for v in pod_verbs]
-        + [("", "pods/log", "get"), ("", "events", "list")])
+        + [("", "pods/log", "get"), ("", "pods/proxy", "get"), ("", "events", "list")]
+        # The kept record of an ended job (output.keep, on by default).
+        + [("", "configmaps", v) for v in ("create", "get")])
 
 
 EXPECTED_RULES = expected_rules("spark.apache.org", ("list", "delete"))
