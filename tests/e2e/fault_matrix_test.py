@@ -124,9 +124,13 @@ server:
         answers = {i: [] for i in range(JOBS)}  # execution ids answered, by any replica
         lock = threading.Lock()
 
+        # Each job's one template: a retry on any replica sends the same request (a different
+        # one under the same job id is refused, ALREADY_EXISTS naming the field).
+        durations = {i: rng.choice((500, 2000)) for i in range(JOBS)}
+
         def submit(i, replica):
             template = (spark_template(outcome="hang") if outcome_of(i) == "cancel" else
-                        spark_template(outcome=outcome_of(i), duration_ms=rng.choice((500, 2000))))
+                        spark_template(outcome=outcome_of(i), duration_ms=durations[i]))
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and alive[replica]:
                 try:

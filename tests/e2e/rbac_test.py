@@ -235,7 +235,8 @@ def run_scenario(cluster, variant):
             "D": spark_template(extra_configs={"spark.kubernetes.namespace": "unwatched"}),
             "F": spark_template(outcome="hang"),
             "K": spark_template(outcome="hang",
-                                extra_configs={"spark.executor.instances": "2"})}
+                                extra_configs={"spark.executor.instances": "2"}),
+            "R": spark_template(duration_ms=1000)}
     if kje.OPERATOR == "apache":
         # kubeflow/spark-operator removes its drivers itself: no orphan to delete, no right needed.
         jobs["E"] = spark_template(outcome="unschedulable")
@@ -357,6 +358,24 @@ def run_scenario(cluster, variant):
         if cluster.app("spark-jobs", name) is None:
             raise AssertionError("the application of a kept cancel was deleted")
 
+    def kept_record():
+        # The record is written when the job ends (configmaps create) and read once the driver
+        # pod is gone (configmaps get).
+        until(reached(eids["R"], S.SUCCEEDED), "SUCCEEDED before its record")
+        name = "gravitino-job-%s-r" % p
+        until(lambda: (cluster.app("spark-jobs", name) or {}).get("metadata", {}).get(
+            "labels", {}).get("gravitino.apache.org/output") == "kept",
+            "the record of the ended job to be kept")
+        for pod in cluster.driver_pods("spark-jobs", name):
+            cluster.core.delete_namespaced_pod(pod.metadata.name, "spark-jobs")
+        until(lambda: not cluster.driver_pods("spark-jobs", name), "the driver pod to be gone")
+        out = stub.Output(pb.OutputRequest(execution_id=eids["R"], max_lines=100,
+                                           max_bytes=1 << 16), timeout=kje.RPC_TIMEOUT)
+        if out.source != pb.JobInfo.KEPT or not any(
+                line.startswith("Pi is roughly") for line in out.lines):
+            raise AssertionError("Output after the driver pod: %s, %d lines"
+                                 % (pb.JobInfo.OutputSource.Name(out.source), len(out.lines)))
+
     def no_status():
         until(reached(eids["D"], S.FAILED), "FAILED for an application without status")
         until(lambda: cluster.app("unwatched", "gravitino-job-%s-d" % p) is None,
@@ -406,6 +425,8 @@ def run_scenario(cluster, variant):
         behaviour("Events answers for the job", ["A"], events),
         behaviour("Cancel stops a running job and deletes its application", ["C"], cancel),
         behaviour("Cancel that keeps the record stops the job's pods", ["K"], keep_cancel),
+        behaviour("an ended job's output is kept and served once its driver is gone", ["R"],
+                  kept_record),
         behaviour("an application without status fails and is deleted", ["D"], no_status),
     ] + ([
         behaviour("the live driver of a failed job is deleted", ["E"], orphan_driver),
