@@ -680,6 +680,8 @@ TEST_CASE("executor: events are bounded per object and say so", "[executor]") {
     f.client->CompleteList(list, page);
   }
   f.client->CompleteList(f.Next("list"), k8s::ListPage{});  // pods: none
+  // No driver pod: the kept record is looked for (none was kept).
+  f.client->Complete(f.Next("get"), k8s::MakeApiStatus({404, "NotFound", "not found"}));
   const auto& events = r.Get();
   REQUIRE(events.ok());
   CHECK(events->events.size() == 1000);
