@@ -403,8 +403,10 @@ def run_scenario(cluster, variant):
         until(reached(eids["F"], S.CANCELLING), "CANCELLING after another client's change")
 
     def spark_ui():
-        # F's driver runs for the whole scenario (a cancel annotation stops no driver).
-        until(reached(eids["F"], S.STARTED), "STARTED before ProxyUi")
+        # F's driver runs for the whole scenario (a cancel annotation stops no driver): STARTED,
+        # or already CANCELLING when the other client's annotation (outside_change) came first.
+        until(lambda: status(eids["F"]).status in (S.STARTED, S.CANCELLING),
+              "STARTED before ProxyUi")
 
         def served():
             page = stub.ProxyUi(pb.ProxyUiRequest(execution_id=eids["F"],
