@@ -17,13 +17,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
-#include "app/deadline_keeper.h"
 #include "app/options.h"
 #include "app/output_keeper.h"
+#include "app/periodic_sweep.h"
 #include "app/process.h"
 #include "app/readiness_monitor.h"
 #include "app/staging_setup.h"
-#include "app/staging_sweeper.h"
 #include "base/interner.h"
 #include "base/log.h"
 #include "base/mask.h"
@@ -264,18 +263,43 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
                        ReadinessInputsOf(process.io(), cache, k8s_requests, *client, grpc), clock),
                    &ReadinessMonitor::Stop);
   readiness.Start();
+  // Stops jobs whose deadline passed while nobody asks for their status; the mark on the
+  // application makes each stop happen once, whichever replica gets there first.
   auto& deadlines =
-      process.Keep(std::make_unique<DeadlineKeeper>(process.io().get_executor(), executor,
-                                                    absl::Milliseconds(config.deadline_sweep_ms)),
-                   &DeadlineKeeper::Stop);
+      process.Keep(std::make_unique<PeriodicSweep>(
+                       process.io().get_executor(), absl::Milliseconds(config.deadline_sweep_ms),
+                       absl::Seconds(30),
+                       [&executor](absl::Time deadline, PeriodicSweep::Done done) {
+                         return executor.SweepDeadlines(deadline, std::move(done));
+                       },
+                       [](const absl::StatusOr<int64_t>& stopped_jobs) {
+                         if (!stopped_jobs.ok()) {
+                           log::Warn("the deadline sweep failed")
+                               .Kv("error", std::string(stopped_jobs.status().message()));
+                         }
+                       }),
+                   &PeriodicSweep::Stop);
   deadlines.Start();
-  StagingSweeper* sweeper = nullptr;
+  // Removes staged files no application names any more.
+  PeriodicSweep* sweeper = nullptr;
   if (staged != nullptr) {
+    const absl::Duration grace = absl::Milliseconds(config.staging.sweep_grace_ms);
     sweeper = &process.Keep(
-        std::make_unique<StagingSweeper>(process.io().get_executor(), executor,
-                                         absl::Milliseconds(config.staging.sweep_interval_ms),
-                                         absl::Milliseconds(config.staging.sweep_grace_ms)),
-        &StagingSweeper::Stop);
+        std::make_unique<PeriodicSweep>(
+            process.io().get_executor(), absl::Milliseconds(config.staging.sweep_interval_ms),
+            absl::Seconds(60),
+            [&executor, grace](absl::Time deadline, PeriodicSweep::Done done) {
+              return executor.SweepStaged(grace, deadline, std::move(done));
+            },
+            [](const absl::StatusOr<int64_t>& deleted) {
+              if (!deleted.ok()) {
+                log::Warn("the sweep of staged files failed; the next one tries again")
+                    .Kv("error", std::string(deleted.status().message()));
+              } else if (*deleted > 0) {
+                log::Info("staged files removed: no application names them").Kv("files", *deleted);
+              }
+            }),
+        &PeriodicSweep::Stop);
     sweeper->Start();
   }
   auto& keeper =
