@@ -15,8 +15,8 @@
 #include "spark/deadline.h"
 #include "spark/execution_id.h"
 #include "spark/job_template.h"
-#include "spark/pod_template.h"
 #include "spark/monitoring.h"
+#include "spark/pod_template.h"
 #include "spark/restart.h"
 
 namespace kje::spark {

@@ -153,7 +153,7 @@ class WatcherImpl : public WatchHandle {
 struct LogBuffer {
   mutable std::mutex mu;
   std::string data;
-  uint64_t dropped = 0;   // bytes trimmed from the front
+  uint64_t dropped = 0;  // bytes trimmed from the front
   // Where each line starts (absolute offset) and when its first byte was written (ms): the
   // kubelet stamps every line with its own time, which `timestamps` and `since*` read.
   std::deque<std::pair<uint64_t, int64_t>> line_times;

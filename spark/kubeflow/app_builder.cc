@@ -17,12 +17,12 @@
 #include "base/strings.h"
 #include "spark/build_error.h"
 #include "spark/json_writer.h"
-#include "spark/template_hash.h"
 #include "spark/kubeflow/names.h"
 #include "spark/names.h"
 #include "spark/object_meta.h"
 #include "spark/pod_memory.h"
 #include "spark/resolved_job.h"
+#include "spark/template_hash.h"
 
 namespace kje::spark::kubeflow {
 namespace {
