@@ -119,7 +119,12 @@ class AppInformerImpl final : public AppInformer,
     bool changed = false;
     {
       absl::MutexLock lock(&mu_);
-      changed = UpsertLocked(ptr);
+      // A write's answer can arrive after the watch has delivered a later state. If that state
+      // is one without the app (deleted, or out of the selector), putting the older version
+      // back would keep a deleted app forever: no event is left to take it out again.
+      auto cmp = CompareResourceVersions(app.resource_version(), seen_version_);
+      bool behind = cmp.has_value() && *cmp <= 0;
+      changed = !(behind && !apps_.contains(app.name())) && UpsertLocked(ptr);
     }
     if (changed) Publish(AppEvent{AppEvent::Type::kUpserted, std::move(ptr)});
   }
@@ -387,6 +392,7 @@ class AppInformerImpl final : public AppInformer,
       }
       old.swap(apps_);
       apps_.swap(listed);
+      seen_version_ = list_rv;
       objects = apps_.size();
     }
     // The previous snapshot's last references to unchanged versions go outside the lock.
@@ -408,7 +414,11 @@ class AppInformerImpl final : public AppInformer,
 
   // In the order the watch delivered the events, one at a time, before the watch's completion.
   void Apply(k8s::WatchEvent::Type type, const std::string& rv, AppPtr app) {
-    if (!rv.empty()) resource_version_ = rv;
+    if (!rv.empty()) {
+      resource_version_ = rv;
+      absl::MutexLock lock(&mu_);
+      seen_version_ = rv;
+    }
     consecutive_errors_ = 0;
     absl::Time now = clock_.Now();
     UpdateStats([&](InformerStats& s) {
@@ -535,6 +545,8 @@ class AppInformerImpl final : public AppInformer,
   // SwapIn asks for the subscriber count under it (mu_ before subs_mu_, never the reverse).
   mutable absl::Mutex mu_;
   Map apps_ ABSL_GUARDED_BY(mu_);
+  // The collection's version the map reflects: the last list's, or the last watch event's.
+  std::string seen_version_ ABSL_GUARDED_BY(mu_);
 
   mutable absl::Mutex stats_mu_;
   InformerStats stats_ ABSL_GUARDED_BY(stats_mu_);

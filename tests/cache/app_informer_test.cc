@@ -180,6 +180,32 @@ TEST_CASE("informer: our own writes are visible at once and not undone", "[infor
   CHECK(f.informer->Find("fresh") == nullptr);
 }
 
+TEST_CASE("informer: a write answered after the watch saw the app deleted doesn't bring it back",
+          "[informer]") {
+  Fixture f;
+  auto watch = f.Sync();
+  using T = k8s::WatchEvent::Type;
+  // A foreground delete: the DELETE's answer (rv 31, deletionTimestamp set) reaches us after the
+  // watch has delivered both the marked version and the removal.
+  f.client->SendEvent(watch, Event(T::kModified, "a", "31", "Submitted"));
+  f.client->SendEvent(watch, Event(T::kDeleted, "a", "32", "Submitted"));
+  f.Settle();
+  REQUIRE(f.informer->Find("a") == nullptr);
+  f.informer->ObserveWrite(Projection("a", "31", "Submitted"));
+  CHECK(f.informer->Find("a") == nullptr);
+  // A write newer than anything the watch delivered is ours to show at once (a create).
+  f.informer->ObserveWrite(Projection("a", "33", ""));
+  CHECK(f.informer->Find("a") != nullptr);
+  // The same holds after a relist: its version is what the map reflects.
+  f.client->EndWatch(watch, k8s::MakeApiStatus({410, "Expired", "too old resource version"}));
+  auto relist = f.Next("list");
+  f.client->CompleteList(relist, Page({AppJson("b", "45", "Succeeded")}, "50", ""));
+  f.Next("watch");
+  REQUIRE(f.informer->Find("a") == nullptr);
+  f.informer->ObserveWrite(Projection("a", "40", "Submitted"));
+  CHECK(f.informer->Find("a") == nullptr);
+}
+
 TEST_CASE("informer: 410 Gone relists and reads keep the old snapshot meanwhile", "[informer]") {
   Fixture f;
   auto watch = f.Sync();
