@@ -3,6 +3,7 @@
 // UTF-8 decoding shared by everything that cuts, repairs or quotes outside text.
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace kje {
@@ -36,6 +37,25 @@ inline int Utf8SequenceLength(std::string_view s) {
     if (!ok) return -i;
   }
   return length;
+}
+
+// `s` with each ill-formed subpart replaced by U+FFFD, as Java's decoder does: text from outside
+// that becomes a protobuf string (which must be UTF-8).
+inline std::string ToValidUtf8(std::string_view s) {
+  constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    int length = Utf8SequenceLength(s);
+    if (length > 0) {
+      out.append(s.substr(0, length));
+      s.remove_prefix(length);
+    } else {
+      out.append(kReplacement);
+      s.remove_prefix(-length);
+    }
+  }
+  return out;
 }
 
 }  // namespace kje

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
+#include "base/utf8.h"
 #include "spark/json_util.h"
 #include "spark/json_writer.h"
 #include "spark/log_cursor.h"
@@ -71,8 +72,19 @@ std::string EventsJson(const std::vector<k8s::Event>& events) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+// Anyone who may write ConfigMaps or Secrets in the job's namespace may write the record: what
+// it says is read as outside text, made valid UTF-8 for the answers' protobuf strings.
 std::string Text(const rapidjson::Value* object, std::string_view key) {
-  return std::string(spark::json::String(object, key).value_or(""));
+  return ToValidUtf8(spark::json::String(object, key).value_or(""));
+}
+
+// A time an answer's Timestamp can carry (years 1 to 9999), else none.
+std::optional<absl::Time> MillisTime(const rapidjson::Value* object, std::string_view key) {
+  auto millis = spark::json::Int(object, key);
+  constexpr int64_t kFirst = int64_t{-62135596800} * 1000;
+  constexpr int64_t kLast = int64_t{253402300799} * 1000;
+  if (!millis || *millis < kFirst || *millis > kLast) return std::nullopt;
+  return absl::FromUnixMillis(*millis);
 }
 
 bool Bool(const rapidjson::Value* object, std::string_view key) {
@@ -189,13 +201,14 @@ absl::StatusOr<KeptRecord> ParseKeptRecord(const rapidjson::Value& object) {
   out.pod_name = Text(&meta, "pod");
   out.pod_uid = Text(&meta, "podUid");
   out.truncated = Bool(&meta, "truncated");
-  if (auto code = spark::json::Int(&meta, "exitCode")) out.exit_code = static_cast<int32_t>(*code);
-  out.termination_message = Text(&meta, "terminationMessage");
+  auto code = spark::json::Int(&meta, "exitCode");
+  if (code && *code >= INT32_MIN && *code <= INT32_MAX) out.exit_code = static_cast<int32_t>(*code);
+  out.termination_message = CapTerminationMessage(Text(&meta, "terminationMessage"));
   out.events_truncated = Bool(&meta, "eventsTruncated");
   out.not_kept = NotKeptFromCode(Text(&meta, "notKept"));
   if (auto log = value(kLogKey)) {
     for (absl::string_view line : absl::StrSplit(*log, '\n', absl::SkipEmpty())) {
-      out.stamped_lines.emplace_back(line.data(), line.size());
+      out.stamped_lines.push_back(ToValidUtf8(ToStd(line)));
     }
   }
   if (auto events_text = value(kEventsKey)) {
@@ -210,12 +223,10 @@ absl::StatusOr<KeptRecord> ParseKeptRecord(const rapidjson::Value& object) {
         event.reason = Text(&e, "reason");
         event.type = Text(&e, "type");
         event.message = Text(&e, "message");
-        event.count = spark::json::Int(&e, "count").value_or(1);
+        event.count = std::max<int64_t>(spark::json::Int(&e, "count").value_or(1), 1);
         event.source = Text(&e, "source");
-        if (auto first = spark::json::Int(&e, "first")) {
-          event.first_seen = absl::FromUnixMillis(*first);
-        }
-        if (auto last = spark::json::Int(&e, "last")) event.last_seen = absl::FromUnixMillis(*last);
+        event.first_seen = MillisTime(&e, "first");
+        event.last_seen = MillisTime(&e, "last");
         out.events.push_back(std::move(event));
       }
     }

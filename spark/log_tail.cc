@@ -5,27 +5,6 @@
 #include "base/utf8.h"
 
 namespace kje::spark {
-namespace {
-
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-std::string ToValidUtf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  while (!s.empty()) {
-    int length = Utf8SequenceLength(s);
-    if (length > 0) {
-      out.append(s.substr(0, length));
-      s.remove_prefix(length);
-    } else {
-      out.append(kReplacement);
-      s.remove_prefix(-length);
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 absl::StatusOr<LogTail> LogTail::Create(int64_t max_lines, int64_t max_bytes) {
   if (max_lines <= 0 || max_bytes <= 0) {

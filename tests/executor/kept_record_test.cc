@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "rapidjson/document.h"
 
 namespace kje::executor {
@@ -90,6 +91,34 @@ TEST_CASE("an object that isn't a record is refused", "[kept_record]") {
     doc.Parse(text);
     CHECK_FALSE(ParseKeptRecord(doc).ok());
   }
+}
+
+TEST_CASE("a record written by someone else is read as outside text", "[kept_record]") {
+  // A Secret holds any bytes; anyone who may write Secrets in the namespace may write this one.
+  std::string meta =
+      std::string(R"({"pod":"p\u00e9","exitCode":4294967297,"terminationMessage":")") +
+      std::string(5000, 'x') + R"("})";
+  std::string log = "2026-12-06T10:00:00Z caf\xC3 bad\n";
+  std::string events =
+      R"([{"name":"e","count":-3,"first":9223372036854775807,"last":-9223372036854775807},)"
+      R"({"name":"f","first":1000}])";
+  std::string text = R"({"kind":"Secret","data":{"record":")" + absl::Base64Escape(meta) +
+                     R"(","log":")" + absl::Base64Escape(log) + R"(","events":")" +
+                     absl::Base64Escape(events) + R"("}})";
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  auto record = ParseKeptRecord(doc);
+  REQUIRE(record.ok());
+  CHECK(record->pod_name == "p\xC3\xA9");
+  CHECK_FALSE(record->exit_code.has_value());  // past int32: no exit code, not a wrapped one
+  CHECK(record->termination_message == std::string(kMaxTerminationMessageBytes, 'x'));
+  REQUIRE(record->stamped_lines.size() == 1);
+  CHECK(record->stamped_lines[0] == "2026-12-06T10:00:00Z caf\xEF\xBF\xBD bad");
+  REQUIRE(record->events.size() == 2);
+  CHECK(record->events[0].count == 1);
+  CHECK_FALSE(record->events[0].first_seen.has_value());  // beyond a Timestamp's range
+  CHECK_FALSE(record->events[0].last_seen.has_value());
+  CHECK(record->events[1].first_seen == absl::FromUnixMillis(1000));
 }
 
 TEST_CASE("output from a record is its tail without stamps, within the caps", "[kept_record]") {
