@@ -50,7 +50,7 @@ absl::Status UploadSession::OnHeader(std::string name, int64_t size, std::string
                      " one upload may carry (staging.maxUploadBytes): upload it in another call")));
   }
   declared_total_ += size;
-  Current& current = current_.emplace();
+  UploadInProgress& current = current_.emplace();
   current.file.key = spark::StagedKey{std::move(sha256), std::move(name)};
   current.file.size = size;
   current.file.reference = current.file.key.Reference();
@@ -72,7 +72,7 @@ absl::Status UploadSession::OnData(std::string_view bytes) {
     return Fail(absl::InvalidArgumentError(
         "data came before a header: each file starts with its header (name, size, sha256)"));
   }
-  Current& current = *current_;
+  UploadInProgress& current = *current_;
   const int64_t n = static_cast<int64_t>(bytes.size());
   if (n > current.file.size - current.received) {
     return Fail(absl::InvalidArgumentError(
@@ -90,7 +90,7 @@ absl::Status UploadSession::OnData(std::string_view bytes) {
 }
 
 absl::Status UploadSession::CompleteCurrent() {
-  Current& current = *current_;
+  UploadInProgress& current = *current_;
   std::string got = current.hash.HexDigest();
   if (got != current.file.key.sha256) {
     return Fail(absl::InvalidArgumentError(absl::StrCat(

@@ -35,6 +35,15 @@ struct UploadedFile {
   bool already_stored = false;
 };
 
+// The file an upload is receiving. Outside the session: a nested type with member initializers
+// isn't default-constructible to clang until the session is complete.
+struct UploadInProgress {
+  UploadedFile file;
+  int64_t received = 0;
+  Sha256 hash;
+  std::unique_ptr<ArtifactWriter> writer;  // null when already stored
+};
+
 class UploadSession {
  public:
   UploadSession(ArtifactStore& store, UploadLimits limits, absl::Time deadline);
@@ -48,19 +57,13 @@ class UploadSession {
   int64_t received_bytes() const { return received_total_; }
 
  private:
-  struct Current {
-    UploadedFile file;
-    int64_t received = 0;
-    Sha256 hash;
-    std::unique_ptr<ArtifactWriter> writer;  // null when already stored
-  };
   absl::Status CompleteCurrent();
   absl::Status Fail(absl::Status status);
 
   ArtifactStore& store_;
   const UploadLimits limits_;
   const absl::Time deadline_;
-  std::optional<Current> current_;
+  std::optional<UploadInProgress> current_;
   std::vector<UploadedFile> done_;
   int64_t declared_total_ = 0;
   int64_t received_total_ = 0;
