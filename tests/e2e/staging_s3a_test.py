@@ -15,8 +15,6 @@ import subprocess
 import tempfile
 import unittest
 
-import grpc
-
 import kje
 from jobexecutor.v1 import job_executor_pb2 as pb
 from jobexecutor.v1 import job_executor_pb2_grpc as pb_grpc
