@@ -158,7 +158,7 @@ std::string S3Store::KeyOf(std::string_view object_path) const {
 absl::StatusOr<S3Store::Response> S3Store::Send(
     std::string_view method, std::string_view object_path,
     std::vector<std::pair<std::string, std::string>> query, std::string_view body,
-    absl::Time deadline) {
+    absl::Time deadline, std::vector<std::pair<std::string, std::string>> extra_headers) {
   const absl::Time now = absl::Now();
   if (now >= deadline) return absl::DeadlineExceededError("staging store (s3): deadline passed");
   std::string path = absl::StrCat("/", options_.bucket);
@@ -181,6 +181,7 @@ absl::StatusOr<S3Store::Response> S3Store::Send(
   signed_request.headers = {{"host", host_},
                             {"x-amz-content-sha256", signed_request.payload_sha256},
                             {"x-amz-date", amz_date}};
+  for (const auto& h : extra_headers) signed_request.headers.push_back(h);
   const std::string authorization =
       AuthorizationHeader(signed_request, options_.credentials, options_.scope, now);
 
@@ -191,6 +192,9 @@ absl::StatusOr<S3Store::Response> S3Store::Send(
                         absl::StrCat("x-amz-content-sha256: ", signed_request.payload_sha256),
                         absl::StrCat("x-amz-date: ", amz_date), std::string("Expect:")}) {
     headers = curl_slist_append(headers, h.c_str());
+  }
+  for (const auto& [name, value] : extra_headers) {
+    headers = curl_slist_append(headers, absl::StrCat(name, ": ", value).c_str());
   }
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> header_list(headers, curl_slist_free_all);
   Response response;
@@ -230,6 +234,20 @@ absl::StatusOr<bool> S3Store::Exists(const spark::StagedKey& key, absl::Time dea
   if (r->status == 200) return true;
   if (r->status == 404) return false;
   return StoreError("HEAD", *r);
+}
+
+absl::StatusOr<bool> S3Store::Refresh(const spark::StagedKey& key, absl::Time deadline) {
+  // A copy onto itself is how S3 sets an object's LastModified; it is refused unless it changes
+  // something, hence REPLACE (of metadata the service never sets). Server-side: no bytes move.
+  const std::string source =
+      absl::StrCat("/", options_.bucket, "/", UriEncode(KeyOf(key.ObjectPath()), true));
+  auto r = Send("PUT", key.ObjectPath(), {}, "", deadline,
+                {{"x-amz-copy-source", source}, {"x-amz-metadata-directive", "REPLACE"}});
+  if (!r.ok()) return r.status();
+  if (r->status == 404) return false;
+  // A copy can fail after its 200 was sent: the error is then the body.
+  if (r->status == 200 && r->body.find("<Error>") == std::string::npos) return true;
+  return StoreError("PUT (copy)", *r);
 }
 
 absl::StatusOr<std::unique_ptr<ArtifactWriter>> S3Store::StartWrite(const spark::StagedKey& key,

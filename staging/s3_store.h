@@ -33,6 +33,7 @@ class S3Store final : public ArtifactStore {
 
   std::string_view Kind() const override { return "s3"; }
   absl::StatusOr<bool> Exists(const spark::StagedKey& key, absl::Time deadline) override;
+  absl::StatusOr<bool> Refresh(const spark::StagedKey& key, absl::Time deadline) override;
   absl::StatusOr<std::unique_ptr<ArtifactWriter>> StartWrite(const spark::StagedKey& key,
                                                              int64_t size,
                                                              absl::Time deadline) override;
@@ -46,10 +47,12 @@ class S3Store final : public ArtifactStore {
     std::string body;
     std::string etag;
   };
-  // One signed request: `path` is the object path inside the prefix ("" for the bucket itself).
-  absl::StatusOr<Response> Send(std::string_view method, std::string_view object_path,
-                                std::vector<std::pair<std::string, std::string>> query,
-                                std::string_view body, absl::Time deadline);
+  // One signed request: `path` is the object path inside the prefix ("" for the bucket itself);
+  // `extra_headers` are sent and signed too.
+  absl::StatusOr<Response> Send(
+      std::string_view method, std::string_view object_path,
+      std::vector<std::pair<std::string, std::string>> query, std::string_view body,
+      absl::Time deadline, std::vector<std::pair<std::string, std::string>> extra_headers = {});
 
  private:
   std::string KeyOf(std::string_view object_path) const;

@@ -58,7 +58,8 @@ std::shared_ptr<async::Cancellable> Stager::Resolve(
       if (flag->cancelled.load()) return done(absl::CancelledError("cancelled"));
       auto key = spark::ParseStagedReference(reference);
       if (!key.ok()) return done(key.status());
-      auto exists = store_->Exists(*key, store_deadline);
+      // Refreshed: the sweep's grace period covers the time until the application names it.
+      auto exists = store_->Refresh(*key, store_deadline);
       if (!exists.ok()) return done(exists.status());
       if (!*exists) {
         return done(absl::InvalidArgumentError(absl::StrCat(

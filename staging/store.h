@@ -38,6 +38,11 @@ class ArtifactStore {
   // "volume" or "s3", for logs and errors.
   virtual std::string_view Kind() const = 0;
   virtual absl::StatusOr<bool> Exists(const spark::StagedKey& key, absl::Time deadline) = 0;
+  // Whether the object is stored; if it is, its modified time becomes now. The sweep's grace
+  // period then runs from the last upload or look-up that found a file, not from its first
+  // write, so a file stored long ago that no application names isn't removed between the call
+  // that found it and the Submit that names it.
+  virtual absl::StatusOr<bool> Refresh(const spark::StagedKey& key, absl::Time deadline) = 0;
   // A writer of `size` bytes for `key`.
   virtual absl::StatusOr<std::unique_ptr<ArtifactWriter>> StartWrite(const spark::StagedKey& key,
                                                                      int64_t size,

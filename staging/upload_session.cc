@@ -54,7 +54,8 @@ absl::Status UploadSession::OnHeader(std::string name, int64_t size, std::string
   current.file.key = spark::StagedKey{std::move(sha256), std::move(name)};
   current.file.size = size;
   current.file.reference = current.file.key.Reference();
-  auto exists = store_.Exists(current.file.key, deadline_);
+  // Found, it counts as uploaded now, for the sweep's grace period.
+  auto exists = store_.Refresh(current.file.key, deadline_);
   if (!exists.ok()) return Fail(exists.status());
   current.file.already_stored = *exists;
   if (!*exists) {

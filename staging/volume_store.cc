@@ -94,6 +94,15 @@ absl::StatusOr<bool> VolumeStore::Exists(const spark::StagedKey& key, absl::Time
   return Unavailable("can't stat", path, errno);
 }
 
+absl::StatusOr<bool> VolumeStore::Refresh(const spark::StagedKey& key, absl::Time deadline) {
+  auto exists = Exists(key, deadline);
+  if (!exists.ok() || !*exists) return exists;
+  std::string path = absl::StrCat(options_.root, "/", key.ObjectPath());
+  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0) return true;
+  if (errno == ENOENT) return false;  // swept since the stat
+  return Unavailable("can't set the modified time of", path, errno);
+}
+
 absl::StatusOr<std::unique_ptr<ArtifactWriter>> VolumeStore::StartWrite(const spark::StagedKey& key,
                                                                         int64_t, absl::Time) {
   std::string dir = absl::StrCat(options_.root, "/sha256/", key.sha256);

@@ -23,6 +23,7 @@ class VolumeStore final : public ArtifactStore {
 
   std::string_view Kind() const override { return "volume"; }
   absl::StatusOr<bool> Exists(const spark::StagedKey& key, absl::Time deadline) override;
+  absl::StatusOr<bool> Refresh(const spark::StagedKey& key, absl::Time deadline) override;
   absl::StatusOr<std::unique_ptr<ArtifactWriter>> StartWrite(const spark::StagedKey& key,
                                                              int64_t size,
                                                              absl::Time deadline) override;

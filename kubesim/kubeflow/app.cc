@@ -209,7 +209,7 @@ Job ReadJob(const json::object& app) {
     }
   }
   for (std::string& uri : sim::SparkConfUris(conf)) job.dependencies.push_back(std::move(uri));
-  job.s3a_endpoint = sim::S3aEndpoint(conf);
+  job.s3a = sim::S3aAccessOf(conf);
   if (const json::value* args = spec.if_contains("arguments"); args && args->is_array()) {
     for (const json::value& a : args->get_array()) {
       if (a.is_string()) job.arguments.emplace_back(a.get_string());

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kubesim/sim/fetch.h"
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
 #include "kubesim/sim/spark_pod_conf.h"
@@ -80,7 +81,7 @@ struct Job {
   // deps.files, deps.pyFiles, deps.archives, then sparkConf's lists), and
   // spark.hadoop.fs.s3a.endpoint (sim/fetch.h).
   std::vector<std::string> dependencies;
-  std::string s3a_endpoint;
+  sim::S3aAccess s3a;  // the conf's endpoint and region; credentials are the pod's
   std::vector<std::string> arguments;
   // kubesim.logArgs=true: the application logs its arguments (as many jobs do).
   bool log_args = false;

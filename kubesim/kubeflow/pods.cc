@@ -9,6 +9,7 @@
 #include "kubesim/sim/kubelet.h"
 #include "kubesim/sim/nodes.h"
 #include "kubesim/sim/pod_template.h"
+#include "kubesim/sim/s3_credentials.h"
 
 namespace kubesim::kubeflow::internal {
 namespace {
@@ -401,12 +402,15 @@ namespace {
 
 // spark-submit fetches the dependencies as the container starts (the pass that moves the driver
 // out of Pending); a failure ends the driver then and there.
-std::optional<sim::FetchOutcome> FetchAtStart(const Job& job, Stage seen,
+// It reads s3a:// with the credentials the driver pod's environment holds.
+std::optional<sim::FetchOutcome> FetchAtStart(const Job& job, const json::object& driver,
+                                              const sim::ObjectLookup& lookup, Stage seen,
                                               const sim::DependencyFetch& fetch, Timeline* t,
                                               Stage* want) {
   if (seen != Stage::kPending || *want == Stage::kPending) return std::nullopt;
-  sim::FetchOutcome fetched =
-      sim::FetchAll(job.dependencies, job.s3a_endpoint, fetch, *t->started_ms);
+  sim::S3aAccess s3a = job.s3a;
+  s3a.credentials = sim::PodS3Credentials(driver, kDriverContainer, lookup);
+  sim::FetchOutcome fetched = sim::FetchAll(job.dependencies, s3a, fetch, *t->started_ms);
   if (fetched.failed) {
     t->ended_ms = t->started_ms;
     *want = Stage::kTerminated;
@@ -465,7 +469,8 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
   Stage want = Stage::kPending;
   if (t.started_ms && now_ms >= *t.started_ms) want = Stage::kRunning;
   if (t.ended_ms && now_ms >= *t.ended_ms) want = Stage::kTerminated;
-  std::optional<sim::FetchOutcome> fetched = FetchAtStart(job, *seen, fetch, &t, &want);
+  std::optional<sim::FetchOutcome> fetched =
+      FetchAtStart(job, *driver, lookup, *seen, fetch, &t, &want);
   if (want == Stage::kPending && t.started_ms) due(*t.started_ms);
   if (want == Stage::kRunning && t.ended_ms) due(*t.ended_ms);
   const std::string app_id = Label(*driver, kLabelAppSelector);

@@ -190,7 +190,7 @@ JobConf ReadJobConf(const json::object& app) {
     }
   }
   for (std::string& uri : sim::SparkConfUris(conf)) c.dependencies.push_back(std::move(uri));
-  c.s3a_endpoint = sim::S3aEndpoint(conf);
+  c.s3a = sim::S3aAccessOf(conf);
   if (const json::value* args = spec.if_contains("driverArgs"); args && args->is_array()) {
     for (const auto& a : args->as_array()) {
       if (a.is_string()) c.driver_args.emplace_back(a.as_string());

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kubesim/sim/fetch.h"
 #include "kubesim/sim/spark_pod_conf.h"
 
 namespace kubesim::op::internal {
@@ -47,7 +48,7 @@ struct JobConf {
   // Everything spark-submit fetches as the driver starts (spec jars, pyFiles, files,
   // sparkRFiles, then sparkConf's lists), and spark.hadoop.fs.s3a.endpoint (sim/fetch.h).
   std::vector<std::string> dependencies;
-  std::string s3a_endpoint;
+  sim::S3aAccess s3a;  // the conf's endpoint and region; credentials are the pod's
   bool python = false;
   std::vector<std::string> driver_args;
   // kubesim.logArgs=true: the application logs its arguments (as many jobs do).

@@ -23,6 +23,7 @@
 #include "kubesim/operator/v1_1/suspend.h"
 #include "kubesim/sim/events.h"
 #include "kubesim/sim/kubelet.h"
+#include "kubesim/sim/s3_credentials.h"
 
 namespace kubesim::op {
 namespace {
@@ -246,8 +247,10 @@ class Reconciler {
     // spark-submit fetches the dependencies as the container starts; a failure ends the driver.
     std::optional<sim::FetchOutcome> fetched;
     if (shown < PodStage::kRunning && due >= PodStage::kRunning && !never_ran) {
-      fetched = sim::FetchAll(conf_.dependencies, conf_.s3a_endpoint, view_.fetch,
-                              timeline_->started_ms.value_or(now_));
+      sim::S3aAccess s3a = conf_.s3a;
+      s3a.credentials = sim::PodS3Credentials(*driver_, conf_.driver_container, view_.lookup);
+      fetched =
+          sim::FetchAll(conf_.dependencies, s3a, view_.fetch, timeline_->started_ms.value_or(now_));
       if (fetched->failed) {
         conf_.outcome = internal::Outcome::kFail;
         timeline_->ended_ms = timeline_->started_ms;

@@ -44,6 +44,14 @@ std::string S3aEndpoint(const boost::json::object& conf) {
   return ConfString(conf, "spark.hadoop.fs.s3a.endpoint");
 }
 
+S3aAccess S3aAccessOf(const boost::json::object& conf) {
+  S3aAccess access;
+  access.endpoint = S3aEndpoint(conf);
+  std::string region(Trim(ConfString(conf, "spark.hadoop.fs.s3a.endpoint.region")));
+  if (!region.empty()) access.region = std::move(region);
+  return access;
+}
+
 std::vector<std::string> SplitUris(std::string_view list) {
   std::vector<std::string> out;
   while (!list.empty()) {
@@ -71,6 +79,12 @@ std::string RedactUri(std::string_view uri) {
 }
 
 FetchStep PlanFetch(std::string_view uri, std::string_view s3a_endpoint) {
+  S3aAccess access;
+  access.endpoint = std::string(s3a_endpoint);
+  return PlanFetch(uri, access);
+}
+
+FetchStep PlanFetch(std::string_view uri, const S3aAccess& s3a) {
   FetchStep step;
   std::string_view u = Trim(uri);
   // An archive's "#alias" names the directory it unpacks to, not part of the location.
@@ -93,14 +107,16 @@ FetchStep PlanFetch(std::string_view uri, std::string_view s3a_endpoint) {
     return step;
   }
   if (u.starts_with("s3a://")) {
-    std::string endpoint(Trim(s3a_endpoint));
+    std::string endpoint(Trim(s3a.endpoint));
     if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://")) {
       step.kind = FetchKind::kS3Skip;
       return step;
     }
     while (endpoint.ends_with('/')) endpoint.pop_back();
-    step.kind = FetchKind::kS3Head;
+    step.kind = FetchKind::kS3Object;
     step.target = endpoint + "/" + std::string(u.substr(6));  // path-style: /bucket/key
+    step.region = s3a.region;
+    step.credentials = s3a.credentials;
     return step;
   }
   step.kind = FetchKind::kOther;
@@ -114,9 +130,10 @@ std::string FetchLog(const FetchStep& step, const FetchAnswer& a, int64_t ms, bo
   const std::string uri = RedactUri(step.uri);
   if (a.result == R::kFetched) return "";
   if (a.result == R::kSkipped) {
-    w.Line(
-        ms, "WARN", "SparkSubmit",
-        "kubesim: " + uri + " taken as fetched: kubesim holds no S3 credentials and can't read it");
+    w.Line(ms, "WARN", "SparkSubmit",
+           "kubesim: " + uri +
+               " taken as fetched: without an http(s) fs.s3a.endpoint and credentials in the "
+               "driver's environment kubesim can't read it");
     return w.Take();
   }
   *failed = true;
@@ -124,11 +141,20 @@ std::string FetchLog(const FetchStep& step, const FetchAnswer& a, int64_t ms, bo
   switch (a.result) {
     case R::kMissing:
       exception =
-          step.kind == FetchKind::kS3Head
+          step.kind == FetchKind::kS3Object
               ? "java.io.FileNotFoundException: No such file or directory: " + uri
               : "java.io.FileNotFoundException: " + step.target + " (No such file or directory)";
       break;
     case R::kHttpStatus:
+      if (step.kind == FetchKind::kS3Object) {
+        // What S3AFileSystem's getFileStatus translates the store's refusal into.
+        exception = (a.http_status == 403 ? "java.nio.file.AccessDeniedException: "
+                                          : "org.apache.hadoop.fs.s3a.AWSS3IOException: ") +
+                    uri + ": getFileStatus on " + uri + ": " +
+                    "com.amazonaws.services.s3.model.AmazonS3Exception: Status Code: " +
+                    std::to_string(a.http_status);
+        break;
+      }
       exception = "java.io.IOException: Server returned HTTP response code: " +
                   std::to_string(a.http_status) + " for URL: " + uri;
       break;
@@ -150,9 +176,16 @@ std::string FetchLog(const FetchStep& step, const FetchAnswer& a, int64_t ms, bo
 
 FetchOutcome FetchAll(const std::vector<std::string>& uris, std::string_view s3a_endpoint,
                       const DependencyFetch& fetch, int64_t ms) {
+  S3aAccess access;
+  access.endpoint = std::string(s3a_endpoint);
+  return FetchAll(uris, access, fetch, ms);
+}
+
+FetchOutcome FetchAll(const std::vector<std::string>& uris, const S3aAccess& s3a,
+                      const DependencyFetch& fetch, int64_t ms) {
   FetchOutcome out;
   for (const std::string& uri : uris) {
-    const FetchStep step = PlanFetch(uri, s3a_endpoint);
+    const FetchStep step = PlanFetch(uri, s3a);
     FetchAnswer answer;
     switch (step.kind) {
       case FetchKind::kInImage:

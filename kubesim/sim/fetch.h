@@ -9,6 +9,10 @@
 // kubesim models a volume shared with the drivers (a ReadWriteMany PVC) as the host path itself:
 // `local:///data/x.jar` is present when /data/x.jar is a file on kubesim's host. Paths under
 // /opt/spark/ are the Spark image's own (its examples jar, pi.py) and are always present.
+//
+// `s3a://` is read as hadoop-aws reads it: path-style at spark.hadoop.fs.s3a.endpoint, signed
+// (SigV4) with the credentials the driver's environment holds (AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY, usually from a Secret the pod references: s3_credentials.h).
 
 #include <boost/json.hpp>
 #include <cstdint>
@@ -24,18 +28,38 @@ enum class FetchKind {
   kInImage,    // local:///opt/spark/...: shipped in the Spark image
   kLocalFile,  // local:// or a bare path: a file on the (shared) host path
   kHttpGet,    // http:// or https://: downloaded by the driver
-  kS3Head,     // s3a:// with an http(s) fs.s3a.endpoint: HEAD path-style, no credentials
+  kS3Object,   // s3a:// with an http(s) fs.s3a.endpoint: a signed GET, or without credentials
+               // an unsigned HEAD
   kS3Skip,     // s3a:// without one: kubesim can't authenticate, taken as fetched
   kOther,      // a scheme kubesim doesn't model (hdfs://, file://, ...): taken as fetched
+};
+
+// The keys hadoop-aws's environment-variable provider reads. Never printed.
+struct S3Credentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;  // "" when the environment has none
+};
+
+// How a driver reaches s3a://: the application's conf, and the credentials its pod holds.
+struct S3aAccess {
+  std::string endpoint;              // spark.hadoop.fs.s3a.endpoint, "" when unset
+  std::string region = "us-east-1";  // spark.hadoop.fs.s3a.endpoint.region
+  std::optional<S3Credentials> credentials;
 };
 
 struct FetchStep {
   FetchKind kind = FetchKind::kOther;
   std::string uri;     // as the application names it (without an archive's #alias)
-  std::string target;  // kLocalFile: the path; kHttpGet, kS3Head: the URL to ask
+  std::string target;  // kLocalFile: the path; kHttpGet, kS3Object: the URL to ask
+  // kS3Object: the signing region and the credentials, when the driver has any.
+  std::string region;
+  std::optional<S3Credentials> credentials;
 };
 
-// What to do for one dependency. `s3a_endpoint` is spark.hadoop.fs.s3a.endpoint ("" when unset).
+// What to do for one dependency.
+FetchStep PlanFetch(std::string_view uri, const S3aAccess& s3a);
+// The same without credentials; `s3a_endpoint` is spark.hadoop.fs.s3a.endpoint ("" when unset).
 FetchStep PlanFetch(std::string_view uri, std::string_view s3a_endpoint);
 
 // A comma-separated list as Spark reads spark.jars and its kin: trimmed, empty items dropped.
@@ -46,6 +70,8 @@ std::vector<std::string> SplitUris(std::string_view list);
 // spark.hadoop.fs.s3a.endpoint.
 std::vector<std::string> SparkConfUris(const boost::json::object& spark_conf);
 std::string S3aEndpoint(const boost::json::object& spark_conf);
+// The endpoint and region of the conf; no credentials (they are the pod's).
+S3aAccess S3aAccessOf(const boost::json::object& spark_conf);
 
 // A URI as kubesim prints it: the query (a presigned URL's signature) and any user info are
 // replaced, so no credential reaches a log.
@@ -73,10 +99,13 @@ struct FetchOutcome {
   std::string log;  // the lines the driver printed while fetching
 };
 
+FetchOutcome FetchAll(const std::vector<std::string>& uris, const S3aAccess& s3a,
+                      const DependencyFetch& fetch, int64_t ms);
 FetchOutcome FetchAll(const std::vector<std::string>& uris, std::string_view s3a_endpoint,
                       const DependencyFetch& fetch, int64_t ms);
 
-// The real I/O, for the controllers: a file check; an HTTP GET (or HEAD for s3a) with
+// The real I/O, for the controllers: a file check; an HTTP GET (s3a: signed, or an unsigned HEAD
+// without credentials) with
 // `timeout_ms` and a body bound of `max_bytes`. It blocks its caller up to the timeout: the
 // controllers call it on their own thread, never on the API server's.
 struct FetchLimits {

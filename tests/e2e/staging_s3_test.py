@@ -29,17 +29,6 @@ BUCKET = "kje-staging"
 PART = 5 << 20
 GRACE_MS = 4000
 
-S3RVER_MAIN = """
-const root = process.argv[2];
-const S3rver = require(root + '/node_modules/s3rver');
-const { DUMMY_ACCOUNT } = require(root + '/node_modules/s3rver/lib/models/account');
-DUMMY_ACCOUNT.createKeyPair(process.env.KJE_KEY_ID, process.env.KJE_SECRET);
-new S3rver({ address: '127.0.0.1', port: 0, directory: process.argv[3], silent: true,
-             configureBuckets: [{ name: process.argv[4], configs: [] }] })
-  .run().then(({ port }) => console.log('listening ' + port))
-  .catch((e) => { console.error(e); process.exit(1); });
-"""
-
 
 class S3Server:
     """s3rver on loopback; stopped by stop()."""
@@ -50,9 +39,7 @@ class S3Server:
                                   timeout=600).stdout.strip()
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(bin_path))))
         self.dir = tempfile.mkdtemp(prefix="kje-s3rver-")
-        main = os.path.join(self.dir, "main.js")
-        with open(main, "w") as f:
-            f.write(S3RVER_MAIN)
+        main = os.path.join(kje.SOURCE_DIR, "scripts", "s3rver-main.js")
         data = os.path.join(self.dir, "data")
         os.mkdir(data)
         env = dict(os.environ, KJE_KEY_ID=KEY_ID, KJE_SECRET=SECRET)

@@ -3,6 +3,9 @@
 
 #include "staging/upload_session.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +210,49 @@ TEST_CASE("volume store: local:// URIs under the pods' mount, the mount's conf, 
   REQUIRE(store.Delete(key.ObjectPath(), kFar).ok());
   REQUIRE(store.Delete(key.ObjectPath(), kFar).ok());  // gone already: fine
   CHECK(!*store.Exists(key, kFar));
+}
+
+TEST_CASE(
+    "upload: a file found stored counts as uploaded now, so the sweep's grace period covers "
+    "the Submit that follows",
+    "[staging]") {
+  TempDir dir;
+  VolumeStore store({dir.path.string(), "claim", "/stage"});
+  const std::string jar = "stored long ago";
+  const spark::StagedKey key{Sha256Hex(jar), "old.jar"};
+  auto w = store.StartWrite(key, jar.size(), kFar);
+  REQUIRE(w.ok());
+  REQUIRE((*w)->Append(jar).ok());
+  REQUIRE((*w)->Commit().ok());
+  // Written a day ago, and named by no application since.
+  const fs::path file = dir.path / key.ObjectPath();
+  const timespec old[2] = {{absl::ToTimeT(absl::Now() - absl::Hours(24)), 0},
+                           {absl::ToTimeT(absl::Now() - absl::Hours(24)), 0}};
+  REQUIRE(::utimensat(AT_FDCWD, file.c_str(), old, 0) == 0);
+  auto modified = [&] {
+    auto listed = store.List(kFar);
+    REQUIRE(listed.ok());
+    REQUIRE(listed->size() == 1);
+    return (*listed)[0].modified;
+  };
+  REQUIRE(modified() < absl::Now() - absl::Hours(23));
+
+  const absl::Time before = absl::FromTimeT(absl::ToTimeT(absl::Now()));
+  UploadSession s(store, UploadLimits{}, kFar);
+  REQUIRE(s.OnHeader("old.jar", jar.size(), Sha256Hex(jar)).ok());
+  REQUIRE(s.OnData(jar).ok());
+  auto files = s.Finish();
+  REQUIRE(files.ok());
+  CHECK((*files)[0].already_stored);
+  CHECK(modified() >= before);
+  CHECK(Read(file) == jar);
+
+  // Refresh of a file the store doesn't hold: absent, and nothing created.
+  const spark::StagedKey gone{Sha256Hex("never"), "never.jar"};
+  auto refreshed = store.Refresh(gone, kFar);
+  REQUIRE(refreshed.ok());
+  CHECK_FALSE(*refreshed);
+  CHECK(FilesUnder(dir.path) == 1);
 }
 
 TEST_CASE("sha256: the published digests", "[staging]") {

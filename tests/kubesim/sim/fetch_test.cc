@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -32,7 +33,7 @@ TEST_CASE("each scheme is planned as spark-submit fetches it") {
           {"https://h:9/a.jar?X-Amz-Signature=s", "", FetchKind::kHttpGet,
            "https://h:9/a.jar?X-Amz-Signature=s"},
           {" http://h/a.py ", "", FetchKind::kHttpGet, "http://h/a.py"},
-          {"s3a://bucket/dir/a.jar", "http://127.0.0.1:9000/", FetchKind::kS3Head,
+          {"s3a://bucket/dir/a.jar", "http://127.0.0.1:9000/", FetchKind::kS3Object,
            "http://127.0.0.1:9000/bucket/dir/a.jar"},
           {"s3a://bucket/a.jar", "", FetchKind::kS3Skip, ""},
           {"s3a://bucket/a.jar", "s3.amazonaws.com", FetchKind::kS3Skip, ""},
@@ -140,6 +141,10 @@ class OneShotHttp {
         request.append(buf, static_cast<size_t>(n));
       }
       head_ = request.starts_with("HEAD ");
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        request_ = request;
+      }
       std::string reply =
           "HTTP/1.1 " + std::to_string(status) +
           " X\r\nConnection: close\r\nContent-Length: " + std::to_string(body_bytes) + "\r\n\r\n";
@@ -162,8 +167,15 @@ class OneShotHttp {
     return "http://127.0.0.1:" + std::to_string(port_) + path;
   }
   bool head() const { return head_; }
+  // The request's line and headers, once the server has read them.
+  std::string request() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return request_;
+  }
 
  private:
+  std::mutex mu_;
+  std::string request_;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> head_{false};
@@ -214,6 +226,51 @@ TEST_CASE("s3a: a HEAD at the endpoint; only a 404 fails, no credentials to do b
   SECTION("forbidden: skipped") {
     OneShotHttp server(403, 0);
     CHECK(FetchForReal(PlanFetch("s3a://b/k.jar", server.Url("")), limits).result == R::kSkipped);
+  }
+}
+
+}  // namespace
+}  // namespace kubesim::sim
+
+namespace kubesim::sim {
+namespace {
+
+TEST_CASE("s3a with the driver's credentials: a SigV4-signed GET; every refusal fails") {
+  FetchLimits limits;
+  S3aAccess s3a;
+  s3a.region = "eu-west-3";
+  s3a.credentials = S3Credentials{"AKIDKUBESIM", "kubesim-secret-value", ""};
+  SECTION("found: the request is signed for the key id, the region and s3; no secret on the wire") {
+    OneShotHttp server(200, 3);
+    s3a.endpoint = server.Url("");
+    CHECK(FetchForReal(PlanFetch("s3a://b/dir/k.jar", s3a), limits).result == R::kFetched);
+    const std::string request = server.request();
+    CHECK(request.starts_with("GET /b/dir/k.jar HTTP/1.1\r\n"));
+    CHECK(request.find("AWS4-HMAC-SHA256 Credential=AKIDKUBESIM/") != std::string::npos);
+    CHECK(request.find("/eu-west-3/s3/aws4_request") != std::string::npos);
+    CHECK(request.find("Signature=") != std::string::npos);
+    CHECK(request.find("x-amz-content-sha256: ") != std::string::npos);
+    CHECK(request.find("kubesim-secret-value") == std::string::npos);
+  }
+  SECTION("forbidden (the wrong key): the driver fails with hadoop-aws's AccessDeniedException") {
+    OneShotHttp server(403, 0);
+    s3a.endpoint = server.Url("");
+    FetchOutcome out = FetchAll(
+        {"s3a://b/k.jar"}, s3a, [&](const FetchStep& step) { return FetchForReal(step, limits); },
+        0);
+    CHECK(out.failed);
+    CHECK(out.log.find("java.nio.file.AccessDeniedException: s3a://b/k.jar") != std::string::npos);
+    CHECK(out.log.find("kubesim-secret-value") == std::string::npos);
+  }
+  SECTION("missing") {
+    OneShotHttp server(404, 0);
+    s3a.endpoint = server.Url("");
+    CHECK(FetchForReal(PlanFetch("s3a://b/k.jar", s3a), limits).result == R::kMissing);
+  }
+  SECTION("the region defaults to us-east-1 and follows spark.hadoop.fs.s3a.endpoint.region") {
+    CHECK(S3aAccessOf(boost::json::object{}).region == "us-east-1");
+    CHECK(S3aAccessOf(boost::json::object{{"spark.hadoop.fs.s3a.endpoint.region", "ap-south-1"}})
+              .region == "ap-south-1");
   }
 }
 

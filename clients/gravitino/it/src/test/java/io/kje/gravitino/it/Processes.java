@@ -144,6 +144,31 @@ final class Processes {
 
     /** GET of an API path, as kubectl would (its kubeconfig's CA and token); the body. */
     String get(String path) throws Exception {
+      HttpResponse<String> r = send(path, "GET");
+      if (r.statusCode() != 200) {
+        throw new AssertionError("GET " + path + ": " + r.statusCode() + " " + r.body());
+      }
+      return r.body();
+    }
+
+    /** DELETE of an API path, as kubectl delete (background propagation). */
+    void delete(String path) throws Exception {
+      HttpResponse<String> r = send(path, "DELETE");
+      if (r.statusCode() != 200 && r.statusCode() != 202) {
+        throw new AssertionError("DELETE " + path + ": " + r.statusCode() + " " + r.body());
+      }
+    }
+
+    /** The HTTP status a GET of an API path answers (404: the object is gone). */
+    int status(String path) {
+      try {
+        return send(path, "GET").statusCode();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    }
+
+    private HttpResponse<String> send(String path, String method) throws Exception {
       String config = read(kubeconfig);
       String server = field(config, "server");
       String token = field(config, "token");
@@ -160,13 +185,10 @@ final class Processes {
         tls.init(null, tmf.getTrustManagers(), null);
         http = HttpClient.newBuilder().sslContext(tls).build();
       }
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(server + path))
+      return http.send(HttpRequest.newBuilder(URI.create(server + path))
+          .method(method, HttpRequest.BodyPublishers.noBody())
           .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(10)).build(),
           HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200) {
-        throw new AssertionError("GET " + path + ": " + r.statusCode() + " " + r.body());
-      }
-      return r.body();
     }
 
     private static String field(String yaml, String key) {
