@@ -139,20 +139,6 @@ std::vector<UnaryRpc> UnaryRpcs() {
          Call<pb::SubmitRequest, pb::SubmitResponse>(
              &Async::Submit, e, u, r, [](const pb::SubmitResponse& m) { return m.execution_id(); });
        }},
-      {"SubmitDryRun",
-       [](Edge& e, Unary& u) {
-         pb::SubmitRequest r;
-         r.set_job_id("7");
-         r.set_dry_run(true);
-         r.mutable_template_()->mutable_spark();
-         Call<pb::SubmitRequest, pb::SubmitResponse>(
-             &Async::Submit, e, u, r, [](const pb::SubmitResponse& m) {
-               // The dry run's own call, its application passed on whole.
-               return m.application() == R"({"kind":"SparkApplication"})" && !m.adopted()
-                          ? m.execution_id()
-                          : std::string("application lost");
-             });
-       }},
       {"Status",
        [](Edge& e, Unary& u) {
          pb::StatusRequest r;
@@ -279,6 +265,20 @@ std::vector<UnaryRpc> UnaryRpcs() {
                            ev.source() == "kubelet, node-1" && ev.first_seen().seconds() == 100 &&
                            ev.last_seen().seconds() == 160;
                return std::string(same ? "c/sparkapp/ns/app" : "event fields lost");
+             });
+       }},
+      {"SubmitDryRun",
+       [](Edge& e, Unary& u) {
+         pb::SubmitRequest r;
+         r.set_job_id("7");
+         r.set_dry_run(true);
+         r.mutable_template_()->mutable_spark();
+         Call<pb::SubmitRequest, pb::SubmitResponse>(
+             &Async::Submit, e, u, r, [](const pb::SubmitResponse& m) {
+               // The dry run's own call, its application passed on whole.
+               return m.application() == R"({"kind":"SparkApplication"})" && !m.adopted()
+                          ? m.execution_id()
+                          : std::string("application lost");
              });
        }},
   };
