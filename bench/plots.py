@@ -14,6 +14,7 @@ fails (index.html is written all the same).
 import argparse
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -66,6 +67,40 @@ def size_tic(n):
     return str(n)
 
 
+# What a unit measures, for the value axis's label.
+UNIT_NAMES = {"ms": "milliseconds", "s": "seconds", "us": "microseconds", "B": "bytes",
+              "KiB": "kibibytes", "MiB": "mebibytes", "x": "ratio"}
+
+
+def axis_label(quantity, unit):
+    """"milliseconds (ms), log scale": the unit spelt out and as the points give it."""
+    name = UNIT_NAMES.get(unit)
+    text = "%s (%s)" % (name, unit) if name else (unit or quantity)
+    return "%s, log scale" % text
+
+
+def log_ticks(lo, hi):
+    """Tick values from lo to hi on a log axis, labelled every 1, 2 and 5 of each decade (and
+    more within a narrow range), so that a reader can read a point's value off the axis."""
+    if lo <= 0 or hi <= lo:
+        return []
+    for steps in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8, 9)):
+        ticks = []
+        decade = 10.0 ** math.floor(math.log10(lo))
+        while decade <= hi:
+            ticks += [float("%.6g" % (m * decade)) for m in steps if lo <= m * decade <= hi]
+            decade *= 10
+        if len(ticks) >= 4:
+            return ticks
+    return ticks
+
+
+def tick_label(v):
+    if v >= 10000 and v % 1000 == 0:
+        return size_tic(int(v))
+    return "%g" % v
+
+
 def gnuplot_script(fig, svg_path):
     """A gnuplot program drawing `fig` into svg_path; the points are inline data blocks."""
     goal, goal_text = common_goal(fig)
@@ -78,20 +113,22 @@ def gnuplot_script(fig, svg_path):
              "set output %s" % quote(svg_path),
              "set title %s" % quote(fig["title"]),
              "set logscale xy", "set grid", "set key below spacing 1.3", "set bmargin 7",
-             "set xlabel %s" % quote(fig["size_unit"] or "size"),
-             "set ylabel %s" % quote(fig["unit"]), 'set format y "%g"']
+             "set xlabel %s" % quote("%s, log scale" % (fig["size_unit"] or "size")),
+             "set ylabel %s" % quote(axis_label("value", fig["unit"])), 'set format y "%g"',
+             "set mxtics 10", "set mytics 10"]
     if sizes:
         lines.append("set xrange [%g:%g]" % (sizes[0] / 1.6, sizes[-1] * 1.6))
         lines.append("set xtics (%s)" % ", ".join('"%s" %d' % (size_tic(s), s) for s in sizes))
     if values:
         lo, hi = min(values), max(values)
         lines.append("set yrange [%g:%g]" % (lo / 2, hi * 2))
-        # Within a decade, a log axis labels one power of ten at most: the extremes (and the
-        # goal) get labels of their own.
-        marks = {lo, hi, goal} if hi / lo < 10 else {goal}
-        marks = sorted(m for m in marks if m)
+        # gnuplot labels powers of ten only, often one or two in range: every 1-2-5 of each
+        # decade gets a label, and the goal one of its own.
+        ticks = log_ticks(lo / 2, hi * 2)
+        marks = sorted(set(ticks) | ({goal} if goal else set()))
         if marks:
-            lines.append("set ytics add (%s)" % ", ".join('"%s" %r' % (cell(m), m) for m in marks))
+            lines.append("set ytics (%s)" % ", ".join('"%s" %r' % (tick_label(m), m)
+                                                        for m in marks))
     plot = []
     for i, (name, pts) in enumerate(series.items()):
         block = "$s%d" % i

@@ -23,6 +23,7 @@
 #include "cli/command.h"
 #include "cli/completion.h"
 #include "cli/contexts.h"
+#include "cli/dry_run.h"
 #include "cli/forward.h"
 #include "cli/job_file.h"
 #include "cli/job_ref.h"
@@ -207,6 +208,7 @@ int Submit(Context& c) {
     return UsageError(c.io, "submit",
                       absl::StrCat(s.message(), " (give it in the job file or as a flag)"));
   }
+  if (c.flags.Has("dry-run")) return SubmitDryRun(c, *std::move(request));
   if (int staged = StageLocalFiles(c, request->mutable_template_()); staged != kExitOk) {
     return staged;
   }
@@ -632,6 +634,9 @@ std::vector<FlagSpec> SubmitFlags() {
   std::vector<FlagSpec> flags = TemplateFlags();
   flags.insert(flags.begin() + 1,
                FlagSpec{"job-id", 0, "ID", false, "the job id (names the application)"});
+  flags.push_back({"dry-run", 0, "", false,
+                   "print the application the server would create (YAML; -o json: JSON), "
+                   "checked by the server and the API server; nothing is created"});
   return flags;
 }
 

@@ -15,6 +15,7 @@
 #include "base/strings.h"
 #include "cli/command.h"
 #include "cli/job_file.h"
+#include "cli/schedule_adopt.h"
 
 namespace kje::cli {
 namespace {
@@ -100,25 +101,6 @@ absl::Status SpecFromFlags(const ParsedFlags& flags, pb::ScheduleSpec* spec,
   return absl::OkStatus();
 }
 
-// Whether an adopted schedule has the spec a create asked for, reading unset values as the
-// server writes them (Allow, history 1).
-bool SameSpec(const pb::ScheduleSpec& asked, const pb::ScheduleSpec& got) {
-  auto policy = [](const pb::ScheduleSpec& s) {
-    return s.concurrency_policy() == pb::ScheduleSpec::CONCURRENCY_POLICY_UNSPECIFIED
-               ? pb::ScheduleSpec::ALLOW
-               : s.concurrency_policy();
-  };
-  auto successful = [](const pb::ScheduleSpec& s) {
-    return s.has_successful_run_history_limit() ? s.successful_run_history_limit() : 1;
-  };
-  auto failed = [](const pb::ScheduleSpec& s) {
-    return s.has_failed_run_history_limit() ? s.failed_run_history_limit() : 1;
-  };
-  return asked.schedule() == got.schedule() && asked.time_zone() == got.time_zone() &&
-         policy(asked) == policy(got) && successful(asked) == successful(got) &&
-         failed(asked) == failed(got) && asked.suspend() == got.suspend();
-}
-
 // For a server without schedules, a line that says what would have them: its
 // FAILED_PRECONDITION names the backend, but whoever runs the CLI may not know the setting. (A
 // FAILED_PRECONDITION can also mean the API server refused the service's credentials; that
@@ -170,11 +152,15 @@ int CreateVerb(Context& c) {
   pb::ScheduleInfo info;
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().CreateSchedule(ctx.get(), request, &info);
+  if (status.error_code() == grpc::StatusCode::ALREADY_EXISTS) {
+    return ScheduleExists(c, request, status);
+  }
   if (!status.ok()) return ScheduleRpcError(c, "create", status);
   PrintInfo(c, info);
   if (info.adopted()) {
     c.io.err << "schedule " << request.schedule_id() << " already existed; adopted it";
-    if (!SameSpec(request.spec(), info.spec())) {
+    // A server from before specs were compared adopts any spec.
+    if (!SameScheduleSpec(request.spec(), info.spec())) {
       c.io.err << ", with a spec other than the one given (shown; change it with `" << kProgram
                << " schedule update`)";
     }
@@ -367,6 +353,9 @@ std::vector<FlagSpec> CreateFlags() {
   }
   std::vector<FlagSpec> spec = SpecFlags("create it suspended: no runs until `schedule resume`");
   flags.insert(flags.begin() + 1, spec.begin(), spec.end());
+  flags.push_back({"adopt", 0, "", false,
+                   "if the schedule id has a schedule of the same template with another spec, "
+                   "give it this spec (and say what changed) instead of failing"});
   return flags;
 }
 
@@ -388,8 +377,10 @@ const std::vector<Command>& ScheduleCommands() {
        "SCHEDULE_ID, else the file's jobId. It lives in the template's namespace (-n). The\n"
        "cron takes 5 fields, descriptors (@daily, \"@every 90m\") and a CRON_TZ=<zone> prefix.\n"
        "Forbid skips a tick while the newest run is unfinished; Replace deletes that run and\n"
-       "starts the next. Creating the same schedule id again adopts the existing schedule (a\n"
-       "note on stderr says so, and whether its spec differs). Prints the schedule as `get`.\n",
+       "starts the next. Creating the same schedule id again with the same template and spec\n"
+       "adopts the existing schedule (a note on stderr says so); with another spec it is an\n"
+       "error (exit code 1) unless --adopt, which gives the schedule this spec and says what\n"
+       "changed. Prints the schedule as `get`.\n",
        CreateFlags(), "SCHEDULE_ID", 0, 1, CreateVerb},
       {"schedule get",
        "SCHEDULE_ID [-n NS] [flags]",

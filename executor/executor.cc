@@ -289,7 +289,7 @@ asio::awaitable<absl::StatusOr<Submitted>> Submit(ExecutorContext& ex, spark::Bu
   for (const std::string& warning : app.warnings) {
     log::Warn("ignored in the job's configuration").Kv("job_id", job_id).Kv("reason", warning);
   }
-  Submitted submitted{SubmitResult{std::move(execution_id), false}, ""};
+  Submitted submitted{SubmitResult{std::move(execution_id), false, ""}, ""};
   std::string uid;
   if (created.ok()) {
     uid = UidOf(*created);
@@ -687,8 +687,15 @@ void ExecutorContext::SweepKnownDrivers() {
 std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::string& metalake,
                                             const spark::SparkTemplate& job, absl::Time deadline,
                                             Done<SubmitResult> done) {
+  return SubmitOrDryRun(false, std::move(job_id), metalake, job, deadline, std::move(done));
+}
+
+std::shared_ptr<RpcHandle> Executor::SubmitOrDryRun(bool dry_run, std::string job_id,
+                                                    const std::string& metalake,
+                                                    const spark::SparkTemplate& job,
+                                                    absl::Time deadline, Done<SubmitResult> done) {
   if (internal::NeedsStagedLookup(job))
-    return SubmitStaged(std::move(job_id), metalake, job, deadline, done);
+    return SubmitStaged(dry_run, std::move(job_id), metalake, job, deadline, done);
   auto built = ctx_.backend->Build(job_id, metalake, job, ctx_.options.builder);
   if (!built.ok()) {
     // Nothing was created: the template can't run as an application.
@@ -696,6 +703,16 @@ std::shared_ptr<RpcHandle> Executor::Submit(std::string job_id, const std::strin
   }
   if (absl::Status allowed = ctx_.policy.Check(built->namespace_); !allowed.ok()) {
     return Answer<SubmitResult>(done, allowed);
+  }
+  if (dry_run) {
+    return Spawn(
+        ctx_.io,
+        [this, app = *std::move(built), job_id = std::move(job_id), name = job.name,
+         deadline]() mutable {
+          return coroutines::SubmitDryRun(ctx_, std::move(app), std::move(job_id), std::move(name),
+                                          deadline);
+        },
+        std::move(done));
   }
   return Spawn(
       ctx_.io,

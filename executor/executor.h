@@ -203,6 +203,9 @@ class Executor final : public JobExecutor {
   std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                     const spark::SparkTemplate& job, absl::Time deadline,
                                     Done<SubmitResult> done) override;
+  std::shared_ptr<RpcHandle> SubmitDryRun(std::string job_id, const std::string& metalake,
+                                          const spark::SparkTemplate& job, absl::Time deadline,
+                                          Done<SubmitResult> done) override;
   StatusLookup StatusNow(std::string_view execution_id,
                          absl::FunctionRef<void(const JobView&)> answer) const override;
   std::shared_ptr<RpcHandle> Status(spark::ExecutionId id, absl::Time deadline,
@@ -289,9 +292,15 @@ class Executor final : public JobExecutor {
                                          Done<int64_t> done);
 
  private:
+  // Submit, or its dry run (dry_run.cc): the same build and checks either way.
+  std::shared_ptr<RpcHandle> SubmitOrDryRun(bool dry_run, std::string job_id,
+                                            const std::string& metalake,
+                                            const spark::SparkTemplate& job, absl::Time deadline,
+                                            Done<SubmitResult> done);
   // Submit and CreateSchedule of a template that names staged files: the files looked up in
   // the store first, then the call again with their URIs.
-  std::shared_ptr<RpcHandle> SubmitStaged(std::string job_id, const std::string& metalake,
+  std::shared_ptr<RpcHandle> SubmitStaged(bool dry_run, std::string job_id,
+                                          const std::string& metalake,
                                           const spark::SparkTemplate& job, absl::Time deadline,
                                           Done<SubmitResult> done);
   std::shared_ptr<RpcHandle> CreateScheduleStaged(std::string schedule_id,

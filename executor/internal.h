@@ -96,6 +96,12 @@ asio::awaitable<absl::Status> OwnEnvironmentSecret(ExecutorContext& ex,
 asio::awaitable<void> DeleteEnvironmentSecret(ExecutorContext& ex,
                                               const spark::BuiltApplication& app,
                                               absl::Time rpc_deadline);
+// Submit's dry run of a built application (dry_run.cc).
+asio::awaitable<absl::StatusOr<SubmitResult>> SubmitDryRun(ExecutorContext& ex,
+                                                           spark::BuiltApplication app,
+                                                           std::string job_id,
+                                                           std::string template_name,
+                                                           absl::Time rpc_deadline);
 // The driver pod the backend picks among the app's (`app` as last seen, null when unknown):
 // nullopt when there is none, an error when the LIST failed.
 asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(

@@ -36,6 +36,9 @@ namespace kje::executor {
 struct SubmitResult {
   std::string execution_id;
   bool adopted = false;
+  // SubmitDryRun: the application (JSON) as the API server answered the dry run, or the one it
+  // would adopt; sensitive values masked.
+  std::string application;
 };
 
 struct JobResult {
@@ -179,6 +182,12 @@ class JobExecutor {
   virtual std::shared_ptr<RpcHandle> Submit(std::string job_id, const std::string& metalake,
                                             const spark::SparkTemplate& job, absl::Time deadline,
                                             Done<SubmitResult> done) = 0;
+  // Submit's every check and the API server's (a dryRun=All create), creating nothing: the
+  // application it would create in `application`, or, as Submit would, ALREADY_EXISTS or the
+  // existing application of the same job and template (`adopted`).
+  virtual std::shared_ptr<RpcHandle> SubmitDryRun(std::string job_id, const std::string& metalake,
+                                                  const spark::SparkTemplate& job,
+                                                  absl::Time deadline, Done<SubmitResult> done) = 0;
   // Never blocks (the answer comes from the cache's immutable snapshot, if at all). `answer` is
   // called before StatusNow returns, only for StatusAnswered; its view is valid during the call.
   virtual StatusLookup StatusNow(std::string_view execution_id,

@@ -89,7 +89,8 @@ std::shared_ptr<RpcHandle> WithStagedFiles(staging::Stager& stager, const spark:
 
 }  // namespace
 
-std::shared_ptr<RpcHandle> Executor::SubmitStaged(std::string job_id, const std::string& metalake,
+std::shared_ptr<RpcHandle> Executor::SubmitStaged(bool dry_run, std::string job_id,
+                                                  const std::string& metalake,
                                                   const spark::SparkTemplate& job,
                                                   absl::Time deadline, Done<SubmitResult> done) {
   if (stager_ == nullptr) {
@@ -98,9 +99,9 @@ std::shared_ptr<RpcHandle> Executor::SubmitStaged(std::string job_id, const std:
   }
   return WithStagedFiles<SubmitResult>(
       *stager_, job, deadline, std::move(done),
-      [this, job_id = std::move(job_id), metalake, deadline](const spark::SparkTemplate& staged,
-                                                             Done<SubmitResult> then) {
-        return Submit(job_id, metalake, staged, deadline, std::move(then));
+      [this, dry_run, job_id = std::move(job_id), metalake, deadline](
+          const spark::SparkTemplate& staged, Done<SubmitResult> then) {
+        return SubmitOrDryRun(dry_run, job_id, metalake, staged, deadline, std::move(then));
       });
 }
 

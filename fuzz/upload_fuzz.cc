@@ -49,6 +49,9 @@ class MemoryStore final : public kje::staging::ArtifactStore {
   absl::StatusOr<bool> Exists(const StagedKey& key, absl::Time) override {
     return objects.contains(key.ObjectPath());
   }
+  absl::StatusOr<bool> Refresh(const StagedKey& key, absl::Time deadline) override {
+    return Exists(key, deadline);
+  }
   absl::StatusOr<std::unique_ptr<kje::staging::ArtifactWriter>> StartWrite(const StagedKey& key,
                                                                            int64_t,
                                                                            absl::Time) override {

@@ -189,6 +189,17 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
     return Unary(collection, "", std::move(req), deadline);
   }
 
+  Awaitable<std::string> CreateDryRun(ResourceRef collection, std::string json,
+                                      absl::Time deadline) override {
+    Request req;
+    req.method = http::verb::post;
+    req.verb_label = "create";
+    req.body = std::move(json);
+    req.content_type = "application/json";
+    req.idempotency = Idempotency::kIdempotent;
+    return Unary(collection, "?dryRun=All", std::move(req), deadline);
+  }
+
   Awaitable<std::string> Get(ResourceRef ref, absl::Time deadline) override {
     Request req;
     req.verb_label = "get";

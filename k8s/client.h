@@ -88,6 +88,11 @@ class Client {
   // Unavailable error the object may exist; resolve it with a Get or the 409 of a new Create.
   virtual Awaitable<std::string> Create(ResourceRef collection, std::string json,
                                         absl::Time deadline) = 0;
+  // POST ?dryRun=All: the API server validates, admits and defaults the object as for a
+  // Create and answers it as it would store it, storing nothing (no watch event either). A 409
+  // means the name is taken. Retried like a read: it changes nothing.
+  virtual Awaitable<std::string> CreateDryRun(ResourceRef collection, std::string json,
+                                              absl::Time deadline) = 0;
   virtual Awaitable<std::string> Get(ResourceRef ref, absl::Time deadline) = 0;
   // PUT (e.g. with metadata.resourceVersion for optimistic concurrency). Not retried on 5xx.
   virtual Awaitable<std::string> Replace(ResourceRef ref, std::string json,

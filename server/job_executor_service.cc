@@ -93,16 +93,21 @@ grpc::ServerUnaryReactor* JobExecutorService::Submit(grpc::CallbackServerContext
   CallReactor* reactor = start.reactor;
   // The call's line says which job it was for, and what it became: one line per Submit.
   reactor->Note("job_id", request->job_id());
-  reactor->Attach(executor_->Submit(
+  const bool dry_run = request->dry_run();
+  if (dry_run) reactor->Note("dry_run", "true");
+  auto submit = dry_run ? &executor::JobExecutor::SubmitDryRun : &executor::JobExecutor::Submit;
+  reactor->Attach((executor_->*submit)(
       request->job_id(), request->metalake(), ToSparkTemplate(request->template_()),
-      reactor->Deadline(), [this, reactor, response](absl::StatusOr<SubmitResult> r) {
+      reactor->Deadline(), [this, reactor, response, dry_run](absl::StatusOr<SubmitResult> r) {
         if (r.ok()) {
           response->set_execution_id(r->execution_id);
           response->set_adopted(r->adopted);
+          response->set_application(std::move(r->application));
           reactor->Note("execution_id", r->execution_id);
           reactor->Note("adopted", r->adopted ? "true" : "false");
         }
-        if (metrics_ != nullptr) {
+        // A dry run created nothing: it is no submission to count.
+        if (metrics_ != nullptr && !dry_run) {
           metrics_->RecordSubmit(r.ok() ? (r->adopted ? "adopted" : "created")
                                         : ResultLabel(r.status()));
         }

@@ -3,6 +3,7 @@ gnuplot (Debian's gnuplot-nox); without it those tests skip and the rest still r
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -61,6 +62,27 @@ class ScriptTest(unittest.TestCase):
         # The unmeasured point is left out of the plot, not drawn as zero.
         self.assertNotIn("None", script)
 
+    def test_axes_name_their_units_and_label_every_1_2_5_of_each_decade(self):
+        fig = plots.figures(results(ROWS)["results"])["p3-freshness-p99"]
+        script = plots.gnuplot_script(fig, "/out/p3.svg")
+        self.assertIn('set ylabel "milliseconds (ms), log scale"', script)
+        self.assertIn('set xlabel "apps, log scale"', script)
+        ytics = re.search(r"^set ytics \((.*)\)$", script, re.M).group(1)
+        labelled = [float(v) for v in re.findall(r'"[^"]*" ([0-9.e+-]+)', ytics)]
+        lo, hi = [float(v) for v in re.search(r"set yrange \[([^:]+):([^\]]+)\]",
+                                               script).groups()]
+        # 2.4 to 100 ms (the goal) on the axis: 2, 5, 10, 20, 50, 100 and 200 are labelled.
+        self.assertEqual([2, 5, 10, 20, 50, 100, 200], labelled)
+        self.assertTrue(all(lo <= v <= hi for v in labelled))
+        # A narrow range still gets four labels or more.
+        narrow = plots.figures(results([point("P3 via Status", 100, 5.0),
+                                        point("P3 via Status", 1000, 5.5, goal="report only")])
+                               ["results"])["p3-freshness-p99"]
+        ytics = re.search(r"^set ytics \((.*)\)$", plots.gnuplot_script(narrow, "/o.svg"),
+                          re.M).group(1)
+        self.assertGreaterEqual(len(re.findall(r'"[^"]*" [0-9.]+', ytics)), 4)
+        self.assertEqual(["10k", "25"], [plots.tick_label(10000.0), plots.tick_label(25.0)])
+
     def test_no_goal_line_without_a_numeric_goal(self):
         fig = plots.figures(results(ROWS)["results"])["p8"]
         self.assertNotIn("goal", plots.gnuplot_script(fig, "/out/p8.svg"))
@@ -91,6 +113,11 @@ class DrawTest(unittest.TestCase):
                 self.assertTrue(os.path.exists(os.path.join(d, "pub", name)), name)
             with open(os.path.join(d, "p8.svg")) as f:
                 self.assertIn("<svg", f.read())
+            # The value axis's labels are drawn: 1-2-5 of each decade, not a lone power of ten.
+            with open(os.path.join(d, "p3-freshness-p99.svg")) as f:
+                svg = f.read()
+            for label in ("2", "5", "20", "50", "milliseconds (ms), log scale"):
+                self.assertRegex(svg, r">\s*%s\s*<" % re.escape(label))
 
 
 if __name__ == "__main__":

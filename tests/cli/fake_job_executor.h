@@ -12,8 +12,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "base/clock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "jobexecutor/v1/job_executor.grpc.pb.h"
 
 namespace kje::cli::testing {
@@ -178,7 +180,25 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     Record([&](Recorded& r) { r.creates.push_back(*request); });
     absl::MutexLock lock(&mu_);
     auto [it, added] = schedules.try_emplace(request->schedule_id());
-    if (added) {
+    if (!added) {
+      // As the server: only the same request is adopted (a schedule put here by a test, whose
+      // template isn't known, by its spec only).
+      std::vector<std::string> differ = DifferingSpec(it->second.spec(), request->spec());
+      auto made = schedule_templates_.find(request->schedule_id());
+      if (made != schedule_templates_.end() &&
+          !google::protobuf::util::MessageDifferencer::Equals(made->second, request->template_())) {
+        differ.push_back("template");
+      }
+      if (!differ.empty()) {
+        return {grpc::StatusCode::ALREADY_EXISTS,
+                absl::StrCat("ScheduledSparkApplication ", it->second.namespace_(), "/",
+                             it->second.name(), " exists, made from a different request (it ",
+                             "differs in ", absl::StrJoin(differ, ", "),
+                             "): a retry must send the same one; use a new id for a different "
+                             "job")};
+      }
+    } else {
+      schedule_templates_[request->schedule_id()] = request->template_();
       pb::ScheduleInfo& info = it->second;
       info.set_schedule_id(request->schedule_id());
       auto ns = request->template_().spark().configs().find("spark.kubernetes.namespace");
@@ -287,6 +307,30 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
     return grpc::Status::OK;
   }
 
+  // The spec fields that differ, unset values read as the server reads them.
+  static std::vector<std::string> DifferingSpec(const pb::ScheduleSpec& a,
+                                                const pb::ScheduleSpec& b) {
+    auto policy = [](const pb::ScheduleSpec& s) {
+      return s.concurrency_policy() == pb::ScheduleSpec::CONCURRENCY_POLICY_UNSPECIFIED
+                 ? pb::ScheduleSpec::ALLOW
+                 : s.concurrency_policy();
+    };
+    auto successful = [](const pb::ScheduleSpec& s) {
+      return s.has_successful_run_history_limit() ? s.successful_run_history_limit() : 1;
+    };
+    auto failed = [](const pb::ScheduleSpec& s) {
+      return s.has_failed_run_history_limit() ? s.failed_run_history_limit() : 1;
+    };
+    std::vector<std::string> out;
+    if (a.schedule() != b.schedule()) out.push_back("schedule");
+    if (a.time_zone() != b.time_zone()) out.push_back("time_zone");
+    if (policy(a) != policy(b)) out.push_back("concurrency_policy");
+    if (successful(a) != successful(b)) out.push_back("successful_run_history_limit");
+    if (failed(a) != failed(b)) out.push_back("failed_run_history_limit");
+    if (a.suspend() != b.suspend()) out.push_back("suspend");
+    return out;
+  }
+
  private:
   grpc::Status BeginSchedule(grpc::ServerContext* ctx) {
     if (auto s = Begin(ctx); !s.ok()) return s;
@@ -316,6 +360,8 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
 
   absl::Mutex mu_;
   Recorded recorded_ ABSL_GUARDED_BY(mu_);
+  // The template each schedule CreateSchedule made was made from.
+  std::map<std::string, pb::JobTemplate> schedule_templates_ ABSL_GUARDED_BY(mu_);
 };
 
 // Serves a FakeJobExecutor until destroyed.

@@ -131,7 +131,7 @@ TEST_CASE("schedule create takes the id from the job file's jobId, and -o json")
   CHECK(r.out.find("\"adopted\": false") != std::string::npos);
 }
 
-TEST_CASE("schedule create of an existing id says it adopted it, and whether the spec differs") {
+TEST_CASE("schedule create of an existing id adopts the same spec, and refuses another") {
   FakeServer server;
   server.service().schedules["nightly"] = Stored("nightly", "0 3 * * *");
   std::vector<std::string> args = {
@@ -143,12 +143,74 @@ TEST_CASE("schedule create of an existing id says it adopted it, and whether the
   CHECK(same.err == "schedule nightly already existed; adopted it\n");
   args.back() = "0 4 * * *";
   Result other = RunCli(args);
-  CHECK(other.code == 0);
-  CHECK(other.err ==
-        "schedule nightly already existed; adopted it, with a spec other than the one given "
-        "(shown; change it with `k8s-job-executor schedule update`)\n");
-  // What is shown is the schedule as it is.
-  CHECK(other.out.find("SCHEDULE            0 3 * * *\n") != std::string::npos);
+  // A conflict, as kubectl create of an existing object is: exit 1, saying what to do.
+  CHECK(other.code == kExitError);
+  CHECK(other.out.empty());
+  CHECK(other.err.find("ALREADY_EXISTS") != std::string::npos);
+  CHECK(other.err.find("differs in schedule") != std::string::npos);
+  CHECK(other.err.find("run again with --adopt") != std::string::npos);
+  CHECK(other.err.find("`k8s-job-executor schedule update nightly`") != std::string::npos);
+  CHECK(server.service().recorded().updates.empty());
+  CHECK(server.service().schedules["nightly"].spec().schedule() == "0 3 * * *");
+}
+
+TEST_CASE("schedule create --adopt gives an existing schedule the spec, saying what changed") {
+  FakeServer server;
+  std::string file = WriteFile("schedule_test_adopt.yaml", kTemplateFile);
+  auto create = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = {"schedule", "create",   "nightly",       "-f",
+                                     file,       "--server", server.address()};
+    args.insert(args.end(), more.begin(), more.end());
+    return RunCli(args);
+  };
+  REQUIRE(create({"--cron", "0 3 * * *", "--time-zone", "UTC", "--successful-history", "5"}).code ==
+          0);
+
+  SECTION("another spec: updated, exactly the fields that differ") {
+    Result r = create({"--cron", "0 4 * * *", "--concurrency-policy", "Forbid", "--adopt"});
+    CHECK(r.code == 0);
+    auto rec = server.service().recorded();
+    REQUIRE(rec.updates.size() == 1);
+    const pb::UpdateScheduleRequest& update = rec.updates[0];
+    CHECK(update.schedule_id() == "nightly");
+    CHECK(Paths(update) == std::vector<std::string>{"schedule", "time_zone", "concurrency_policy",
+                                                    "successful_run_history_limit"});
+    // Unset in the create means the server's default, sent as a value.
+    CHECK(update.spec().successful_run_history_limit() == 1);
+    const pb::ScheduleSpec& now = server.service().schedules["nightly"].spec();
+    CHECK(now.schedule() == "0 4 * * *");
+    CHECK(now.time_zone().empty());
+    CHECK(now.concurrency_policy() == pb::ScheduleSpec::FORBID);
+    CHECK(now.successful_run_history_limit() == 1);
+    CHECK(r.out.find("SCHEDULE            0 4 * * *\n") != std::string::npos);
+    CHECK(r.err ==
+          "schedule nightly already existed; adopted it, changing schedule \"0 3 * * *\" -> "
+          "\"0 4 * * *\", time_zone \"UTC\" -> Local, concurrency_policy Allow -> Forbid, "
+          "successful_run_history_limit 5 -> 1\n");
+  }
+  SECTION("the same spec: nothing to change") {
+    Result r = create(
+        {"--cron", "0 3 * * *", "--time-zone", "UTC", "--successful-history", "5", "--adopt"});
+    CHECK(r.code == 0);
+    CHECK(server.service().recorded().updates.empty());
+    CHECK(r.err == "schedule nightly already existed; adopted it\n");
+  }
+  SECTION("another template: refused, nothing changed") {
+    Result r = create({"--cron", "0 4 * * *", "--class", "org.example.Other", "--adopt"});
+    CHECK(r.code == kExitError);
+    CHECK(r.err.find("ALREADY_EXISTS") != std::string::npos);
+    CHECK(r.err.find("differs in template") != std::string::npos);
+    CHECK(r.err.find("--adopt changes a schedule's spec only") != std::string::npos);
+    CHECK(server.service().recorded().updates.empty());
+    CHECK(server.service().schedules["nightly"].spec().schedule() == "0 3 * * *");
+  }
+  SECTION("-o json: the schedule as it is now") {
+    Result r = create({"--cron", "0 5 * * *", "--adopt", "-o", "json"});
+    CHECK(r.code == 0);
+    CHECK(r.out.find("\"schedule\": \"0 5 * * *\"") != std::string::npos);
+    CHECK(r.out.find("\"adopted\": true") != std::string::npos);
+  }
+  std::remove(file.c_str());
 }
 
 TEST_CASE("schedule create refuses incomplete or malformed input before sending anything") {

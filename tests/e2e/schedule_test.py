@@ -4,6 +4,7 @@ kubesim's kubeflow/spark-operator and its ScheduledSparkApplication controller a
 an independent view. On the Apache operator every schedule RPC is FAILED_PRECONDITION."""
 
 import os
+import subprocess
 import unittest
 
 import grpc
@@ -416,6 +417,52 @@ server:
         self.assertEqual([o["uid"] for o in kept[0]["metadata"]["ownerReferences"]], [uid])
         self.assertEqual(run.execution_id.rsplit("/", 1)[1], "gravitino-job-fixme-rk1")
         self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="fixme"),
+                                 timeout=kje.RPC_TIMEOUT)
+
+    def cli_create(self, schedule_id, *flags):
+        """`schedule create` of the CLI, as a person runs it: (exit code, stdout, stderr)."""
+        args = [kje.BINARY, "schedule", "create", schedule_id, "--metalake", "lake",
+                "--name", "spark-pi",
+                "--executable", "local:///opt/spark/examples/jars/spark-examples.jar",
+                "--conf", "kubesim.outcome=succeed", "--suspended", *flags,
+                "--server", self.servers[0].address]
+        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        return p.returncode, p.stdout, p.stderr
+
+    @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")
+    def test_the_cli_refuses_another_spec_for_an_existing_schedule_unless_adopt(self):
+        pi = ("--class", "org.apache.spark.examples.SparkPi")
+        code, _, err = self.cli_create("adopt", *pi, "--cron", "0 3 * * *")
+        self.assertEqual(0, code, err)
+        code, _, err = self.cli_create("adopt", *pi, "--cron", "0 3 * * *")
+        self.assertEqual((0, "schedule adopt already existed; adopted it\n"), (code, err))
+        # Another spec: exit 1 (ALREADY_EXISTS), saying what to do; nothing changes.
+        code, out, err = self.cli_create("adopt", *pi, "--cron", "0 4 * * *",
+                                         "--concurrency-policy", "Forbid")
+        self.assertEqual(1, code, err)
+        self.assertEqual("", out)
+        self.assertIn("ALREADY_EXISTS", err)
+        self.assertIn("--adopt", err)
+        self.assertIn("schedule update adopt", err)
+        self.assertEqual("0 3 * * *", self.get("adopt").spec.schedule)
+        # --adopt: the schedule takes the spec, and the CLI says what changed.
+        code, out, err = self.cli_create("adopt", *pi, "--cron", "0 4 * * *",
+                                         "--concurrency-policy", "Forbid", "--adopt")
+        self.assertEqual(0, code, err)
+        self.assertIn('changing schedule "0 3 * * *" -> "0 4 * * *", '
+                      "concurrency_policy Allow -> Forbid", err)
+        got = self.get("adopt").spec
+        self.assertEqual(("0 4 * * *", pb.ScheduleSpec.FORBID, True),
+                         (got.schedule, got.concurrency_policy, got.suspend))
+        self.assertEqual("0 4 * * *",
+                         self.schedule_object("gravitino-job-adopt")["spec"]["schedule"])
+        # Another template can't be adopted: refused, nothing changed.
+        code, _, err = self.cli_create("adopt", "--class", "org.example.Other",
+                                       "--cron", "0 5 * * *", "--adopt")
+        self.assertEqual(1, code, err)
+        self.assertIn("differs in", err)
+        self.assertEqual("0 4 * * *", self.get("adopt").spec.schedule)
+        self.stub.DeleteSchedule(pb.DeleteScheduleRequest(schedule_id="adopt"),
                                  timeout=kje.RPC_TIMEOUT)
 
     @unittest.skipIf(kje.OPERATOR != "kubeflow", "schedules are kubeflow/spark-operator's")

@@ -54,6 +54,8 @@ class FakeJobExecutor final : public executor::JobExecutor {
 
   // The result every OK answer carries.
   executor::JobResult canned_job;
+  // What an OK SubmitDryRun answers as the application.
+  std::string dry_run_application;
   // The filter of the last ListJobs call.
   executor::ListFilter last_list_filter;
   // When set, every call is answered inline with this status, before it returns.
@@ -97,7 +99,16 @@ class FakeJobExecutor final : public executor::JobExecutor {
                                               Done<executor::SubmitResult> done) override {
     return Record("Submit", job_id, deadline, [this, done](absl::Status s) {
       if (!s.ok()) return done(s);
-      done(executor::SubmitResult{canned_job.execution_id, true});
+      done(executor::SubmitResult{canned_job.execution_id, true, ""});
+    });
+  }
+  std::shared_ptr<executor::RpcHandle> SubmitDryRun(std::string job_id, const std::string&,
+                                                    const spark::SparkTemplate&,
+                                                    absl::Time deadline,
+                                                    Done<executor::SubmitResult> done) override {
+    return Record("SubmitDryRun", job_id, deadline, [this, done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      done(executor::SubmitResult{canned_job.execution_id, false, dry_run_application});
     });
   }
 

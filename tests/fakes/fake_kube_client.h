@@ -210,6 +210,10 @@ class FakeKubeClient final : public k8s::Client,
                                 absl::Time deadline) override {
     return String("create", std::move(collection), std::move(json), deadline);
   }
+  Awaitable<std::string> CreateDryRun(k8s::ResourceRef collection, std::string json,
+                                      absl::Time deadline) override {
+    return String("create_dry_run", std::move(collection), std::move(json), deadline);
+  }
   Awaitable<std::string> Get(k8s::ResourceRef ref, absl::Time deadline) override {
     return String("get", std::move(ref), "", deadline);
   }

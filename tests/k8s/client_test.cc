@@ -287,6 +287,28 @@ TEST_CASE("A create whose outcome is unknown is not repeated") {
   }
 }
 
+TEST_CASE("A dry-run create asks for dryRun=All and is retried like a read") {
+  FakeApiServer server;
+  IoThread io;
+  const std::string path = "/apis/spark.apache.org/v1/namespaces/jobs/sparkapplications";
+  // Retrying is safe: a dry run stores nothing whether or not the first attempt arrived.
+  server.Script(path, R"([{"status":503},{"status":201,"body":"{\"dry\":true}"}])");
+  auto client = NewClient(io.io(), server.Config(), FastRetries());
+  REQUIRE(client.ok());
+  auto r = Await(io.io(), (*client)->CreateDryRun(kApps, R"({"a":1})", In(absl::Seconds(10))));
+  REQUIRE(r.ok());
+  CHECK(*r == R"({"dry":true})");
+  auto requests = server.Requests();
+  REQUIRE(requests.size() == 2);
+  for (const Recorded& request : requests) {
+    CHECK(request.method == "POST");
+    CHECK(request.path == path);
+    CHECK(request.query == "dryRun=All");
+    CHECK(request.body == R"({"a":1})");
+    CHECK(request.content_type == "application/json");
+  }
+}
+
 TEST_CASE("A read reset mid-body is retried on a new connection") {
   FakeApiServer server;
   IoThread io;

@@ -83,6 +83,7 @@ struct Edge {
       : admission(max_unary, max_streams) {
     fake.canned_job.execution_id = "c/sparkapp/ns/app";
     fake.canned_job.name = "app";
+    fake.dry_run_application = R"({"kind":"SparkApplication"})";
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service);
@@ -264,6 +265,20 @@ std::vector<UnaryRpc> UnaryRpcs() {
                            ev.source() == "kubelet, node-1" && ev.first_seen().seconds() == 100 &&
                            ev.last_seen().seconds() == 160;
                return std::string(same ? "c/sparkapp/ns/app" : "event fields lost");
+             });
+       }},
+      {"SubmitDryRun",
+       [](Edge& e, Unary& u) {
+         pb::SubmitRequest r;
+         r.set_job_id("7");
+         r.set_dry_run(true);
+         r.mutable_template_()->mutable_spark();
+         Call<pb::SubmitRequest, pb::SubmitResponse>(
+             &Async::Submit, e, u, r, [](const pb::SubmitResponse& m) {
+               // The dry run's own call, its application passed on whole.
+               return m.application() == R"({"kind":"SparkApplication"})" && !m.adopted()
+                          ? m.execution_id()
+                          : std::string("application lost");
              });
        }},
   };

@@ -287,6 +287,50 @@ TEST_CASE("dryRun=All creates nothing", "[api]") {
   CHECK(f.Call("GET", "/api/v1/namespaces/default/configmaps/dry").status == 404);
 }
 
+TEST_CASE("dryRun=All of a SparkApplication: validated and defaulted, stored nowhere", "[api]") {
+  Fixture f;
+  const ResourceType* apps = f.store->FindType("spark.apache.org", "v1", "sparkapplications");
+  REQUIRE(apps != nullptr);
+  ListOptions from_now;
+  from_now.resource_version = f.store->CurrentResourceVersion();
+  auto watch = f.store->Watch(*apps, "default", from_now, nullptr);
+  REQUIRE(watch.ok());
+  const std::string version = f.store->CurrentResourceVersion();
+  const std::string body = R"({"apiVersion":"spark.apache.org/v1","kind":"SparkApplication",
+      "metadata":{"name":"dry","labels":{"a":"b"}},
+      "spec":{"mainClass":"Pi","runtimeVersions":{"sparkVersion":"4.0.0"},
+              "applicationTolerations":{"resourceRetainPolicy":"OnFailure"}}})";
+  HttpResponse r = f.Call("POST", std::string(kApps) + "?dryRun=All", body);
+  INFO(r.body);
+  REQUIRE(r.status == 201);
+  // The object as it would be stored: the server's metadata and the schema's defaults, with
+  // no resourceVersion (nothing was written).
+  json::object app = f.Json(r);
+  json::object& meta = app["metadata"].as_object();
+  CHECK(meta["namespace"] == "default");
+  CHECK_FALSE(meta["uid"].as_string().empty());
+  CHECK(meta.contains("creationTimestamp"));
+  CHECK(meta["generation"] == 1);
+  CHECK_FALSE(meta.contains("resourceVersion"));
+  CHECK(meta["labels"].as_object()["a"] == "b");
+  json::object& tolerations = app["spec"].as_object()["applicationTolerations"].as_object();
+  CHECK(tolerations["ttlAfterStopMillis"] == -1);
+  CHECK(tolerations["resourceRetainDurationMillis"] == -1);
+  // Nothing stored, no version spent, no event for a watcher.
+  CHECK(f.Call("GET", std::string(kApps) + "/dry").status == 404);
+  CHECK(f.store->CurrentResourceVersion() == version);
+  CHECK(watch.value()->Drain().empty());
+
+  // Judged as a create is: the schema, and a name already taken.
+  HttpResponse invalid = f.Call("POST", std::string(kApps) + "?dryRun=All",
+                                R"({"metadata":{"name":"bad"},"spec":{"mainClass":7}})");
+  CHECK(invalid.status == 422);
+  REQUIRE(f.Call("POST", kApps, body).status == 201);
+  HttpResponse taken = f.Call("POST", std::string(kApps) + "?dryRun=All", body);
+  CHECK(taken.status == 409);
+  CHECK(f.Json(taken)["reason"] == "AlreadyExists");
+}
+
 TEST_CASE("Status subresource writes only the status", "[api]") {
   Fixture f;
   REQUIRE(f.Call("POST", kApps, PiYaml(), "application/yaml").status == 201);
