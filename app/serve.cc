@@ -212,6 +212,11 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
     const std::array<int64_t, 2> stops = executor.DeadlineStops();
     stats.queued_deadline_stops = stops[0];
     stats.run_deadline_stops = stops[1];
+    for (size_t i = 0; i < executor::kRecordOutcomeCount; ++i) {
+      const auto outcome = static_cast<executor::RecordOutcome>(i);
+      stats.output_records.emplace_back(std::string(executor::RecordOutcomeName(outcome)),
+                                        executor.RecordOutcomeCount(outcome));
+    }
     return stats;
   });
   absl::StatusOr<server::MetricsHttpServer*> metrics_http =

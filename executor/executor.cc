@@ -25,6 +25,7 @@
 #include "rapidjson/document.h"
 #include "spark/execution_id.h"
 #include "spark/json_util.h"
+#include "spark/last_words.h"
 #include "spark/names.h"
 #include "spark/template_hash.h"
 
@@ -532,11 +533,16 @@ void ApplyOutputState(const spark::AppProjection& app, const spark::DriverPod* d
   source = state.source;
   note = std::string(state.note);
   exit_code = state.exit_code;
+  // The live driver's own words, else those kept on the app once the pod went.
+  std::string words(app.last_words());
   const spark::ContainerStatus* status = driver != nullptr ? driver->DriverStatus("") : nullptr;
-  if (status == nullptr) return;
-  if (status->exit_code) exit_code = status->exit_code;
-  info.message = WithLastWords(std::move(info.message), info.status,
-                               MaskText(CapTerminationMessage(status->termination_message)));
+  if (status != nullptr) {
+    if (status->exit_code) exit_code = status->exit_code;
+    if (!status->termination_message.empty()) {
+      words = spark::LastWords(MaskText(CapTerminationMessage(status->termination_message)));
+    }
+  }
+  info.message = spark::WithLastWords(std::move(info.message), info.status, words, exit_code);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include "executor/job_executor.h"
 #include "executor/job_metrics.h"
 #include "executor/namespace_policy.h"
+#include "executor/record_outcomes.h"
 #include "executor/waiting_memo.h"
 #include "k8s/client.h"
 #include "k8s/request_limiter.h"
@@ -167,8 +168,8 @@ class ExecutorContext {
   WaitingMemo waiting_memo;
   // Paces the captures of kept records across this replica's namespaces.
   std::shared_ptr<k8s::RequestLimiter> keep_limiter;
-  // Records written by this replica (a metric).
-  std::atomic<int64_t> records_kept{0};
+  // What became of the records this replica set out to write (a metric).
+  RecordOutcomes record_outcomes;
 
  private:
   // The driver pods of stopped applications by app uid, valid while the app keeps the recorded
@@ -268,6 +269,10 @@ class Executor final : public JobExecutor {
     return ctx_.waiting_memo.CountRecent(ctx_.clock.Now());
   }
   std::string_view BackendName() const { return ctx_.backend->Name(); }
+  // The kept records this replica set out to write, by outcome (executor/record_outcomes.h).
+  int64_t RecordOutcomeCount(RecordOutcome outcome) const {
+    return ctx_.record_outcomes.Count(outcome);
+  }
   // Jobs stopped for a deadline by this replica: [queued, run].
   std::array<int64_t, 2> DeadlineStops() const {
     return {ctx_.deadline_stops[1].load(std::memory_order_relaxed),

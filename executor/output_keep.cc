@@ -23,6 +23,7 @@
 #include "executor/kept_record.h"
 #include "k8s/errors.h"
 #include "spark/json_writer.h"
+#include "spark/last_words.h"
 #include "spark/log_cursor.h"
 #include "spark/log_tail.h"
 #include "spark/names.h"
@@ -46,7 +47,8 @@ std::string OutputLabelValue(const KeptRecord& record) {
   return absl::StrCat(ToAbsl(kNotKeptPrefix), ToAbsl(NotKeptCode(record.not_kept)));
 }
 
-// The merge patch that tells the application's readers what became of its output.
+// The merge patch that tells the application's readers what became of its output, and the
+// driver's last words (the record's termination message is masked already).
 std::string LabelPatch(const KeptRecord& record) {
   rapidjson::StringBuffer buffer;
   spark::json::Writer w(buffer);
@@ -58,6 +60,13 @@ std::string LabelPatch(const KeptRecord& record) {
   spark::json::KeyStr(w, kLabelOutput, OutputLabelValue(record));
   if (record.exit_code) spark::json::KeyStr(w, kLabelExitCode, absl::StrCat(*record.exit_code));
   w.EndObject();
+  // So that a failed job's message keeps them once the pod is gone, without a request.
+  if (const std::string words = spark::LastWords(record.termination_message); !words.empty()) {
+    spark::json::Key(w, "annotations");
+    w.StartObject();
+    spark::json::KeyStr(w, spark::kAnnotationLastWords, words);
+    w.EndObject();
+  }
   w.EndObject();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
@@ -197,11 +206,15 @@ asio::awaitable<absl::Status> KeepRecord(ExecutorContext& ex, cache::AppPtr app,
     auto made = co_await std::move(create);
     if (!made.ok()) {
       // Another replica wrote it first: it labels the application too.
-      if (k8s::IsK8sConflict(made.status())) co_return absl::OkStatus();
+      if (k8s::IsK8sConflict(made.status())) {
+        ex.record_outcomes.Add(RecordOutcome::kLostRace);
+        co_return absl::OkStatus();
+      }
       co_return made.status();
     }
     created = true;
-    ex.records_kept.fetch_add(1, std::memory_order_relaxed);
+    ex.record_outcomes.Add(record->not_kept == NotKept::kNo ? RecordOutcome::kKept
+                                                            : RecordOutcome::kNotKept);
   }
   auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge, LabelPatch(*record),
                                 ex.Deadline(deadline));
@@ -297,6 +310,7 @@ asio::awaitable<absl::Status> KeepLoop(ExecutorContext& ex, std::string ns) {
         auto keep = KeepRecord(ex, current, absl::Now() + ex.options.request_timeout * 4);
         absl::Status kept = co_await std::move(keep);
         if (!kept.ok() && !absl::IsCancelled(kept)) {
+          ex.record_outcomes.Add(RecordOutcome::kFailed);
           log::Warn("can't keep the record of a job; the next pass tries again")
               .Kv("app", Where(ns, app->name()))
               .Kv("error", std::string(kept.message()));

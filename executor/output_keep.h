@@ -38,12 +38,6 @@ struct OutputState {
 };
 OutputState OutputStateOf(const spark::AppProjection& app, const spark::JobStatusInfo& info);
 
-// A FAILED job's message with the driver's last words (its termination message, masked by the
-// caller, the last line of it at most kMaxLastWordsBytes) appended; others unchanged.
-inline constexpr size_t kMaxLastWordsBytes = 512;
-std::string WithLastWords(std::string message, spark::JobStatus status,
-                          std::string_view termination_message);
-
 // The jobs waiting for a capture, oldest first, each once (by application uid), at most
 // `max_pending`: beyond it a job is refused (and found again on the next pass).
 class KeepQueue {

@@ -1,6 +1,5 @@
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -37,26 +36,6 @@ OutputState OutputStateOf(const spark::AppProjection& app, const spark::JobStatu
   const bool has_driver = info.started_at.has_value() || info.status != spark::JobStatus::kQueued;
   out.source = has_driver ? spark::OutputSource::kLive : spark::OutputSource::kNone;
   return out;
-}
-
-std::string WithLastWords(std::string message, spark::JobStatus status,
-                          std::string_view termination_message) {
-  if (status != spark::JobStatus::kFailed) return message;
-  absl::string_view words = absl::StripTrailingAsciiWhitespace(ToAbsl(termination_message));
-  if (const size_t nl = words.rfind('\n'); nl != absl::string_view::npos) {
-    words = words.substr(nl + 1);
-  }
-  words = absl::StripAsciiWhitespace(words);
-  if (words.empty() || absl::StrContains(message, words)) return message;
-  if (words.size() > kMaxLastWordsBytes) {
-    size_t start = words.size() - kMaxLastWordsBytes;
-    while (start < words.size() && (static_cast<unsigned char>(words[start]) & 0xC0) == 0x80) {
-      ++start;
-    }
-    words = words.substr(start);
-  }
-  return message.empty() ? absl::StrCat("driver: ", words)
-                         : absl::StrCat(message, "; driver: ", words);
 }
 
 bool KeepQueue::Add(cache::AppPtr app) {

@@ -312,6 +312,16 @@ class Metrics::JobsCollector final : public prometheus::Collectable {
       metric.counter.value = static_cast<double>(count);
       out.back().metric.push_back(std::move(metric));
     }
+    out.push_back(NewFamily("k8s_job_executor_output_records_total",
+                            "Kept records (a finished job's output, exit code and events) this "
+                            "replica set out to write, by outcome.",
+                            MetricType::Counter));
+    for (const auto& [outcome, count] : stats.output_records) {
+      prometheus::ClientMetric metric;
+      metric.label = {Label("backend", stats.backend), Label("outcome", outcome)};
+      metric.counter.value = static_cast<double>(count);
+      out.back().metric.push_back(std::move(metric));
+    }
     return out;
   }
 

@@ -65,6 +65,9 @@ class Metrics {
     std::vector<std::pair<std::string, int64_t>> waiting;
     int64_t queued_deadline_stops = 0;
     int64_t run_deadline_stops = 0;
+    // Kept records this replica set out to write, by outcome (kept, not_kept, lost_race,
+    // failed): k8s_job_executor_output_records_total{backend,outcome}.
+    std::vector<std::pair<std::string, int64_t>> output_records;
   };
   using JobStatsSource = std::function<JobStats()>;
 

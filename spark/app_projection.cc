@@ -4,6 +4,7 @@
 #include "spark/cancel_keep.h"
 #include "spark/deadline.h"
 #include "spark/json_util.h"
+#include "spark/last_words.h"
 #include "spark/names.h"
 #include "spark/template_hash.h"
 
@@ -66,6 +67,9 @@ absl::StatusOr<AppFields> ProjectMetadata(const rapidjson::Value& app) {
   projection.template_hash = std::string(json::String(annotations, kAnnotationTemplateHash)
                                              .value_or("")
                                              .substr(0, kMaxTemplateHashBytes));
+  // Anyone may edit an annotation: capped as the service writes it.
+  static_assert(kMaxLastWordsBytes == kMaxMessageBytes);
+  projection.last_words = CapMessage(json::String(annotations, kAnnotationLastWords).value_or(""));
   projection.stop_kept_done = json::String(annotations, kAnnotationStopKeptDone) == "true";
   projection.stop_kept_at =
       std::string(json::String(annotations, kAnnotationStopKeptAt).value_or("").substr(0, 64));

@@ -78,6 +78,9 @@ struct AppFields {
   // Annotation template-hash: the hashes of the template the app was made from
   // (spark/template_hash.h); "" on an app made without them (the Java executor's).
   std::string template_hash;
+  // Annotation last-words: the driver's last words, once the service kept them
+  // (spark/last_words.h).
+  std::string last_words;
 
   // The operator's own part, which only its folder writes and reads (the core asks the backend).
   // The current state, as the folder numbers its states.
@@ -147,6 +150,7 @@ class AppProjection {
   std::string_view stop_kept_at() const { return Get(kStopKeptAt); }
   bool stop_kept_done() const { return stop_kept_done_; }
   std::string_view template_hash() const { return Get(kTemplateHash); }
+  std::string_view last_words() const { return Get(kLastWords); }
   uint8_t operator_state() const { return operator_state_; }
   EpochMillis status_started() const { return status_started_; }
   std::string_view operator_status() const { return Get(kOperatorStatus); }
@@ -170,6 +174,7 @@ class AppProjection {
     kCancelReason,
     kStopKeptAt,
     kTemplateHash,
+    kLastWords,
     kNamespace,
     kContainer,
     kLabels,

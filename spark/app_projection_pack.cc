@@ -104,6 +104,7 @@ AppProjection::AppProjection(const AppFields& fields)
       fields.cancel_reason,
       fields.stop_kept_at,
       fields.template_hash,
+      fields.last_words,
       interned_namespace_ != nullptr ? std::string_view() : std::string_view(fields.namespace_),
       interned_container_ != nullptr ? std::string_view()
                                      : std::string_view(fields.driver_container),
@@ -212,6 +213,7 @@ AppFields AppProjection::ToFields() const {
   fields.stop_kept_at = std::string(stop_kept_at());
   fields.stop_kept_done = stop_kept_done_;
   fields.template_hash = std::string(template_hash());
+  fields.last_words = std::string(last_words());
   fields.operator_state = operator_state_;
   fields.status_started = status_started_;
   fields.operator_status = std::string(operator_status());

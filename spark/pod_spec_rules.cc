@@ -390,8 +390,9 @@ absl::Status Container(const Value& v, std::string_view path, PodRole role,
                        const ContainerContext& context) {
   if (context.spark) {
     // Spark sets the image, the command and its arguments, and the ports of its own container.
-    RETURN_IF_ERROR(Object(
-        v, path, {"name", "env", "envFrom", "volumeMounts", "resources", "securityContext"}));
+    RETURN_IF_ERROR(Object(v, path,
+                           {"name", "env", "envFrom", "volumeMounts", "resources",
+                            "securityContext", "terminationMessagePolicy"}));
     const Value* name = json::Member(v, "name");
     if (name != nullptr && !(name->IsString() && json::View(*name) == SparkContainerName(role))) {
       return Bad(At(path, "name"),
@@ -399,10 +400,10 @@ absl::Status Container(const Value& v, std::string_view path, PodRole role,
                               ToAbsl(SparkContainerName(role)), " or leave the name out"));
     }
   } else {
-    RETURN_IF_ERROR(
-        Object(v, path,
-               {"name", "image", "imagePullPolicy", "command", "args", "workingDir", "env",
-                "envFrom", "volumeMounts", "resources", "securityContext", "ports"}));
+    RETURN_IF_ERROR(Object(
+        v, path,
+        {"name", "image", "imagePullPolicy", "command", "args", "workingDir", "env", "envFrom",
+         "volumeMounts", "resources", "securityContext", "ports", "terminationMessagePolicy"}));
     RETURN_IF_ERROR(Text(v, "name", path, true, DnsLabel, "a DNS-1123 label"));
     RETURN_IF_ERROR(Text(v, "image", path, true, AnyText));
     RETURN_IF_ERROR(OneOf(v, "imagePullPolicy", path, {"Always", "IfNotPresent", "Never"}));
@@ -410,6 +411,7 @@ absl::Status Container(const Value& v, std::string_view path, PodRole role,
     RETURN_IF_ERROR(Strings(v, "args", path));
     RETURN_IF_ERROR(Text(v, "workingDir", path, false, AbsolutePath, "an absolute path"));
   }
+  RETURN_IF_ERROR(OneOf(v, "terminationMessagePolicy", path, {"File", "FallbackToLogsOnError"}));
   std::string name = context.spark ? std::string(SparkContainerName(role))
                                    : std::string(json::View(*json::Member(v, "name")));
   if (!context.names->insert(name).second) {

@@ -22,6 +22,7 @@
 
 #include "kubesim/sim/events.h"
 #include "kubesim/sim/json_access.h"
+#include "kubesim/sim/termination_message.h"
 #include "kubesim/sim/wake_loop.h"
 #include "kubesim/store/core_types.h"
 
@@ -511,6 +512,21 @@ class ControllerImpl : public Controller {
 
   // Pods are a core type: the status subresource takes an unconditional write, as the kubelet's.
   void SetPodStatus(const std::string& ns, const std::string& name, json::value status) {
+    // The kubelet reads a container's log when it ends, for its termination message.
+    if (status.is_object() && sim::NeedsTerminationMessage(status.as_object())) {
+      if (auto pod = store_.Get(pod_type_, ns, name); pod.ok()) {
+        const json::value* spec = pod.value().if_contains("spec");
+        auto read_log = [&](std::string_view container) {
+          LogOptions options;
+          options.container = std::string(container);
+          auto log = store_.ReadLog(ns, name, options);
+          return log.ok() ? std::move(log.value()) : std::string();
+        };
+        if (spec != nullptr && spec->is_object()) {
+          sim::FillTerminationMessages(spec->as_object(), read_log, &status.as_object());
+        }
+      }
+    }
     json::object body{{"metadata", json::object{{"name", name}}}, {"status", std::move(status)}};
     auto r = store_.Update(pod_type_, ns, name, std::move(body), true, WriteOptions{});
     if (r.ok()) RememberOwn(r.value());

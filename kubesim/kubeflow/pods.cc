@@ -302,9 +302,7 @@ json::object BuildDriverPod(const Job& job, const std::string& submission_id, in
            json::object{{"containerPort", 7078}, {"name", "driver-rpc-port"}, {"protocol", "TCP"}},
            json::object{{"containerPort", 7079}, {"name", "blockmanager"}, {"protocol", "TCP"}},
            json::object{{"containerPort", 4040}, {"name", "spark-ui"}, {"protocol", "TCP"}}}},
-      {"resources", Resources(job.driver_cores, job.driver_memory)},
-      {"terminationMessagePath", "/dev/termination-log"},
-      {"terminationMessagePolicy", "File"}};
+      {"resources", Resources(job.driver_cores, job.driver_memory)}};
   json::object spec;
   sim::ApplySparkPodConf(job.driver_pod, &spec, &container);
   spec["containers"] = json::array{std::move(container)};
@@ -325,6 +323,15 @@ json::object BuildDriverPod(const Job& job, const std::string& submission_id, in
                    {"spec", std::move(spec)}};
   if (job.driver_template.is_object()) {
     sim::ApplyPodTemplate(&job.driver_template.as_object(), job.driver_template_container, &pod);
+  }
+  // Spark sets neither: the template's, else the API server's defaults.
+  for (json::value& c : pod["spec"].as_object()["containers"].as_array()) {
+    if (!c.is_object()) continue;
+    json::object& each = c.as_object();
+    if (!each.contains("terminationMessagePath")) {
+      each["terminationMessagePath"] = "/dev/termination-log";
+    }
+    if (!each.contains("terminationMessagePolicy")) each["terminationMessagePolicy"] = "File";
   }
   pod["status"] = DriverPodStatus(job, t, Stage::kPending);
   return pod;

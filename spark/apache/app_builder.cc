@@ -1,6 +1,7 @@
 #include "spark/apache/app_builder.h"
 
 #include <optional>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -14,6 +15,7 @@
 #include "spark/apache/names.h"
 #include "spark/apache/queue.h"
 #include "spark/json_writer.h"
+#include "spark/last_words.h"
 #include "spark/names.h"
 #include "spark/object_meta.h"
 #include "spark/resolved_job.h"
@@ -153,9 +155,14 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   KeyStr(w, "sparkVersion", options.spark_version);
   w.EndObject();
   // The pods' customisation as the operator's own pod templates: it hands them to Spark, which
-  // keeps what it doesn't set itself.
-  for (auto [key, pod_template] : {std::pair{"driverSpec", &job.pod_templates.driver},
-                                   std::pair{"executorSpec", &job.pod_templates.executor}}) {
+  // keeps what it doesn't set itself. The driver's asks for its last words, except under Kueue,
+  // where the operator fails an app with any pod template.
+  const std::string driver_template = QueuedByKueue(job)
+                                          ? job.pod_templates.driver
+                                          : WithTerminationFallback(job.pod_templates.driver);
+  for (auto [key, pod_template] :
+       {std::pair{"driverSpec", &driver_template},
+        std::pair{"executorSpec", &std::as_const(job.pod_templates.executor)}}) {
     if (pod_template->empty()) continue;
     Key(w, key);
     w.StartObject();

@@ -18,6 +18,7 @@
 #include "spark/build_error.h"
 #include "spark/json_writer.h"
 #include "spark/kubeflow/names.h"
+#include "spark/last_words.h"
 #include "spark/names.h"
 #include "spark/object_meta.h"
 #include "spark/pod_memory.h"
@@ -202,14 +203,17 @@ void WriteBatchScheduler(Writer& w, const ResolvedJob& job) {
 }
 
 // The operator's validating webhook refuses a pod template below Spark 3.0.0.
-absl::Status CheckTemplateSparkVersion(const ResolvedJob& job, const BuilderOptions& options) {
-  if (job.pod_templates.empty()) return absl::OkStatus();
+bool SparkTakesTemplates(const BuilderOptions& options) {
   std::string_view version = TrimmedText(options.spark_version);
   if (!version.empty() && (version.front() == 'v' || version.front() == 'V'))
     version.remove_prefix(1);
   int major = 0;
   auto [end, error] = std::from_chars(version.data(), version.data() + version.size(), major);
-  if (error == std::errc() && major >= 3) return absl::OkStatus();
+  return error == std::errc() && major >= 3;
+}
+
+absl::Status CheckTemplateSparkVersion(const ResolvedJob& job, const BuilderOptions& options) {
+  if (job.pod_templates.empty() || SparkTakesTemplates(options)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "Job template ", job.template_name,
       " customises its pods, which the Kubeflow Spark operator takes only for Spark 3.0.0 or "
@@ -344,7 +348,11 @@ absl::StatusOr<BuiltApplication> BuildSparkApplication(std::string_view job_id,
   w.EndObject();
   WriteRestartPolicy(w, job.restart);
   if (job.monitoring.enabled()) WriteMonitoring(w, job.monitoring);
-  WritePodSpec(w, "driver", options.service_account, driver, job.pod_templates.driver);
+  // The driver's template asks for its last words where the operator takes a template at all.
+  const std::string driver_template = SparkTakesTemplates(options)
+                                          ? WithTerminationFallback(job.pod_templates.driver)
+                                          : job.pod_templates.driver;
+  WritePodSpec(w, "driver", options.service_account, driver, driver_template);
   WritePodSpec(w, "executor", options.service_account, executor, job.pod_templates.executor);
   KeyInt(w, "timeToLiveSeconds", (options.ttl_after_stop_ms + 999) / 1000);
   WriteBatchScheduler(w, job);

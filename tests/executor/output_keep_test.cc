@@ -69,20 +69,6 @@ TEST_CASE("the output's source follows the app's labels", "[output_keep]") {
   CHECK_FALSE(junk.exit_code.has_value());
 }
 
-TEST_CASE("a failed job's message ends with the driver's last words", "[output_keep]") {
-  using spark::JobStatus;
-  CHECK(WithLastWords("Driver failed", JobStatus::kFailed, "line 1\nboom: bad input\n") ==
-        "Driver failed; driver: boom: bad input");
-  CHECK(WithLastWords("", JobStatus::kFailed, "boom") == "driver: boom");
-  // Said already, or not failed, or nothing said: unchanged.
-  CHECK(WithLastWords("boom happened", JobStatus::kFailed, "boom") == "boom happened");
-  CHECK(WithLastWords("done", JobStatus::kSucceeded, "bye") == "done");
-  CHECK(WithLastWords("failed", JobStatus::kFailed, "  \n ") == "failed");
-  const std::string long_words(2000, 'x');
-  CHECK(WithLastWords("m", JobStatus::kFailed, long_words).size() ==
-        std::string("m; driver: ").size() + kMaxLastWordsBytes);
-}
-
 TEST_CASE("the keep queue takes each job once, oldest first, within its bound", "[output_keep]") {
   KeepQueue queue(2);
   CHECK(queue.Add(App("a")));

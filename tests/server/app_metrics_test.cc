@@ -130,6 +130,7 @@ std::set<std::string> ExportedFamilies() {
   m.SetJobStats([] {
     Metrics::JobStats stats;
     stats.waiting = {{"IMAGE_PULL", 1}};
+    stats.output_records = {{"kept", 1}};
     return stats;
   });
   const auto* service = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(

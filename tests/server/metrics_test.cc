@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "executor/record_outcomes.h"
 #include "k8s/metrics.h"
 #include "tests/server/prometheus_text.h"
 
@@ -289,6 +290,38 @@ TEST_CASE("metrics: informer series per namespace, staleness from the clock", "[
 
   clock.Advance(absl::Seconds(30));
   CHECK(Scrape(m).Value("k8s_job_executor_informer_staleness_seconds", ns) == Approx(42.0));
+}
+
+TEST_CASE("metrics: kept records by outcome, read from the executor at scrape time", "[metrics]") {
+  FakeClock clock;
+  Metrics m("v", clock);
+  executor::RecordOutcomes outcomes;
+  m.SetJobStats([&outcomes] {
+    Metrics::JobStats stats;
+    stats.backend = "spark.apache.org/v1";
+    for (size_t i = 0; i < executor::kRecordOutcomeCount; ++i) {
+      const auto outcome = static_cast<executor::RecordOutcome>(i);
+      stats.output_records.emplace_back(std::string(executor::RecordOutcomeName(outcome)),
+                                        outcomes.Count(outcome));
+    }
+    return stats;
+  });
+  const std::string name = "k8s_job_executor_output_records_total";
+  auto value = [&](const std::string& outcome) {
+    return Scrape(m).Value(name, {{"backend", "spark.apache.org/v1"}, {"outcome", outcome}});
+  };
+  for (const char* outcome : {"kept", "not_kept", "lost_race", "failed"}) {
+    INFO(outcome);
+    CHECK(value(outcome) == 0.0);
+  }
+  outcomes.Add(executor::RecordOutcome::kKept);
+  outcomes.Add(executor::RecordOutcome::kKept);
+  outcomes.Add(executor::RecordOutcome::kLostRace);
+  CHECK(value("kept") == 2.0);
+  CHECK(value("lost_race") == 1.0);
+  CHECK(value("not_kept") == 0.0);
+  CHECK(Scrape(m).types[name] == "counter");
+  CHECK(Scrape(m).Matching(name).size() == executor::kRecordOutcomeCount);
 }
 
 }  // namespace

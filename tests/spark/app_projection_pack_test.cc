@@ -36,6 +36,7 @@ AppFields Everything() {
   f.kueue_queued = true;
   f.driver_container = "main";
   f.spark_app_id = "spark-0123456789abcdef";
+  f.last_words = "Caused by: java.lang.RuntimeException: boom";
   f.operator_state = 7;
   f.status_started = 1778580000500;
   // Opaque here: only the operator's folder reads it, whatever bytes it holds.
@@ -62,6 +63,7 @@ void CheckSame(const AppFields& a, const AppFields& b) {
   CHECK(a.kueue_queued == b.kueue_queued);
   CHECK(a.driver_container == b.driver_container);
   CHECK(a.spark_app_id == b.spark_app_id);
+  CHECK(a.last_words == b.last_words);
   CHECK(a.operator_state == b.operator_state);
   CHECK(a.status_started == b.status_started);
   CHECK(a.operator_status == b.operator_status);

@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 #include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 #include "spark/build_error.h"
 #include "spark/names.h"
 #include "spark/operators.h"
@@ -40,6 +42,13 @@ SparkTemplate Pi(std::string queue = "") {
   t.custom_fields = {{"team", "data"}};
   if (!queue.empty()) t.custom_fields[std::string(kCustomFieldQueue)] = std::move(queue);
   return t;
+}
+
+std::string Json(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  value.Accept(w);
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 std::unique_ptr<OperatorBackend> Backend(std::string_view name) {
@@ -227,12 +236,57 @@ TEST_CASE("pod templates: each operator writes them into its own pod-template fi
   absl::StatusOr<AppProjection> projected = backend->ProjectJson(built->json);
   REQUIRE(projected.ok());
   CHECK(projected->driver_container() == kDriverContainerName);
-  // No customisation: no template.
+  // The driver's asks for its last words; the executors' doesn't.
+  CHECK(std::string((*PodTemplateOf(app, name,
+                                    "driver"))["spec"]["containers"][0]["terminationMessagePolicy"]
+                        .GetString()) == "FallbackToLogsOnError");
+  CHECK_FALSE((*PodTemplateOf(app, name, "executor"))["spec"]["containers"][0].HasMember(
+      "terminationMessagePolicy"));
+  // No customisation: no executor template, and the driver's holds only the policy.
   built = backend->Build("7", "m", Pi(), Options(QueueScheduler::kNone));
   REQUIRE(built.ok());
   app.Parse(built->json.data(), built->json.size());
-  CHECK(PodTemplateOf(app, name, "driver") == nullptr);
+  const rapidjson::Value* driver = PodTemplateOf(app, name, "driver");
+  REQUIRE(driver != nullptr);
+  CHECK(
+      Json(*driver) ==
+      R"({"spec":{"containers":[{"name":"spark-kubernetes-driver","terminationMessagePolicy":"FallbackToLogsOnError"}]}})");
   CHECK(PodTemplateOf(app, name, "executor") == nullptr);
+}
+
+TEST_CASE("pod templates: the driver's last words, where the operator takes a template",
+          "[pod_template]") {
+  const std::string_view name = GENERATE(from_range(kOperatorNames));
+  INFO(name);
+  std::unique_ptr<OperatorBackend> backend = Backend(name);
+  auto policy = [&](const SparkTemplate& t, const BuilderOptions& options) -> std::string {
+    absl::StatusOr<BuiltApplication> built = backend->Build("7", "m", t, options);
+    REQUIRE(built.ok());
+    rapidjson::Document app;
+    app.Parse(built->json.data(), built->json.size());
+    const rapidjson::Value* driver = PodTemplateOf(app, name, "driver");
+    if (driver == nullptr) return "no template";
+    const rapidjson::Value& c = (*driver)["spec"]["containers"][0];
+    return c.HasMember("terminationMessagePolicy") ? c["terminationMessagePolicy"].GetString()
+                                                   : "none";
+  };
+  // A template's own policy is kept.
+  SparkTemplate own = Pi();
+  own.custom_fields["podTemplate.driver"] =
+      R"({"spec":{"containers":[{"terminationMessagePolicy":"File"}]}})";
+  CHECK(policy(own, Options(QueueScheduler::kNone)) == "File");
+  // A policy Kubernetes doesn't know is refused.
+  own.custom_fields["podTemplate.driver"] =
+      R"({"spec":{"containers":[{"terminationMessagePolicy":"Always"}]}})";
+  CHECK(backend->Build("7", "m", own, Options(QueueScheduler::kNone)).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+  // Under Kueue the Apache operator fails an app with any pod template; below Spark 3 the
+  // Kubeflow operator's webhook refuses one: none is written then.
+  const std::string queued = policy(Pi("batch"), Options(QueueScheduler::kKueue, "batch"));
+  CHECK(queued == (name == "apache" ? "no template" : "FallbackToLogsOnError"));
+  BuilderOptions old = Options(QueueScheduler::kNone);
+  old.spark_version = "2.4.8";
+  CHECK(policy(Pi(), old) == (name == "kubeflow" ? "no template" : "FallbackToLogsOnError"));
 }
 
 TEST_CASE("environments: a Secret labelled like the app, read through envFrom, values nowhere else",

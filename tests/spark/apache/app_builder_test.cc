@@ -65,6 +65,8 @@ std::string ErrorOf(const absl::StatusOr<BuiltApplication>& built) {
 TEST_CASE("The SparkApplication equals the Java executor's - field for field") {
   absl::StatusOr<BuiltApplication> built = Build(PiTemplate());
   REQUIRE(built.ok());
+  // One addition to the Java executor's: the driver's template asks for its last words
+  // (spark/last_words.h).
   rapidjson::Document expected = Parse(R"({
     "apiVersion": "spark.apache.org/v1",
     "kind": "SparkApplication",
@@ -87,6 +89,9 @@ TEST_CASE("The SparkApplication equals the Java executor's - field for field") {
         "spark.kubernetes.namespace": "spark-jobs"
       },
       "runtimeVersions": {"sparkVersion": "3.5.6"},
+      "driverSpec": {"podTemplateSpec": {"spec": {"containers": [{
+          "name": "spark-kubernetes-driver",
+          "terminationMessagePolicy": "FallbackToLogsOnError"}]}}},
       "applicationTolerations": {
         "restartConfig": {"restartPolicy": "Never"},
         "applicationTimeoutConfig": {

@@ -91,7 +91,12 @@ TEST_CASE("the v1beta2 SparkApplication of a template, field for field", "[kubef
       },
       "sparkConf": {"spark.sql.shuffle.partitions": "64"},
       "restartPolicy": {"type": "Never"},
-      "driver": {"serviceAccount": "spark", "memory": "2g"},
+      "driver": {
+        "serviceAccount": "spark",
+        "template": {"spec": {"containers": [{"name": "spark-kubernetes-driver",
+            "terminationMessagePolicy": "FallbackToLogsOnError"}]}},
+        "memory": "2g"
+      },
       "executor": {"serviceAccount": "spark", "cores": 2, "instances": 3},
       "timeToLiveSeconds": 86401
     }
