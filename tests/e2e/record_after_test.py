@@ -276,5 +276,37 @@ class EventsAfterTheApplicationTest(Replicas):
         self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
 
 
+@unittest.skipIf(not KUBEFLOW, "schedules are kubeflow/spark-operator's")
+class EventsAfterPruningTest(Replicas):
+    """A schedule's controller deletes finished runs beyond its history limit when the next
+    starts; the run's Events still answer."""
+
+    def test_a_pruned_run_still_answers_events(self):
+        self.stubs[0].CreateSchedule(pb.CreateScheduleRequest(
+            schedule_id="ra-prune", metalake="lake",
+            template=spark_template(outcome="succeed", duration_ms=500),
+            spec=pb.ScheduleSpec(schedule="* * * * *", successful_run_history_limit=0)),
+            timeout=kje.RPC_TIMEOUT)
+        self.addCleanup(lambda: self.stubs[0].DeleteSchedule(
+            pb.DeleteScheduleRequest(schedule_id="ra-prune"), timeout=kje.RPC_TIMEOUT))
+
+        def first_run():
+            runs = self.stubs[1].GetSchedule(pb.GetScheduleRequest(schedule_id="ra-prune"),
+                                             timeout=kje.RPC_TIMEOUT).runs
+            return runs and runs[-1]
+        run = kje.wait_until(first_run, WAIT, "a first run")
+        self.wait_status(run.execution_id, S.SUCCEEDED, replica=1)
+        kje.wait_until(lambda: self.cluster.app("default", run.name) is None, WAIT,
+                       "the next run to prune it")
+        for replica in (0, 1):
+            with self.assertRaises(grpc.RpcError) as caught:
+                self.status(run.execution_id, replica)
+            self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
+            kinds = {(e.object_kind, e.object_name) for e in self.events(run.execution_id,
+                                                                          replica)}
+            self.assertIn(("Pod", driver_name(run.name)), kinds)
+            self.assertIn(("SparkApplication", run.name), kinds)
+
+
 if __name__ == "__main__":
     unittest.main()
