@@ -1,6 +1,7 @@
 // Events: what Kubernetes recorded about a job's application and its driver pod (scheduling,
 // image pulls, the operator's state changes), for a caller who asks why a job is where it is.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +97,7 @@ asio::awaitable<absl::StatusOr<JobEvents>> Events(ExecutorContext& ex, spark::Ex
   if (!listed.ok()) co_return listed;
   // Set when the driver's Events are still to be found by its name.
   bool by_name = current == nullptr;
+  std::optional<KeptRecord> kept;
   if (current != nullptr) {
     auto find_driver = FindDriver(ex, id.namespace_, id.name, current, rpc_deadline);
     auto driver = co_await std::move(find_driver);
@@ -107,12 +109,11 @@ asio::awaitable<absl::StatusOr<JobEvents>> Events(ExecutorContext& ex, spark::Ex
       // The driver is gone: its Events as the record kept them, and those still in the cluster.
       auto read = ReadKeptRecord(ex, id.namespace_, id.name, rpc_deadline);
       auto record = co_await std::move(read);
-      if (record.ok() && record->has_value() && !(*record)->pod_name.empty()) {
-        auto pod_events =
-            ObjectEvents(ex, id.namespace_, "Pod", (*record)->pod_name, rpc_deadline, out);
+      if (record.ok()) kept = *std::move(record);
+      if (kept && !kept->pod_name.empty()) {
+        auto pod_events = ObjectEvents(ex, id.namespace_, "Pod", kept->pod_name, rpc_deadline, out);
         listed = co_await std::move(pod_events);
         if (!listed.ok()) co_return listed;
-        MergeKeptEvents((*record)->events, out);
       } else {
         // A stopped job without a record, or with one that saw no pod (gone before any replica
         // looked). One that hasn't stopped has no driver yet, or between attempts.
@@ -125,6 +126,7 @@ asio::awaitable<absl::StatusOr<JobEvents>> Events(ExecutorContext& ex, spark::Ex
     listed = co_await std::move(named);
     if (!listed.ok()) co_return listed;
   }
+  if (kept) MergeKeptEvents(kept->events, out);
   if (current == nullptr && out.events.empty()) co_return app.status();
   k8s::SortOldestFirst(out.events);
   co_return out;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "executor/kept_record.h"
 #include "k8s/errors.h"
 #include "spark/execution_id.h"
 #include "tests/executor/executor_fixture.h"
@@ -161,6 +162,42 @@ TEST_CASE("executor events: a stopped job without a record finds its driver's Ev
   REQUIRE(events.ok());
   REQUIRE(events->events.size() == 1);
   CHECK(events->events[0].reason == "Started");
+}
+
+TEST_CASE("executor events: a record that saw no pod adds its Events to the driver's by name",
+          "[executor]") {
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  Fixture f(/*cache_on=*/false, {}, 1024, op.backend);
+  Result<JobEvents> r;
+  f.executor->Events(IdOf("unseen"), absl::Now() + absl::Seconds(5), r.Callback());
+  f.client->Complete(f.Next("get"), op.AppJson("unseen", "5", Situation::kSucceeded));
+  AnswerEvents(f, "SparkApplication", "unseen", k8s::ListPage{});  // expired since
+  f.client->CompleteList(f.Next("list"), k8s::ListPage{});         // the driver is gone
+  KeptRecord record;
+  record.not_kept = NotKept::kPodGone;
+  k8s::Event kept;
+  kept.name = "unseen.1";
+  kept.object_kind = "SparkApplication";
+  kept.object_name = "unseen";
+  kept.reason = "SparkApplicationFailed";
+  kept.first_seen = kept.last_seen = absl::FromUnixSeconds(1767225600);
+  record.events = {kept};
+  RecordOwner owner;
+  owner.namespace_ = kNs;
+  owner.app_name = "unseen";
+  owner.app_uid = "uid-unseen";
+  owner.api_version = std::string(op.backend->Name());
+  owner.kind = "SparkApplication";
+  f.client->Complete(f.Next("get"), KeptRecordJson(owner, record));
+  AnswerEvents(f, "Pod", Driver(op, "unseen", 0),
+               PageOf({EventJson("d.1", "Pod", Driver(op, "unseen", 0), "Killing",
+                                 "2026-01-01T00:00:08Z")}));
+  if (op.name == "apache") AnswerEvents(f, "Pod", Driver(op, "unseen", 1), k8s::ListPage{});
+  const auto& events = r.Get();
+  REQUIRE(events.ok());
+  REQUIRE(events->events.size() == 2);
+  CHECK(events->events[0].reason == "SparkApplicationFailed");
+  CHECK(events->events[1].reason == "Killing");
 }
 
 TEST_CASE("executor events: a queued job without a driver looks up no driver by name",
