@@ -123,9 +123,9 @@ spark:
 
 class RecordAfterRestartTest(Replicas):
     # The operator's clock runs 600 times faster: an hour of it is six seconds of ours, and the
-    # Apache operator releases a finished driver after 30 minutes of it (three seconds).
+    # Apache operator releases a finished driver after 40 minutes of it (four seconds).
     TIME_SCALE = 600
-    EXTRA_CONFIG = "  resourceRetainDurationMs: 1800000\n"
+    EXTRA_CONFIG = "  resourceRetainDurationMs: 2400000\n"
 
     def an_hour_passes(self):
         """Waits until kubesim's operator has lived an hour: a job of an hour succeeds."""
@@ -264,11 +264,13 @@ class EventsAfterTheApplicationTest(Replicas):
         kje.wait_until(lambda: self.cluster.app("default", name) is None, WAIT,
                        "the application to be deleted")
         for replica in (0, 1):
-            reasons = [e.reason for e in self.events(eid, replica)
-                       if (e.object_kind, e.object_name) == ("Pod", driver_name(name))]
+            def driver_reasons():
+                return [e.reason for e in self.events(eid, replica)
+                        if (e.object_kind, e.object_name) == ("Pod", driver_name(name))]
+            # Its deletion stopped the driver: the kubelet says so, once it has seen it.
+            reasons = kje.wait_until(lambda: "Killing" in driver_reasons() and driver_reasons(),
+                                     WAIT, "the kubelet's Killing event")
             self.assertIn("Started", reasons)
-            # Its deletion stopped the driver: the kubelet said so.
-            self.assertIn("Killing", reasons)
 
     def test_a_job_nothing_is_left_of_is_not_found(self):
         with self.assertRaises(grpc.RpcError) as caught:
