@@ -4,12 +4,14 @@
 
 #include "executor/cancel_keep.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "executor/error_table.h"
 #include "executor/internal.h"
+#include "executor/kept_record.h"
 #include "k8s/errors.h"
 #include "spark/deadline.h"
 
@@ -31,6 +33,11 @@ bool KeptStopOwesFinish(const spark::AppProjection& app, const spark::JobStatusI
 
 namespace coroutines {
 namespace {
+
+// Whether a stop of `app` keeps its record first: the service keeps records and nobody has yet.
+bool OwesRecordBeforeStop(const ExecutorContext& ex, const spark::AppProjection& app) {
+  return ex.options.keep_output && app.managed_by_us() && !app.labels().Find(kLabelOutput);
+}
 
 // Whether `app` already carries the mark `ask` would write.
 bool MarkedFor(const spark::AppProjection& app, const KeptStopAsk& ask) {
@@ -99,6 +106,10 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> KeepStop(ExecutorContext& ex, cac
   const std::string ns(app->namespace_());
   const std::string name(app->name());
   const Rpc rpc = ask.cancel ? Rpc::kCancel : Rpc::kStatus;
+  // The driver's log and Events as they stand, read before the stop ends the driver (deleted
+  // here, or by the operator once suspended) and written once the mark is: a stop that doesn't
+  // happen keeps nothing.
+  std::optional<KeptRecord> before_stop;
   // Each round loses only to a change made since the app was read (an operator's status update,
   // another replica's mark): a few are plenty.
   for (int round = 0; round < 5; ++round) {
@@ -113,6 +124,17 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> KeepStop(ExecutorContext& ex, cac
                                  absl::Now());
       }
       co_return app;
+    }
+    if (!before_stop && OwesRecordBeforeStop(ex, *app)) {
+      auto capture = CaptureRecord(ex, app, rpc_deadline);
+      auto captured = co_await std::move(capture);
+      if (captured.ok()) {
+        before_stop = *std::move(captured);
+      } else {
+        log::Warn("can't read a job's record before stopping it; it is kept when the job ends")
+            .Kv("app", Where(ns, name))
+            .Kv("error", std::string(captured.status().message()));
+      }
     }
     spark::KeptStop stop;
     stop.resource_version = std::string(app->resource_version());
@@ -135,6 +157,15 @@ asio::awaitable<absl::StatusOr<cache::AppPtr>> KeepStop(ExecutorContext& ex, cac
       log::Info("stopping a job, keeping its application")
           .Kv("app", Where(ns, name))
           .Kv("why", ask.cancel ? std::string_view("cancel") : spark::DeadlineName(ask.deadline));
+      if (before_stop) {
+        auto write = WriteRecord(ex, kept, *before_stop, /*create=*/true, rpc_deadline);
+        absl::Status written = co_await std::move(write);
+        if (!written.ok()) {
+          log::Warn("can't keep the record of a job being stopped; it is kept when the job ends")
+              .Kv("app", Where(ns, name))
+              .Kv("error", std::string(written.message()));
+        }
+      }
       absl::Status pods = co_await DeleteKeptStopPods(ex, kept, rpc_deadline);
       // A Cancel says when it couldn't stop the run (the next one tries again); a deadline's
       // stop is finished by a later look.

@@ -1,6 +1,7 @@
 // Events: what Kubernetes recorded about a job's application and its driver pod (scheduling,
 // image pulls, the operator's state changes), for a caller who asks why a job is where it is.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,9 +80,10 @@ void MergeKeptEvents(const std::vector<k8s::Event>& kept, JobEvents& out) {
 
 }  // namespace
 
-// The application's events, then its driver pod's (the one Status and Output read). The app
-// may be gone while its events remain (a real cluster keeps them an hour): NOT_FOUND only
-// when there is neither.
+// The application's events, then its driver pod's (the one Status and Output read). Once the
+// driver is gone, its Events still in the cluster and those its kept record holds; once the
+// application is gone too (its record went with it), the Events left of its drivers, found by
+// the names the operator gives them. NOT_FOUND only when nothing at all is left.
 asio::awaitable<absl::StatusOr<JobEvents>> Events(ExecutorContext& ex, spark::ExecutionId id,
                                                   absl::Time rpc_deadline) {
   // Each operation built in its own statement (see k8s/client.h).
@@ -93,24 +95,38 @@ asio::awaitable<absl::StatusOr<JobEvents>> Events(ExecutorContext& ex, spark::Ex
   auto app_events = ObjectEvents(ex, id.namespace_, "SparkApplication", id.name, rpc_deadline, out);
   absl::Status listed = co_await std::move(app_events);
   if (!listed.ok()) co_return listed;
-  auto find_driver = FindDriver(ex, id.namespace_, id.name, current, rpc_deadline);
-  auto driver = co_await std::move(find_driver);
-  if (driver.ok() && driver->has_value()) {
-    auto pod_events = ObjectEvents(ex, id.namespace_, "Pod", (*driver)->name, rpc_deadline, out);
-    listed = co_await std::move(pod_events);
-    if (!listed.ok()) co_return listed;
-  } else if (driver.ok() && current != nullptr) {
-    // The driver is gone: its Events as the record kept them, and those still in the cluster.
-    auto read = ReadKeptRecord(ex, id.namespace_, id.name, rpc_deadline);
-    auto record = co_await std::move(read);
-    if (record.ok() && record->has_value() && !(*record)->pod_name.empty()) {
-      auto pod_events =
-          ObjectEvents(ex, id.namespace_, "Pod", (*record)->pod_name, rpc_deadline, out);
+  // Set when the driver's Events are still to be found by its name.
+  bool by_name = current == nullptr;
+  std::optional<KeptRecord> kept;
+  if (current != nullptr) {
+    auto find_driver = FindDriver(ex, id.namespace_, id.name, current, rpc_deadline);
+    auto driver = co_await std::move(find_driver);
+    if (driver.ok() && driver->has_value()) {
+      auto pod_events = ObjectEvents(ex, id.namespace_, "Pod", (*driver)->name, rpc_deadline, out);
       listed = co_await std::move(pod_events);
       if (!listed.ok()) co_return listed;
-      MergeKeptEvents((*record)->events, out);
+    } else if (driver.ok()) {
+      // The driver is gone: its Events as the record kept them, and those still in the cluster.
+      auto read = ReadKeptRecord(ex, id.namespace_, id.name, rpc_deadline);
+      auto record = co_await std::move(read);
+      if (record.ok()) kept = *std::move(record);
+      if (kept && !kept->pod_name.empty()) {
+        auto pod_events = ObjectEvents(ex, id.namespace_, "Pod", kept->pod_name, rpc_deadline, out);
+        listed = co_await std::move(pod_events);
+        if (!listed.ok()) co_return listed;
+      } else {
+        // A stopped job without a record, or with one that saw no pod (gone before any replica
+        // looked). One that hasn't stopped has no driver yet, or between attempts.
+        by_name = ex.backend->HasState(*current) && ex.backend->IsStopped(*current);
+      }
     }
   }
+  if (by_name) {
+    auto named = NamedDriverEvents(ex, id.namespace_, id.name, rpc_deadline, out);
+    listed = co_await std::move(named);
+    if (!listed.ok()) co_return listed;
+  }
+  if (kept) MergeKeptEvents(kept->events, out);
   if (current == nullptr && out.events.empty()) co_return app.status();
   k8s::SortOldestFirst(out.events);
   co_return out;

@@ -113,6 +113,15 @@ asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindDriver(
 asio::awaitable<absl::Status> ListObjectEvents(ExecutorContext& ex, std::string ns,
                                                std::string kind, std::string name,
                                                absl::Time rpc_deadline, JobEvents& out);
+// NamedDriverEvents looks at the drivers of at most this many attempts.
+inline constexpr int64_t kMaxDriverAttemptsProbed = 10;
+// The Events of application `app_name`'s driver pods, found by the names the backend gives each
+// attempt's driver (the pods and the application may be gone), appended to `out`: attempt 0's,
+// then each next attempt's while its driver had Events, at most kMaxDriverAttemptsProbed. The
+// Events RPC's error when a LIST fails.
+asio::awaitable<absl::Status> NamedDriverEvents(ExecutorContext& ex, std::string ns,
+                                                std::string app_name, absl::Time rpc_deadline,
+                                                JobEvents& out);
 // Why the job of `app` (mapped to `info`) waits: remembered, or looked up and remembered.
 asio::awaitable<spark::Waiting> WaitingOf(ExecutorContext& ex, cache::AppPtr app,
                                           spark::JobStatusInfo info, absl::Time rpc_deadline);
@@ -122,6 +131,15 @@ asio::awaitable<absl::StatusOr<std::optional<KeptRecord>>> ReadKeptRecord(Execut
                                                                           std::string ns,
                                                                           std::string name,
                                                                           absl::Time rpc_deadline);
+// The record of `app`'s job as it stands: its driver's log tail and end, the last Events; an
+// error when the driver or the Events can't be listed.
+asio::awaitable<absl::StatusOr<KeptRecord>> CaptureRecord(ExecutorContext& ex, cache::AppPtr app,
+                                                          absl::Time deadline);
+// Writes `record` as `app`'s (`create`; a 409 is another replica's, which labels the app) and
+// labels the app with what it holds.
+asio::awaitable<absl::Status> WriteRecord(ExecutorContext& ex, cache::AppPtr app,
+                                          const KeptRecord& record, bool create,
+                                          absl::Time deadline);
 // What Output answers from a record read (ReadKeptRecord): its tail, or that none was kept;
 // nothing when there is no record or it couldn't be read (best effort, as all output).
 spark::LogTailResult KeptOutputOf(const absl::StatusOr<std::optional<KeptRecord>>& record,

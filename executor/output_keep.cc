@@ -150,48 +150,48 @@ asio::awaitable<void> ReadDriverLog(ExecutorContext& ex, const spark::DriverPod&
 
 }  // namespace
 
-// Captures and writes the record of `app`'s job unless someone has; labels the application.
-asio::awaitable<absl::Status> KeepRecord(ExecutorContext& ex, cache::AppPtr app,
-                                         absl::Time deadline) {
+asio::awaitable<absl::StatusOr<KeptRecord>> CaptureRecord(ExecutorContext& ex, cache::AppPtr app,
+                                                          absl::Time deadline) {
   const std::string ns(app->namespace_());
   const std::string name(app->name());
-  // Someone may have written it already (another replica, or this one before a restart): only
-  // the label may be missing then.
-  auto existing_read = ReadKeptRecord(ex, ns, name, deadline);
-  auto existing = co_await std::move(existing_read);
-  if (!existing.ok()) co_return existing.status();
-  std::optional<KeptRecord> record = *std::move(existing);
-  bool created = false;
-  if (!record) {
-    record.emplace();
-    auto find = FindDriver(ex, ns, name, app, deadline);
-    auto driver = co_await std::move(find);
-    if (!driver.ok()) co_return driver.status();
-    const spark::JobStatusInfo info = ex.MapStatus(*app, nullptr);
-    if (!driver->has_value()) {
-      record->not_kept = info.started_at ? NotKept::kPodGone : NotKept::kNoDriver;
-    } else {
-      const spark::DriverPod& pod = **driver;
-      record->pod_name = pod.name;
-      record->pod_uid = pod.uid;
-      if (const spark::ContainerStatus* status = pod.DriverStatus("")) {
-        record->exit_code = status->exit_code;
-        record->termination_message = MaskText(CapTerminationMessage(status->termination_message));
-      }
-      auto read = ReadDriverLog(ex, pod, ns, deadline, *record);
-      co_await std::move(read);
+  KeptRecord record;
+  auto find = FindDriver(ex, ns, name, app, deadline);
+  auto driver = co_await std::move(find);
+  if (!driver.ok()) co_return driver.status();
+  const spark::JobStatusInfo info = ex.MapStatus(*app, nullptr);
+  if (!driver->has_value()) {
+    record.not_kept = info.started_at ? NotKept::kPodGone : NotKept::kNoDriver;
+  } else {
+    const spark::DriverPod& pod = **driver;
+    record.pod_name = pod.name;
+    record.pod_uid = pod.uid;
+    if (const spark::ContainerStatus* status = pod.DriverStatus("")) {
+      record.exit_code = status->exit_code;
+      record.termination_message = MaskText(CapTerminationMessage(status->termination_message));
     }
-    JobEvents events;
-    auto app_events = ListObjectEvents(ex, ns, "SparkApplication", name, deadline, events);
-    absl::Status listed = co_await std::move(app_events);
-    if (listed.ok() && !record->pod_name.empty()) {
-      auto pod_events = ListObjectEvents(ex, ns, "Pod", record->pod_name, deadline, events);
-      listed = co_await std::move(pod_events);
-    }
-    if (!listed.ok()) co_return listed;
-    record->events =
-        LastEvents(std::move(events.events), ex.options.keep_max_events, &record->events_truncated);
-    record->events_truncated = record->events_truncated || events.truncated;
+    auto read = ReadDriverLog(ex, pod, ns, deadline, record);
+    co_await std::move(read);
+  }
+  JobEvents events;
+  auto app_events = ListObjectEvents(ex, ns, "SparkApplication", name, deadline, events);
+  absl::Status listed = co_await std::move(app_events);
+  if (listed.ok() && !record.pod_name.empty()) {
+    auto pod_events = ListObjectEvents(ex, ns, "Pod", record.pod_name, deadline, events);
+    listed = co_await std::move(pod_events);
+  }
+  if (!listed.ok()) co_return listed;
+  record.events =
+      LastEvents(std::move(events.events), ex.options.keep_max_events, &record.events_truncated);
+  record.events_truncated = record.events_truncated || events.truncated;
+  co_return record;
+}
+
+asio::awaitable<absl::Status> WriteRecord(ExecutorContext& ex, cache::AppPtr app,
+                                          const KeptRecord& record, bool create,
+                                          absl::Time deadline) {
+  const std::string ns(app->namespace_());
+  const std::string name(app->name());
+  if (create) {
     RecordOwner owner;
     owner.namespace_ = ns;
     owner.app_name = name;
@@ -201,9 +201,9 @@ asio::awaitable<absl::Status> KeepRecord(ExecutorContext& ex, cache::AppPtr app,
     owner.kind = "SparkApplication";
     owner.job_id = std::string(app->job_id());
     owner.as_secret = ex.options.keep_as_secret;
-    auto create = ex.client->Create(RecordRef(ex, ns, ""), KeptRecordJson(owner, *record),
-                                    ex.Deadline(deadline));
-    auto made = co_await std::move(create);
+    auto make = ex.client->Create(RecordRef(ex, ns, ""), KeptRecordJson(owner, record),
+                                  ex.Deadline(deadline));
+    auto made = co_await std::move(make);
     if (!made.ok()) {
       // Another replica wrote it first: it labels the application too.
       if (k8s::IsK8sConflict(made.status())) {
@@ -212,11 +212,10 @@ asio::awaitable<absl::Status> KeepRecord(ExecutorContext& ex, cache::AppPtr app,
       }
       co_return made.status();
     }
-    created = true;
-    ex.record_outcomes.Add(record->not_kept == NotKept::kNo ? RecordOutcome::kKept
-                                                            : RecordOutcome::kNotKept);
+    ex.record_outcomes.Add(record.not_kept == NotKept::kNo ? RecordOutcome::kKept
+                                                           : RecordOutcome::kNotKept);
   }
-  auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge, LabelPatch(*record),
+  auto patch = ex.client->Patch(AppRef(ex, ns, name), k8s::PatchType::kMerge, LabelPatch(record),
                                 ex.Deadline(deadline));
   auto patched = co_await std::move(patch);
   if (!patched.ok()) {
@@ -225,13 +224,33 @@ asio::awaitable<absl::Status> KeepRecord(ExecutorContext& ex, cache::AppPtr app,
     co_return patched.status();
   }
   ex.ObserveReturned(*patched);
-  if (created) {
+  if (create) {
     log::Info("kept the record of a job")
         .Kv("app", Where(ns, name))
-        .Kv("lines", static_cast<int64_t>(record->stamped_lines.size()))
-        .Kv("output", OutputLabelValue(*record));
+        .Kv("lines", static_cast<int64_t>(record.stamped_lines.size()))
+        .Kv("output", OutputLabelValue(record));
   }
   co_return absl::OkStatus();
+}
+
+// Captures and writes the record of `app`'s job unless someone has; labels the application.
+asio::awaitable<absl::Status> KeepRecord(ExecutorContext& ex, cache::AppPtr app,
+                                         absl::Time deadline) {
+  // Someone may have written it already (another replica, or this one before a restart): only
+  // the label may be missing then.
+  auto existing_read =
+      ReadKeptRecord(ex, std::string(app->namespace_()), std::string(app->name()), deadline);
+  auto existing = co_await std::move(existing_read);
+  if (!existing.ok()) co_return existing.status();
+  if (existing->has_value()) {
+    auto label = WriteRecord(ex, app, **existing, /*create=*/false, deadline);
+    co_return co_await std::move(label);
+  }
+  auto capture = CaptureRecord(ex, app, deadline);
+  auto record = co_await std::move(capture);
+  if (!record.ok()) co_return record.status();
+  auto write = WriteRecord(ex, app, *record, /*create=*/true, deadline);
+  co_return co_await std::move(write);
 }
 
 namespace {

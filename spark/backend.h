@@ -75,6 +75,11 @@ class OperatorBackend {
   // is its current driver. `app` is null when the application isn't known.
   virtual const DriverPod* PickDriver(const AppProjection* app,
                                       const std::vector<DriverPod>& pods) const = 0;
+  // The name the operator gives the driver pod of attempt `attempt` (0 the first) of application
+  // `namespace_`/`app_name`: how a driver's Events are found once neither the pod nor the
+  // application is left to say (the cluster keeps Events an hour after their last write).
+  virtual std::string DriverPodName(std::string_view namespace_, std::string_view app_name,
+                                    int64_t attempt) const = 0;
   // How the reasons of the Events this operator records on its applications say why a job waits
   // (spark/waiting.h); null when it records none that do.
   virtual OperatorEventReason WaitingEventReasons() const { return nullptr; }

@@ -61,6 +61,8 @@ std::string UsageText() {
          "  --threads N                   HTTP threads (default 2)\n"
          "  --max-body-bytes N            request body limit (default 3 MiB)\n"
          "  --bookmark-interval-ms N      watch BOOKMARK cadence (default 2000)\n"
+         "  --event-ttl-seconds N         Events go N s of operator time after their last\n"
+         "                                write (the API server's --event-ttl; default 3600)\n"
          "  --seed NS:COUNT:STATE[:LOG_BYTES]  write COUNT SparkApplications (Running or\n"
          "                                Succeeded) into NS before serving (repeatable)\n";
 }
@@ -163,6 +165,12 @@ bool ParseFlags(const std::vector<std::string>& args, Flags* f, std::string* err
         return false;
       }
       f->bookmark_interval_ms = n;
+    } else if (name == "--event-ttl-seconds") {
+      if (!ToInt(value, &n) || n < 1) {
+        *error = "--event-ttl-seconds must be a positive number of seconds";
+        return false;
+      }
+      f->event_ttl_seconds = n;
     } else if (name == "--seed") {
       f->seeds.push_back(value);
     } else {

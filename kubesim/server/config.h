@@ -38,6 +38,8 @@ struct Flags {
   int threads = 2;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t bookmark_interval_ms = 2000;
+  // How long an Event lives after its last write, in operator time (--time-scale applies).
+  int64_t event_ttl_seconds = 3600;
   std::vector<std::string> seeds;  // --seed NS:COUNT:STATE[:LOG_BYTES] (seed.h), in order
   bool help = false;
 };

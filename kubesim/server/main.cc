@@ -3,10 +3,14 @@
 #include <openssl/rand.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -87,6 +91,15 @@ kubesim::op::OperatorVersion ToOperatorVersion(const std::string& version) {
 }
 #endif
 
+// The event TTL is a cluster duration like the operators': --time-scale compresses it too.
+int64_t EventTtlWallMs(const kubesim::Flags& flags) {
+  const double ms = static_cast<double>(flags.event_ttl_seconds) * 1000.0 / flags.time_scale;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(ms)));
+}
+
+// etcd revokes expired leases on its own timer: expired Events go within this much wall time.
+constexpr auto kTtlSweep = std::chrono::milliseconds(100);
+
 int Fail(const std::string& message) {
   std::cerr << "kubesim: " << message << std::endl;
   return 2;
@@ -120,7 +133,10 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   std::unique_ptr<Store> store = NewMemoryStore(WallMs);
-  for (const ResourceType& t : CoreTypes()) store->RegisterType(t);
+  for (ResourceType t : CoreTypes()) {
+    if (t.plural == "events") t.ttl_ms = EventTtlWallMs(flags);
+    store->RegisterType(t);
+  }
 
   TokenFile tokens(flags.token_file, flags.token_file.empty() ? RandomToken() : "");
   ApiOptions api_options;
@@ -273,10 +289,24 @@ int main(int argc, char** argv) {
     }
   });
 
+  std::mutex ttl_mu;
+  std::condition_variable ttl_wake;
+  std::thread ttl_sweeper([&] {
+    std::unique_lock lock(ttl_mu);
+    while (!ttl_wake.wait_for(lock, kTtlSweep, [&] { return stopping.load(); })) {
+      store->ExpireTtl();
+    }
+  });
+
   int sig = 0;
   sigwait(&signals, &sig);
-  stopping = true;
+  {
+    std::lock_guard lock(ttl_mu);
+    stopping = true;
+  }
+  ttl_wake.notify_all();
   seeder.join();
+  ttl_sweeper.join();
 #ifdef KUBESIM_HAVE_CONTROLLER
   if (controller) controller->Stop();
   if (kubeflow_controller) kubeflow_controller->Stop();

@@ -46,6 +46,7 @@ void MemoryStore::RegisterType(const ResourceType& type) {
     b->plural = type.plural;
   }
   b->namespaced = type.namespaced;
+  b->ttl_ms = type.ttl_ms;
   if (type.group.empty() && type.plural == "pods") pods_ = b.get();
 }
 
@@ -407,6 +408,7 @@ ObjPtr MemoryStore::Put(Bucket& b, const std::string& key, json::object obj, Obj
   uids_[uid] = Loc{&b, key};
   b.objects[key] = stored;
   if (prev == nullptr && b.namespaced) ++b.ns_counts[key.substr(0, key.find('/'))];
+  if (b.ttl_ms > 0) RenewLease(b, key);
   Record(b, HistoryEvent{stored->rv, prev ? EventType::kModified : EventType::kAdded, key, stored,
                          prev});
   return stored;

@@ -172,6 +172,10 @@ struct Bucket {
   uint64_t compacted_rv = 0;  // events at or below this are gone
   std::vector<std::weak_ptr<WatcherImpl>> watchers;
   std::unordered_map<std::string, int64_t> ns_counts;  // objects per namespace
+  // Of a type with a TTL: when each object expires (ms), and the same ordered by time.
+  int64_t ttl_ms = 0;
+  std::unordered_map<std::string, int64_t> expires_at;
+  std::set<std::pair<int64_t, std::string>> expiries;
 };
 
 struct Loc {
@@ -232,6 +236,7 @@ class MemoryStore : public Store {
   std::string CurrentResourceVersion() const override;
   void Compact() override;
   size_t ExpireWatches() override;
+  size_t ExpireTtl() override;
 
  private:
   // A unique lock that runs the queued notifications after unlocking, so watch and log
@@ -322,6 +327,9 @@ class MemoryStore : public Store {
   void Unindex(Bucket& b, const std::string& key, const json::object& obj);
   void Index(Bucket& b, const std::string& key, const json::object& obj);
   ObjPtr Put(Bucket& b, const std::string& key, json::object obj, ObjPtr prev);
+  // A TTL bucket's lease of `key`: renewed by each write, dropped when the object goes.
+  void RenewLease(Bucket& b, const std::string& key);
+  static void DropLease(Bucket& b, const std::string& key);
 
   // Removes the object for good: DELETED event, logs, garbage collection of dependents,
   // completion of foreground deletions and namespace terminations waiting for it.

@@ -156,6 +156,7 @@ ObjPtr MemoryStore::Remove(Bucket& b, const std::string& key,
     if (c != b.ns_counts.end() && --c->second == 0) b.ns_counts.erase(c);
   }
   Unindex(b, key, prev->shell);
+  DropLease(b, key);
   std::string uid = GetString(Meta(prev->shell), "uid");
   uids_.erase(uid);
   Record(b, HistoryEvent{stored->rv, EventType::kDeleted, key, stored, prev});

@@ -73,6 +73,10 @@ struct ResourceType {
   bool namespaced = true;
   bool status_subresource = false;  // writes to the main resource ignore .status when true
   Validator validator;              // empty: no schema validation
+  // > 0: an object goes this many ms (of the store's clock) after its last write, with a DELETED
+  // watch event, whatever became of the object it is about: the API server stores Events with an
+  // etcd lease of --event-ttl renewed by each write.
+  int64_t ttl_ms = 0;
 
   std::string api_version() const { return group.empty() ? version : group + "/" + version; }
 };
@@ -212,6 +216,10 @@ class Store {
   // watcher it has cut off; the client must list again (for tests and benchmarks of relists,
   // whose watches otherwise stay open for as long as they asked). Returns how many ended.
   virtual size_t ExpireWatches() = 0;
+
+  // Deletes the objects whose type's ttl_ms has passed since their last write, as etcd revokes
+  // an expired lease. Returns how many went.
+  virtual size_t ExpireTtl() = 0;
 };
 
 // The in-memory implementation. `now_ms` gives wall-clock milliseconds since the epoch (for

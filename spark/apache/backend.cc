@@ -59,6 +59,12 @@ class Backend final : public OperatorBackend {
     return PickNewestDriver(pods);
   }
 
+  // Each attempt's driver is `<attempt's app id>-driver`.
+  std::string DriverPodName(std::string_view namespace_, std::string_view app_name,
+                            int64_t attempt) const override {
+    return ApacheSparkAppId(namespace_, app_name, attempt) + "-driver";
+  }
+
   OperatorEventReason WaitingEventReasons() const override { return &WaitingEventReason; }
   std::string CancelPatch() const override { return CancelRequestPatch(); }
   // No suspend here: the driver's deletion ends the attempt (Failed "Driver removed", then

@@ -106,6 +106,12 @@ class Backend final : public OperatorBackend {
     return kubeflow::PickDriver(app, pods);
   }
 
+  // The service sets no spec.driver.podName: every attempt's driver is `<app>-driver`.
+  std::string DriverPodName(std::string_view /*namespace_*/, std::string_view app_name,
+                            int64_t /*attempt*/) const override {
+    return kubeflow::DriverPodName(app_name);
+  }
+
   std::string CancelPatch() const override { return CancelRequestPatch(); }
   // Suspended, the operator deletes the driver and parks the app; v2.5.2 leaves the executors
   // (they have the app as a second owner), so the service deletes them.

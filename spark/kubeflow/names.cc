@@ -6,6 +6,10 @@
 
 namespace kje::spark::kubeflow {
 
+std::string DriverPodName(std::string_view app_name) {
+  return absl::StrCat(ToAbsl(app_name), "-driver");
+}
+
 std::string DriverPodSelector(std::string_view app_name) {
   return absl::StrCat(ToAbsl(kLabelAppName), "=", ToAbsl(app_name), ",",
                       ToAbsl(spark::kLabelSparkRole), "=", ToAbsl(spark::kSparkRoleDriver));

@@ -24,6 +24,9 @@ inline constexpr std::string_view kLabelSubmissionId = "sparkoperator.k8s.io/sub
 // v2.4.0): a lower-case letter first, at most 63 characters.
 inline constexpr size_t kMaxNameLength = 63;
 
+// The operator's name of an application's driver pod when neither spec.driver.podName nor the
+// conf spark.kubernetes.driver.pod.name names it: `<app>-driver`.
+std::string DriverPodName(std::string_view app_name);
 // The label selector of the driver pods of the SparkApplication `app_name`.
 std::string DriverPodSelector(std::string_view app_name);
 // The label selector of an application's executor pods.

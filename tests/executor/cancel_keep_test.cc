@@ -43,6 +43,29 @@ std::string PodJson(const std::string& name) {
                       R"(","namespace":"jobs"}})");
 }
 
+// Answers the reads of a capture of "a"'s record before its stop: its running driver, the log's
+// two stamped lines, no Events.
+void AnswerCapture(Fixture& f, const OperatorApps& op) {
+  auto pods = f.Next("list");
+  CHECK(pods->list.label_selector == op.backend->DriverSelector("a"));
+  k8s::ListPage page;
+  page.items = testing::Items({op.DriverPodJson("a")});
+  f.client->CompleteList(pods, page);
+  auto log = f.Next("stream_log");
+  CHECK(log->ref.name == "a-driver");
+  CHECK(log->log.timestamps);
+  f.client->SendChunk(log,
+                      "2026-01-01T00:00:04.000000001Z starting\n"
+                      "2026-01-01T00:00:05.000000001Z running\n");
+  f.client->EndStream(log, absl::OkStatus());
+  for (const char* kind : {"SparkApplication", "Pod"}) {
+    auto events = f.Next("list");
+    CHECK(events->ref.plural == "events");
+    CHECK(absl::StrContains(events->list.field_selector, kind));
+    f.client->CompleteList(events, k8s::ListPage{});
+  }
+}
+
 CancelOptions Keep(std::string reason = "why") {
   CancelOptions options;
   options.mode = spark::CancelMode::kKeep;
@@ -58,6 +81,8 @@ TEST_CASE("cancel keep: marks at the version judged, judges again on 409, then d
   Result<bool> r;
   f.executor->Cancel(IdOf("a"), Keep(), absl::Now() + absl::Seconds(5), r.Callback());
   f.client->Complete(f.Next("get"), op.AppJson("a", "3", Situation::kRunning));
+  // The driver's log and Events read first: the stop ends the driver.
+  AnswerCapture(f, op);
   auto first = f.Next("patch");
   CHECK(absl::StrContains(first->body, R"("resourceVersion":"3")"));
   CHECK(absl::StrContains(first->body, R"("gravitino.apache.org/cancel-reason":"why")"));
@@ -66,9 +91,19 @@ TEST_CASE("cancel keep: marks at the version judged, judges again on 409, then d
   // The operator wrote its status meanwhile: read again, judged again, marked at the new version.
   f.client->Complete(first, Api(409, "Conflict", "the object has been modified"));
   f.client->Complete(f.Next("get"), op.AppJson("a", "4", Situation::kRunning));
-  auto second = f.Next("patch");
+  auto second = f.Next("patch");  // read once: not again for the second round
   CHECK(absl::StrContains(second->body, R"("resourceVersion":"4")"));
   f.client->Complete(second, Marked(op.AppJson("a", "5", Situation::kRunning)));
+  // Marked: the record written, owned by the app, and the app labelled.
+  auto record = f.Next("create");
+  CHECK(record->ref.plural == "configmaps");
+  CHECK(absl::StrContains(record->body, R"("name":"a-kept")"));
+  CHECK(absl::StrContains(record->body, "running"));
+  CHECK(absl::StrContains(record->body, R"("uid":"uid-a")"));
+  f.client->Complete(record, "{}");
+  auto label = f.Next("patch");
+  CHECK(absl::StrContains(label->body, R"("gravitino.apache.org/output":"kept")"));
+  f.client->Complete(label, Marked(op.AppJson("a", "6", Situation::kRunning)));
   auto list = f.Next("list");
   CHECK(list->list.label_selector == op.backend->KeptStopPodSelector("a"));
   k8s::ListPage pods;
@@ -107,6 +142,8 @@ TEST_CASE("cancel keep: a pod deletion RBAC forbids fails the Cancel, which can 
   Result<bool> r;
   f.executor->Cancel(IdOf("a"), Keep(), absl::Now() + absl::Seconds(5), r.Callback());
   f.client->Complete(f.Next("get"), op.AppJson("a", "3", Situation::kRunning));
+  // A capture that fails doesn't hold the stop back (the job's end keeps the record then).
+  f.client->CompleteList(f.Next("list"), Api(503, "ServiceUnavailable", "try later"));
   f.client->Complete(f.Next("patch"), Marked(op.AppJson("a", "4", Situation::kRunning)));
   k8s::ListPage pods;
   pods.items = testing::Items({PodJson("p1")});

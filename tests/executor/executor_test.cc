@@ -650,7 +650,14 @@ TEST_CASE("executor: events of a deleted app still show; none at all is NOT_FOUN
                                              "SparkApplicationFailed", "2026-01-01T00:00:01Z")});
     }
     f.client->CompleteList(f.Next("list"), page);
-    f.client->CompleteList(f.Next("list"), k8s::ListPage{});  // no driver pod any more
+    // Its drivers' Events by name (attempt 0's, and 1's: 0's may have expired): none left.
+    for (const char* pod : {"gone-0-driver", "gone-1-driver"}) {
+      auto pod_events = f.Next("list");
+      CHECK(pod_events->ref.plural == "events");
+      CHECK(pod_events->list.field_selector ==
+            absl::StrCat("involvedObject.kind=Pod,involvedObject.name=", pod));
+      f.client->CompleteList(pod_events, k8s::ListPage{});
+    }
     const auto& events = r.Get();
     if (any) {
       REQUIRE(events.ok());

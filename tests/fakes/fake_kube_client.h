@@ -160,8 +160,11 @@ class FakeKubeClient final : public k8s::Client,
     });
   }
   void SendChunk(const std::shared_ptr<Call>& call, std::string chunk) {
-    Deliver(call, [&](Call& c)
-                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) { c.items.push_back(std::move(chunk)); });
+    // Built in place as the string alternative: GCC 12 takes a moved variant's other alternative
+    // for uninitialized once this is inlined deep enough (-Wmaybe-uninitialized).
+    Deliver(call, [&](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {
+      c.items.emplace_back(std::in_place_type<std::string>, std::move(chunk));
+    });
   }
   void EndStream(const std::shared_ptr<Call>& call, absl::Status status) {
     Deliver(call, [&](Call& c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(c.mu) {

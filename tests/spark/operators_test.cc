@@ -70,5 +70,20 @@ TEST_CASE("A stopped app always has a state, whichever the operator and the stat
   }
 }
 
+TEST_CASE("Each operator names its drivers: by attempt (Apache), or one name (Kubeflow)") {
+  auto apache = NewOperatorBackend("apache");
+  auto kubeflow = NewOperatorBackend("kubeflow");
+  REQUIRE(apache.ok());
+  REQUIRE(kubeflow.ok());
+  CHECK((*apache)->DriverPodName("jobs", "pi", 0) == "pi-0-driver");
+  CHECK((*apache)->DriverPodName("jobs", "pi", 2) == "pi-2-driver");
+  // "<name>-0" over 46 characters: its first 9, a dash, 36 base-36 digits of
+  // SHA-256("jobs/<name>/0") (worked out with Python's hashlib).
+  CHECK((*apache)->DriverPodName("jobs", "gravitino-job-a-rather-long-job-id-0123456789", 0) ==
+        "gravitino-4kje29358hmi148qfos8chsmgab72ot61s1m-driver");
+  CHECK((*kubeflow)->DriverPodName("jobs", "pi", 0) == "pi-driver");
+  CHECK((*kubeflow)->DriverPodName("jobs", "pi", 3) == "pi-driver");
+}
+
 }  // namespace
 }  // namespace kje::spark

@@ -30,6 +30,10 @@ TEST_CASE("ParseFlags reads both flag forms and repeated flags", "[config]") {
   Flags defaults;
   REQUIRE(ParseFlags({}, &defaults, &error));
   CHECK_FALSE(defaults.operator_namespaces.has_value());
+  // The API server's --event-ttl default, 1 h.
+  CHECK(defaults.event_ttl_seconds == 3600);
+  REQUIRE(ParseFlags({"--event-ttl-seconds=90"}, &f, &error));
+  CHECK(f.event_ttl_seconds == 90);
 }
 
 TEST_CASE("ParseFlags rejects bad input", "[config]") {
@@ -41,6 +45,8 @@ TEST_CASE("ParseFlags rejects bad input", "[config]") {
   CHECK_FALSE(ParseFlags({"--time-scale", "0"}, &f, &error));
   CHECK_FALSE(ParseFlags({"--time-scale", "fast"}, &f, &error));
   CHECK_FALSE(ParseFlags({"--threads", "0"}, &f, &error));
+  CHECK_FALSE(ParseFlags({"--event-ttl-seconds", "0"}, &f, &error));
+  CHECK(error.find("--event-ttl-seconds") != std::string::npos);
   CHECK_FALSE(ParseFlags({"--tls-cert", "/c"}, &f, &error));  // without --tls-key
   CHECK_FALSE(ParseFlags({"positional"}, &f, &error));
 }
