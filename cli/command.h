@@ -1,8 +1,8 @@
 #pragma once
 
-// What the CLI's commands share (cli.cc's table of top-level commands and schedule.cc's verbs of
-// `schedule`): the command descriptor, the context a command runs in, and the error printers.
-// Internal to cli/.
+// What the CLI's commands share (cli.cc's table of top-level commands, one file per command, and
+// schedule.cc's verbs of `schedule`): the command descriptor, the context a command runs in, and
+// the error printers. Internal to cli/.
 
 #include <cstddef>
 #include <functional>
@@ -45,6 +45,9 @@ struct Command {
 
 // The verbs of `schedule`, named "schedule <verb>".
 const std::vector<Command>& ScheduleCommands();
+
+// The flags every command takes: the connection, --timeout, -o and --help.
+const std::vector<FlagSpec>& CommonFlags();
 
 // Prints the RPC's error and returns its exit code.
 int RpcError(Io& io, const std::string& what, const grpc::Status& status);
