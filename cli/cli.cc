@@ -56,7 +56,8 @@ const std::vector<Command>& Commands() {
        "",
        0,
        0,
-       ListContexts},
+       ListContexts,
+       {OutputFormat::kTable}},
       ForwardCommand(),
       {"completion",
        "bash|zsh",
@@ -68,7 +69,8 @@ const std::vector<Command>& Commands() {
        "shell",
        1,
        1,
-       Completion},
+       Completion,
+       {OutputFormat::kTable}},
   };
   return kCommands;
 }
@@ -110,12 +112,19 @@ std::string ArgumentsWanted(const Command& command) {
   return absl::StrCat(command.min_args, " to ", command.max_args, " ", arg, "s");
 }
 
+std::string FormatNames(const Command& command) {
+  std::vector<std::string> names;
+  for (OutputFormat format : command.formats) names.push_back(std::string(FormatName(format)));
+  return absl::StrJoin(names, ", ");
+}
+
 std::string CommandUsage(const Command& command) {
   return absl::StrCat(
       "usage: ", kProgram, " ", command.name, " ", command.synopsis, "\n\n", command.summary, ".\n",
       command.details, "\n",
       command.flags.empty() ? "" : absl::StrCat("flags:\n", FlagsHelp(command.flags), "\n"),
-      "common flags:\n", FlagsHelp(CommonFlags()), "\n", ExitCodeHelp());
+      "common flags:\n", FlagsHelp(CommonFlags()), "\n", "-o takes: ", FormatNames(command), "\n\n",
+      ExitCodeHelp());
 }
 
 absl::StatusOr<ConnectionOptions> ConnectionFromFlags(const ParsedFlags& flags, const Io& io) {
@@ -215,12 +224,9 @@ int Run(const std::vector<std::string>& args, Io& io) {
   }
   OutputFormat format = OutputFormat::kTable;
   if (auto v = flags->Get("output")) {
-    if (*v == "json") {
-      format = OutputFormat::kJson;
-    } else if (*v != "table") {
-      return UsageError(io, command->name,
-                        absl::StrCat("-o must be table or json, got ", QuoteBounded(*v)));
-    }
+    auto parsed = ParseOutputFormat(*v, command->formats);
+    if (!parsed.ok()) return UsageError(io, command->name, std::string(parsed.status().message()));
+    format = *parsed;
   }
   auto options = ConnectionFromFlags(*flags, io);
   if (!options.ok()) return UsageError(io, command->name, std::string(options.status().message()));

@@ -33,6 +33,20 @@ absl::StatusOr<int> PageSizeFlag(const ParsedFlags& flags) {
   return n;
 }
 
+bool PrintStructured(Context& c, const google::protobuf::Message& message, bool stream) {
+  switch (c.format) {
+    case OutputFormat::kJson:
+      c.io.out << ToJson(message, !stream);
+      return true;
+    case OutputFormat::kYaml:
+      if (stream) c.io.out << "---\n";
+      c.io.out << ToYaml(message);
+      return true;
+    default:
+      return false;
+  }
+}
+
 const std::vector<FlagSpec>& CommonFlags() {
   static const std::vector<FlagSpec> kFlags = {
       {"context", 0, "NAME", false,
@@ -51,7 +65,9 @@ const std::vector<FlagSpec>& CommonFlags() {
       // Each connection flag also comes from K8S_JOB_EXECUTOR_<FLAG> (see `contexts --help`).
       {"timeout", 0, "DURATION", false,
        "deadline of each call, e.g. 10s, 2m (default 30s; none for watch and logs -f)"},
-      {"output", 'o', "FORMAT", false, "table (default) or json"},
+      {"output", 'o', "FORMAT", false,
+       "table (default), wide (more columns), json, yaml (the answer as the proto's JSON "
+       "mapping) or name (the ids); each command names those it takes"},
       {"help", 'h', "", false, "print this help"},
   };
   return kFlags;

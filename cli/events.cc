@@ -57,7 +57,8 @@ int FollowEvents(Context& c, const std::string& id) {
   bool last = false;
   if (int code = check_stopped(&last); code != kExitOk) return code;
   std::map<std::string, int64_t> printed;  // by EventKey: the count printed
-  GrowingTable table(EventsHeader());
+  const bool wide = c.format == OutputFormat::kWide;
+  GrowingTable table(EventsHeader(wide));
   bool noted_truncation = false;
   pb::EventsRequest request;
   request.set_execution_id(id);
@@ -71,13 +72,9 @@ int FollowEvents(Context& c, const std::string& id) {
       auto [it, added] = printed.try_emplace(EventKey(e), e.count());
       if (!added && e.count() <= it->second) continue;
       it->second = e.count();
-      if (c.format == OutputFormat::kJson) {
-        c.io.out << ToJson(e, false);
-      } else {
-        rows.push_back(EventRow(e));
-      }
+      if (!PrintStructured(c, e, true)) rows.push_back(EventRow(e, wide));
     }
-    if (c.format == OutputFormat::kTable) c.io.out << table.Format(rows);
+    if (IsTable(c)) c.io.out << table.Format(rows);
     if (response.truncated() && !noted_truncation) {
       c.io.err << kProgram << ": events: more than the server returns; these are the oldest\n";
       noted_truncation = true;
@@ -101,11 +98,8 @@ int Events(Context& c) {
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().Events(ctx.get(), request, &response);
   if (!status.ok()) return RpcError(c.io, "events", status);
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(response, true);
-    return kExitOk;
-  }
-  c.io.out << FormatEvents(response);
+  if (PrintStructured(c, response)) return kExitOk;
+  c.io.out << FormatEvents(response, c.format == OutputFormat::kWide);
   if (response.truncated()) {
     c.io.err << kProgram << ": events: more than the server returns; these are the oldest\n";
   }
@@ -131,7 +125,8 @@ Command EventsCommand() {
       "EXECUTION_ID",
       1,
       1,
-      Events};
+      Events,
+      {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml}};
 }
 
 }  // namespace kje::cli

@@ -19,11 +19,7 @@ int Health(Context& c) {
   grpc::Status status = stub->Check(ctx.get(), request, &response);
   if (!status.ok()) return RpcError(c.io, "health", status);
   std::string name = grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status());
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(response, true);
-  } else {
-    c.io.out << name << "\n";
-  }
+  if (!PrintStructured(c, response)) c.io.out << name << "\n";
   return response.status() == grpc::health::v1::HealthCheckResponse::SERVING ? kExitOk
                                                                              : kExitUnavailable;
 }

@@ -91,10 +91,11 @@ int List(Context& c) {
         }
       });
   if (code != kExitOk) return code;
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(all, true);
-  } else {
-    c.io.out << FormatJobList({all.jobs().begin(), all.jobs().end()});
+  if (c.format == OutputFormat::kName) {
+    for (const pb::JobInfo& job : all.jobs()) c.io.out << job.execution_id() << "\n";
+  } else if (!PrintStructured(c, all)) {
+    c.io.out << FormatJobList({all.jobs().begin(), all.jobs().end()},
+                              c.format == OutputFormat::kWide);
   }
   return kExitOk;
 }
@@ -126,7 +127,8 @@ Command ListCommand() {
       "",
       0,
       0,
-      List};
+      List,
+      AllFormats()};
 }
 
 }  // namespace kje::cli

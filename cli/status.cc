@@ -18,7 +18,11 @@ int Status(Context& c) {
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().Status(ctx.get(), request, &info);
   if (!status.ok()) return RpcError(c.io, "status", status);
-  c.io.out << (c.format == OutputFormat::kJson ? ToJson(info, true) : FormatJobInfo(info));
+  if (c.format == OutputFormat::kName) {
+    c.io.out << info.execution_id() << "\n";
+  } else if (!PrintStructured(c, info)) {
+    c.io.out << FormatJobInfo(info, c.format == OutputFormat::kWide);
+  }
   return ExitCodeForJob(info.status());
 }
 
@@ -38,12 +42,14 @@ int Describe(Context& c) {
   pb::EventsResponse events;
   auto events_ctx = c.conn.NewContext(false);
   grpc::Status listed = c.conn.stub().Events(events_ctx.get(), events_request, &events);
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(info, true);
-    if (listed.ok()) c.io.out << ToJson(events, true);
+  // Two documents: yaml separates them as a stream does.
+  const bool yaml = c.format == OutputFormat::kYaml;
+  if (PrintStructured(c, info, yaml)) {
+    if (listed.ok()) PrintStructured(c, events, yaml);
   } else {
-    c.io.out << FormatJobInfo(info) << "\nEVENTS\n";
-    c.io.out << (listed.ok() && events.events_size() > 0 ? FormatEvents(events) : "<none>\n");
+    const bool wide = c.format == OutputFormat::kWide;
+    c.io.out << FormatJobInfo(info, wide) << "\nEVENTS\n";
+    c.io.out << (listed.ok() && events.events_size() > 0 ? FormatEvents(events, wide) : "<none>\n");
   }
   if (!listed.ok()) RpcError(c.io, "describe: events", listed);
   return ExitCodeForJob(info.status());
@@ -82,7 +88,7 @@ int Cancel(Context& c) {
     grpc::Status status = c.conn.stub().Cancel(ctx.get(), request, &response);
     if (status.error_code() == grpc::StatusCode::NOT_FOUND && ignore_not_found) {
       // The server's reason stays visible: NOT_FOUND also answers a malformed id.
-      (c.format == OutputFormat::kJson ? c.io.err : c.io.out)
+      (IsTable(c) ? c.io.out : c.io.err)
           << "not found, nothing cancelled: " << id << " (" << status.error_message() << ")\n";
       continue;
     }
@@ -91,8 +97,9 @@ int Cancel(Context& c) {
       if (worst == kExitOk) worst = code;
       continue;
     }
-    if (c.format == OutputFormat::kJson) {
-      c.io.out << ToJson(response, false);
+    if (c.format == OutputFormat::kName) {
+      c.io.out << id << "\n";
+    } else if (PrintStructured(c, response, true)) {
     } else if (response.already_stopped()) {
       // "cancellation requested" would read as if the job's outcome were about to change.
       std::string as = StoppedAs(c, id);
@@ -116,7 +123,8 @@ Command StatusCommand() {
       "EXECUTION_ID",
       1,
       1,
-      Status};
+      Status,
+      AllFormats()};
 }
 
 Command DescribeCommand() {
@@ -130,7 +138,8 @@ Command DescribeCommand() {
       "EXECUTION_ID",
       1,
       1,
-      Describe};
+      Describe,
+      {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml}};
 }
 
 Command CancelCommand() {
@@ -152,7 +161,8 @@ Command CancelCommand() {
       "EXECUTION_ID",
       1,
       SIZE_MAX,
-      Cancel};
+      Cancel,
+      NamingFormats()};
 }
 
 }  // namespace kje::cli

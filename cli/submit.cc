@@ -132,9 +132,7 @@ int Submit(Context& c) {
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().Submit(ctx.get(), *request, &response);
   if (!status.ok()) return RpcError(c.io, "submit", status);
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(response, true);
-  } else {
+  if (!PrintStructured(c, response)) {
     // The bare id on stdout, so `id=$(k8s-job-executor submit ...)` works.
     c.io.out << response.execution_id() << "\n";
     if (response.adopted()) {
@@ -164,7 +162,8 @@ Command SubmitCommand() {
       "",
       0,
       0,
-      Submit};
+      Submit,
+      NamingFormats()};
 }
 
 }  // namespace kje::cli

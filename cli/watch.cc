@@ -31,13 +31,14 @@ int Watch(Context& c) {
   pb::JobInfo info;
   const bool with_id = ids.size() > 1;
   while (reader->Read(&info)) {
-    if (c.format == OutputFormat::kJson) {
-      c.io.out << ToJson(info, false);
+    if (PrintStructured(c, info, true)) {
     } else {
       auto key = std::make_tuple(info.status(), info.operator_state(), info.waiting_reason());
       auto it = last.find(info.execution_id());
       if (it == last.end() || it->second != key) {
-        c.io.out << FormatTransition(c.io.clock.Now() - start, info, with_id);
+        c.io.out << (c.format == OutputFormat::kName
+                         ? info.execution_id() + "\n"
+                         : FormatTransition(c.io.clock.Now() - start, info, with_id));
         last[info.execution_id()] = key;
       }
     }
@@ -79,7 +80,8 @@ Command WatchCommand() {
       "EXECUTION_ID",
       1,
       100,
-      Watch};
+      Watch,
+      NamingFormats()};
 }
 
 }  // namespace kje::cli
