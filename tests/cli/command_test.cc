@@ -37,7 +37,7 @@ void AddJobs(FakeServer& server) {
   server.service().jobs[kB] = b;
 }
 
-TEST_CASE("-o name prints the ids alone, for scripts") {
+TEST_CASE("output: -o name prints the ids alone, for scripts") {
   FakeServer server;
   AddJobs(server);
   server.service().submit_response.set_execution_id(kA);
@@ -63,7 +63,7 @@ TEST_CASE("-o name prints the ids alone, for scripts") {
   CHECK(watch.out == std::string(kA) + "\n" + kA + "\n");
 }
 
-TEST_CASE("-o yaml prints what -o json does, as YAML documents") {
+TEST_CASE("output: -o yaml prints what -o json does, as YAML documents") {
   FakeServer server;
   AddJobs(server);
   pb::EventsResponse& events = server.service().events[kA];
@@ -98,7 +98,7 @@ TEST_CASE("-o yaml prints what -o json does, as YAML documents") {
   CHECK(YAML::Load(logs.out)["lines"][0].as<std::string>() == "Pi is roughly 3.14");
 }
 
-TEST_CASE("-o wide adds columns") {
+TEST_CASE("output: -o wide adds columns") {
   FakeServer server;
   AddJobs(server);
   const std::string s = server.address();

@@ -10,7 +10,8 @@ namespace {
 
 namespace pb = jobexecutor::v1;
 
-TEST_CASE("-o yaml holds the JSON mapping's values, strings that look like other types quoted") {
+TEST_CASE(
+    "output: -o yaml holds the JSON mapping's values, strings that look like other types quoted") {
   pb::JobInfo info;
   info.set_execution_id("default/sparkapp/ns/gravitino-job-1001");
   info.set_job_id("1001");
@@ -47,7 +48,7 @@ TEST_CASE("-o yaml holds the JSON mapping's values, strings that look like other
   CHECK(doc["links"][0]["url"].as<std::string>() == "http://ui.example/?app=1");
 }
 
-TEST_CASE("-o yaml keeps the JSON's field order and empty collections") {
+TEST_CASE("output: -o yaml keeps the JSON's field order and empty collections") {
   pb::ListJobsResponse none;
   YAML::Node doc = YAML::Load(ToYaml(none));
   CHECK(doc["jobs"].IsSequence());
@@ -63,7 +64,7 @@ TEST_CASE("-o yaml keeps the JSON's field order and empty collections") {
   CHECK(YAML::Load(yaml)["count"].as<std::string>() == "3");
 }
 
-TEST_CASE("-o names its values, and an unknown one names the accepted ones") {
+TEST_CASE("output: -o names its values, and an unknown one names the accepted ones") {
   const std::vector<OutputFormat> all = {OutputFormat::kTable, OutputFormat::kWide,
                                          OutputFormat::kJson, OutputFormat::kYaml,
                                          OutputFormat::kName};
