@@ -1,8 +1,8 @@
 #pragma once
 
-// What the CLI's commands share (cli.cc's table of top-level commands and schedule.cc's verbs of
-// `schedule`): the command descriptor, the context a command runs in, and the error printers.
-// Internal to cli/.
+// What the CLI's commands share (cli.cc's table of top-level commands, one file per command, and
+// schedule.cc's verbs of `schedule`): the command descriptor, the context a command runs in, and
+// the error printers. Internal to cli/.
 
 #include <cstddef>
 #include <functional>
@@ -31,6 +31,20 @@ struct Context {
   Io& io;
 };
 
+// table, json and yaml: what a command that prints an answer takes at least.
+inline std::vector<OutputFormat> StructuredFormats() {
+  return {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml};
+}
+// ... and name: commands whose answer names jobs or schedules.
+inline std::vector<OutputFormat> NamingFormats() {
+  return {OutputFormat::kTable, OutputFormat::kJson, OutputFormat::kYaml, OutputFormat::kName};
+}
+// ... and wide: commands that print a table with columns to add.
+inline std::vector<OutputFormat> AllFormats() {
+  return {OutputFormat::kTable, OutputFormat::kWide, OutputFormat::kJson, OutputFormat::kYaml,
+          OutputFormat::kName};
+}
+
 struct Command {
   std::string name;      // "submit", or "schedule create" for a verb of `schedule`
   std::string synopsis;  // after the command name
@@ -41,10 +55,25 @@ struct Command {
   size_t min_args;
   size_t max_args;  // SIZE_MAX: any number
   std::function<int(Context&)> run;
+  // The -o values the command takes (a usage error names them for any other).
+  std::vector<OutputFormat> formats = StructuredFormats();
 };
 
 // The verbs of `schedule`, named "schedule <verb>".
 const std::vector<Command>& ScheduleCommands();
+
+// The flags every command takes: the connection, --timeout, -o and --help.
+const std::vector<FlagSpec>& CommonFlags();
+
+// -o json or yaml: prints `message` and returns true; false for the formats each command prints
+// itself (table, wide, name). `stream`: one of a sequence (json: one line each; yaml: each a
+// document after "---").
+bool PrintStructured(Context& c, const google::protobuf::Message& message, bool stream = false);
+
+// Whether -o is table or wide.
+inline bool IsTable(const Context& c) {
+  return c.format == OutputFormat::kTable || c.format == OutputFormat::kWide;
+}
 
 // Prints the RPC's error and returns its exit code.
 int RpcError(Io& io, const std::string& what, const grpc::Status& status);

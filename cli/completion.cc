@@ -68,7 +68,8 @@ std::string BashScript(const std::vector<CompletionCommand>& commands) {
       "    ",
       absl::StrJoin(file_flags, "|"),
       ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-      "    -o|--output) COMPREPLY=($(compgen -W \"table json\" -- \"$cur\")); return ;;\n"
+      "    -o|--output) COMPREPLY=($(compgen -W \"table wide json yaml name\" -- \"$cur\")); "
+      "return ;;\n"
       "    --context) COMPREPLY=($(compgen -W \"$(\"${COMP_WORDS[0]}\" contexts 2>/dev/null | "
       "awk 'NR > 1 { print ($1 == \"*\") ? $2 : $1 }')\" -- \"$cur\")); return ;;\n"
       "    completion) COMPREPLY=($(compgen -W \"bash zsh\" -- \"$cur\")); return ;;\n"

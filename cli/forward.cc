@@ -262,7 +262,8 @@ Command ForwardCommand() {
       "EXECUTION_ID",
       1,
       1,
-      Forward};
+      Forward,
+      {OutputFormat::kTable}};
 }
 
 }  // namespace kje::cli

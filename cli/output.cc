@@ -7,7 +7,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "base/quote.h"
 
 namespace kje::cli {
 namespace {
@@ -29,6 +31,33 @@ std::string OneLine(std::string text) {
 }
 
 }  // namespace
+
+std::string_view FormatName(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kTable:
+      return "table";
+    case OutputFormat::kWide:
+      return "wide";
+    case OutputFormat::kJson:
+      return "json";
+    case OutputFormat::kYaml:
+      return "yaml";
+    case OutputFormat::kName:
+      return "name";
+  }
+  return "table";
+}
+
+absl::StatusOr<OutputFormat> ParseOutputFormat(std::string_view value,
+                                               const std::vector<OutputFormat>& accepted) {
+  std::vector<std::string> names;
+  for (OutputFormat format : accepted) {
+    if (FormatName(format) == value) return format;
+    names.push_back(std::string(FormatName(format)));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("-o must be one of ", absl::StrJoin(names, ", "),
+                                                 ", got ", QuoteBounded(value)));
+}
 
 std::string ToJson(const google::protobuf::Message& message, bool multiline) {
   google::protobuf::util::JsonPrintOptions options;
@@ -99,7 +128,7 @@ std::string WaitingText(const JobInfo& info) {
   return text;
 }
 
-std::string FormatJobInfo(const JobInfo& info) {
+std::string FormatJobInfo(const JobInfo& info, bool wide) {
   std::vector<std::vector<std::string>> rows = {
       {"EXECUTION ID", OrDash(info.execution_id())},
       {"JOB ID", OrDash(info.job_id())},
@@ -131,6 +160,12 @@ std::string FormatJobInfo(const JobInfo& info) {
   // Only deployments with batch-scheduler queues have one; the others' output stays as it was.
   if (!info.queue().empty()) rows.push_back({"QUEUE", OneLine(info.queue())});
   rows.push_back({"MESSAGE", OrDash(OneLine(info.message()))});
+  if (wide) {
+    std::string output = JobInfo::OutputSource_Name(info.output_source());
+    if (!info.output_note().empty()) absl::StrAppend(&output, ": ", OneLine(info.output_note()));
+    rows.push_back({"OUTPUT", std::move(output)});
+    rows.push_back({"EXIT CODE", info.has_exit_code() ? absl::StrCat(info.exit_code()) : "-"});
+  }
   // Only deployments with link templates have links: one row each, named by the template.
   for (const jobexecutor::v1::JobLink& link : info.links()) {
     rows.push_back({absl::StrCat("LINK ", OneLine(link.name())), OneLine(link.url())});
@@ -138,27 +173,45 @@ std::string FormatJobInfo(const JobInfo& info) {
   return FormatTable(rows);
 }
 
-std::string FormatJobList(const std::vector<JobInfo>& jobs) {
+std::vector<std::string> JobListHeader(bool waiting, bool wide) {
+  std::vector<std::string> header = {"EXECUTION ID",   "JOB ID",       "STATUS",
+                                     "OPERATOR STATE", "SPARK APP ID", "ATTEMPTS",
+                                     "DRIVER UI",      "STARTED",      "FINISHED"};
+  if (waiting || wide) header.insert(header.begin() + 3, "WAITING");
+  if (wide) {
+    header.insert(header.begin(), "NAMESPACE");
+    header.insert(header.end(), {"DRIVER POD", "QUEUE", "EXIT CODE", "MESSAGE"});
+  }
+  return header;
+}
+
+std::vector<std::string> JobListRow(const JobInfo& j, bool waiting, bool wide) {
+  std::vector<std::string> row = {OrDash(j.execution_id()),         OrDash(j.job_id()),
+                                  StatusName(j.status()),           OrDash(j.operator_state()),
+                                  OrDash(j.spark_application_id()), absl::StrCat(j.attempts()),
+                                  OrDash(j.driver_ui_address()),    FormatTimestamp(j, false),
+                                  FormatTimestamp(j, true)};
+  if (waiting || wide) {
+    row.insert(row.begin() + 3, j.waiting_reason() == JobInfo::WAITING_REASON_UNSPECIFIED
+                                    ? "-"
+                                    : JobInfo::WaitingReason_Name(j.waiting_reason()));
+  }
+  if (wide) {
+    row.insert(row.begin(), OrDash(j.namespace_()));
+    row.insert(row.end(), {OrDash(j.driver_pod()), OrDash(OneLine(j.queue())),
+                           j.has_exit_code() ? absl::StrCat(j.exit_code()) : "-",
+                           OrDash(OneLine(j.message()))});
+  }
+  return row;
+}
+
+std::string FormatJobList(const std::vector<JobInfo>& jobs, bool wide) {
   // A WAITING column only when some job waits: the usual list keeps its shape.
   const bool waiting = std::any_of(jobs.begin(), jobs.end(), [](const JobInfo& j) {
     return j.waiting_reason() != JobInfo::WAITING_REASON_UNSPECIFIED;
   });
-  std::vector<std::vector<std::string>> rows = {{"EXECUTION ID", "JOB ID", "STATUS",
-                                                 "OPERATOR STATE", "SPARK APP ID", "ATTEMPTS",
-                                                 "DRIVER UI", "STARTED", "FINISHED"}};
-  if (waiting) rows.front().insert(rows.front().begin() + 3, "WAITING");
-  for (const JobInfo& j : jobs) {
-    rows.push_back({OrDash(j.execution_id()), OrDash(j.job_id()), StatusName(j.status()),
-                    OrDash(j.operator_state()), OrDash(j.spark_application_id()),
-                    absl::StrCat(j.attempts()), OrDash(j.driver_ui_address()),
-                    FormatTimestamp(j, false), FormatTimestamp(j, true)});
-    if (waiting) {
-      rows.back().insert(rows.back().begin() + 3,
-                         j.waiting_reason() == JobInfo::WAITING_REASON_UNSPECIFIED
-                             ? "-"
-                             : JobInfo::WaitingReason_Name(j.waiting_reason()));
-    }
-  }
+  std::vector<std::vector<std::string>> rows = {JobListHeader(waiting, wide)};
+  for (const JobInfo& j : jobs) rows.push_back(JobListRow(j, waiting, wide));
   return FormatTable(rows);
 }
 
@@ -168,24 +221,32 @@ std::string FormatSeconds(const google::protobuf::Timestamp& t, bool set) {
                           absl::UTCTimeZone());
 }
 
-std::vector<std::string> EventsHeader() {
+std::vector<std::string> EventsHeader(bool wide) {
+  if (wide) {
+    return {"LAST SEEN", "FIRST SEEN", "COUNT", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"};
+  }
   return {"LAST SEEN", "TYPE", "REASON", "OBJECT", "SOURCE", "MESSAGE"};
 }
 
-std::vector<std::string> EventRow(const jobexecutor::v1::JobEvent& e) {
+std::vector<std::string> EventRow(const jobexecutor::v1::JobEvent& e, bool wide) {
   std::string last = FormatSeconds(e.last_seen(), e.has_last_seen());
-  if (e.count() > 1) absl::StrAppend(&last, " (x", e.count(), ")");
-  return {last,
-          OrDash(e.type()),
-          OrDash(e.reason()),
-          absl::StrCat(e.object_kind(), "/", e.object_name()),
-          OrDash(e.source()),
-          OrDash(OneLine(e.message()))};
+  if (e.count() > 1 && !wide) absl::StrAppend(&last, " (x", e.count(), ")");
+  std::vector<std::string> row = {last,
+                                  OrDash(e.type()),
+                                  OrDash(e.reason()),
+                                  absl::StrCat(e.object_kind(), "/", e.object_name()),
+                                  OrDash(e.source()),
+                                  OrDash(OneLine(e.message()))};
+  if (wide) {
+    row.insert(row.begin() + 1,
+               {FormatSeconds(e.first_seen(), e.has_first_seen()), absl::StrCat(e.count())});
+  }
+  return row;
 }
 
-std::string FormatEvents(const jobexecutor::v1::EventsResponse& events) {
-  std::vector<std::vector<std::string>> rows = {EventsHeader()};
-  for (const jobexecutor::v1::JobEvent& e : events.events()) rows.push_back(EventRow(e));
+std::string FormatEvents(const jobexecutor::v1::EventsResponse& events, bool wide) {
+  std::vector<std::vector<std::string>> rows = {EventsHeader(wide)};
+  for (const jobexecutor::v1::JobEvent& e : events.events()) rows.push_back(EventRow(e, wide));
   return FormatTable(rows);
 }
 
@@ -269,10 +330,14 @@ std::string FormatSchedule(const ScheduleInfo& info) {
   return out;
 }
 
-std::string FormatScheduleList(const std::vector<ScheduleInfo>& schedules) {
+std::string FormatScheduleList(const std::vector<ScheduleInfo>& schedules, bool wide) {
   std::vector<std::vector<std::string>> rows = {{"SCHEDULE ID", "STATE", "SUSPENDED",
                                                  "LAST CRON RUN", "NEXT RUN", "CONCURRENCY",
                                                  "TIME ZONE", "SCHEDULE"}};
+  if (wide) {
+    rows.front().insert(rows.front().begin() + 1, {"NAMESPACE", "NAME"});
+    rows.front().insert(rows.front().end(), {"SUCCESSFUL HISTORY", "FAILED HISTORY", "REASON"});
+  }
   for (const ScheduleInfo& s : schedules) {
     const ScheduleSpec& spec = s.spec();
     rows.push_back({OrDash(s.schedule_id()), OrDash(OneLine(s.schedule_state())),
@@ -282,6 +347,15 @@ std::string FormatScheduleList(const std::vector<ScheduleInfo>& schedules) {
                     PolicyName(spec.concurrency_policy()),
                     spec.time_zone().empty() ? "Local" : OneLine(spec.time_zone()),
                     OrDash(OneLine(spec.schedule()))});
+    if (wide) {
+      std::vector<std::string>& row = rows.back();
+      row.insert(row.begin() + 1, {OrDash(s.namespace_()), OrDash(s.name())});
+      row.insert(row.end(), {HistoryLimit(spec.has_successful_run_history_limit(),
+                                          spec.successful_run_history_limit()),
+                             HistoryLimit(spec.has_failed_run_history_limit(),
+                                          spec.failed_run_history_limit()),
+                             OrDash(OneLine(s.reason()))});
+    }
   }
   return FormatTable(rows);
 }

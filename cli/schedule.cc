@@ -121,7 +121,11 @@ int ScheduleRpcError(Context& c, const std::string& verb, const grpc::Status& st
 }
 
 void PrintInfo(Context& c, const pb::ScheduleInfo& info) {
-  c.io.out << (c.format == OutputFormat::kJson ? ToJson(info, true) : FormatSchedule(info));
+  if (c.format == OutputFormat::kName) {
+    c.io.out << info.schedule_id() << "\n";
+  } else if (!PrintStructured(c, info)) {
+    c.io.out << FormatSchedule(info);
+  }
 }
 
 // --- create ------------------------------------------------------------------------------
@@ -209,10 +213,11 @@ int ListVerb(Context& c) {
     NoSchedulesHint(c.io, failed);  // after the error WalkPages printed
     return code;
   }
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(all, true);
-  } else {
-    c.io.out << FormatScheduleList({all.schedules().begin(), all.schedules().end()});
+  if (c.format == OutputFormat::kName) {
+    for (const pb::ScheduleInfo& s : all.schedules()) c.io.out << s.schedule_id() << "\n";
+  } else if (!PrintStructured(c, all)) {
+    c.io.out << FormatScheduleList({all.schedules().begin(), all.schedules().end()},
+                                   c.format == OutputFormat::kWide);
   }
   return kExitOk;
 }
@@ -255,9 +260,9 @@ int SetSuspended(Context& c, bool suspend) {
   pb::ScheduleInfo info;
   grpc::Status status = Update(c, spec, {kPathSuspend}, &info);
   if (!status.ok()) return ScheduleRpcError(c, suspend ? "suspend" : "resume", status);
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(info, true);
-  } else {
+  if (c.format == OutputFormat::kName) {
+    c.io.out << info.schedule_id() << "\n";
+  } else if (!PrintStructured(c, info)) {
     c.io.out << (suspend ? "suspended: " : "resumed: ") << info.schedule_id() << "\n";
   }
   return kExitOk;
@@ -292,9 +297,7 @@ int RunVerb(Context& c) {
   auto ctx = c.conn.NewContext(false);
   grpc::Status status = c.conn.stub().RunScheduleNow(ctx.get(), request, &response);
   if (!status.ok()) return ScheduleRpcError(c, "run", status);
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(response, true);
-  } else {
+  if (!PrintStructured(c, response)) {
     // The bare execution id, as submit prints it: `id=$(... schedule run ...)` then `watch`.
     c.io.out << response.execution_id() << "\n";
   }
@@ -333,8 +336,9 @@ int DeleteVerb(Context& c) {
   // A server older than the field doesn't say, and is taken at its word as before.
   const bool missing = response.has_existed() && !response.existed();
   if (missing && !c.flags.Has("ignore-not-found")) return ScheduleNotFound(c, request);
-  if (c.format == OutputFormat::kJson) {
-    c.io.out << ToJson(response, true);
+  if (c.format == OutputFormat::kName) {
+    if (!missing) c.io.out << request.schedule_id() << "\n";
+  } else if (PrintStructured(c, response)) {
   } else if (missing) {
     c.io.out << "not found, nothing deleted: " << request.schedule_id() << "\n";
   } else {
@@ -381,7 +385,7 @@ const std::vector<Command>& ScheduleCommands() {
        "adopts the existing schedule (a note on stderr says so); with another spec it is an\n"
        "error (exit code 1) unless --adopt, which gives the schedule this spec and says what\n"
        "changed. Prints the schedule as `get`.\n",
-       CreateFlags(), "SCHEDULE_ID", 0, 1, CreateVerb},
+       CreateFlags(), "SCHEDULE_ID", 0, 1, CreateVerb, NamingFormats()},
       {"schedule get",
        "SCHEDULE_ID [-n NS] [flags]",
        "print a schedule, its state and its recent runs",
@@ -391,7 +395,8 @@ const std::vector<Command>& ScheduleCommands() {
        "SCHEDULE_ID",
        1,
        1,
-       GetVerb},
+       GetVerb,
+       NamingFormats()},
       {"schedule list",
        "[-n NS] [-l SELECTOR] [flags]",
        "list schedules",
@@ -404,7 +409,8 @@ const std::vector<Command>& ScheduleCommands() {
        "",
        0,
        0,
-       ListVerb},
+       ListVerb,
+       AllFormats()},
       {"schedule update", "SCHEDULE_ID [--cron CRON] [--time-zone ZONE] ... [-n NS] [flags]",
        "change a schedule's spec",
        "Changes exactly the fields whose flags are given (the update mask names each), e.g.\n"
@@ -412,7 +418,7 @@ const std::vector<Command>& ScheduleCommands() {
        "is computed again from it; on a suspended schedule, when resumed). The\n"
        "template can't be changed: delete the schedule and create it again. Prints the\n"
        "schedule as `get` does.\n",
-       UpdateFlags(), "SCHEDULE_ID", 1, 1, UpdateVerb},
+       UpdateFlags(), "SCHEDULE_ID", 1, 1, UpdateVerb, NamingFormats()},
       {"schedule suspend",
        "SCHEDULE_ID [-n NS] [flags]",
        "stop a schedule from starting runs",
@@ -421,7 +427,8 @@ const std::vector<Command>& ScheduleCommands() {
        "SCHEDULE_ID",
        1,
        1,
-       [](Context& c) { return SetSuspended(c, true); }},
+       [](Context& c) { return SetSuspended(c, true); },
+       NamingFormats()},
       {"schedule resume",
        "SCHEDULE_ID [-n NS] [flags]",
        "let a suspended schedule start runs again",
@@ -431,7 +438,8 @@ const std::vector<Command>& ScheduleCommands() {
        "SCHEDULE_ID",
        1,
        1,
-       [](Context& c) { return SetSuspended(c, false); }},
+       [](Context& c) { return SetSuspended(c, false); },
+       NamingFormats()},
       {"schedule run",
        "SCHEDULE_ID [--run-id ID] [-n NS] [flags]",
        "start a run of a schedule now; prints its execution id",
@@ -447,7 +455,8 @@ const std::vector<Command>& ScheduleCommands() {
        "SCHEDULE_ID",
        1,
        1,
-       RunVerb},
+       RunVerb,
+       NamingFormats()},
       {"schedule delete",
        "SCHEDULE_ID [--keep-runs] [--ignore-not-found] [-n NS] [flags]",
        "delete a schedule and its runs",
@@ -463,7 +472,8 @@ const std::vector<Command>& ScheduleCommands() {
        "SCHEDULE_ID",
        1,
        1,
-       DeleteVerb},
+       DeleteVerb,
+       NamingFormats()},
   };
   return kCommands;
 }

@@ -1,9 +1,8 @@
 #pragma once
 
-// JSON as YAML, the way `kubectl get -o yaml` prints an object: block style, keys sorted,
-// sequences under a key not indented, and every string that YAML would read as something else
-// (a number, a boolean, null, an indicator, a multi-line text) quoted, so that the YAML reads
-// back as the same JSON.
+// JSON as YAML (-o yaml, submit --dry-run): block style, in the JSON's order, every string that
+// YAML would read as something else (a number, a boolean, null, a date) quoted, so that the YAML
+// reads back as the same JSON. yaml-cpp's emitter quotes indicators and multi-line text itself.
 
 #include <string>
 #include <string_view>

@@ -393,8 +393,12 @@ asio::awaitable<absl::StatusOr<bool>> Cancel(ExecutorContext& ex, spark::Executi
 asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex,
                                                              spark::ExecutionId id,
                                                              int64_t max_lines, int64_t max_bytes,
-                                                             spark::LogTail tail,
+                                                             spark::LogTail tail, LogRequest log,
                                                              absl::Time rpc_deadline) {
+  if (log.executor > 0) {
+    co_return co_await ExecutorOutput(ex, std::move(id), max_lines, std::move(tail), log,
+                                      rpc_deadline);
+  }
   // The app names its driver container (a renamed pod-template container); without it (gone,
   // unreadable) the default one is read.
   cache::AppPtr app;
@@ -405,38 +409,24 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
   // No driver (or none to be found now): the tail kept when the job ended, if any; else nothing
   // to show, not an error.
   if (driver.ok() && !driver->has_value()) {
+    if (log.previous) {
+      co_return absl::FailedPreconditionError(
+          absl::StrCat("no driver pod of ", Where(id.namespace_, id.name),
+                       " to read a previous run of (the kept tail is of the last run only)"));
+    }
     auto read = ReadKeptRecord(ex, id.namespace_, id.name, rpc_deadline);
     auto record = co_await std::move(read);
     co_return KeptOutputOf(record, max_lines, max_bytes);
   }
-  if (!driver.ok()) co_return spark::LogTailResult{};
-  const spark::DriverPod& pod = **driver;
-  k8s::LogOptions options;
-  // One line more than wanted: if it comes, older lines exist and the answer says so.
-  options.tail_lines = max_lines + 1;
-  if (auto container = spark::LogContainer(pod)) options.container = *container;
-  // Streamed through the bounded tail: memory stays within max_bytes however long the lines
-  // are (tailLines bounds lines, not bytes). The chunks arrive one at a time, before the end.
-  auto shared_tail = std::make_shared<spark::LogTail>(std::move(tail));
-  // Named, and the operation built before the co_await (see k8s/client.h).
-  k8s::Client::ChunkCallback feed = [shared_tail](std::string_view chunk) {
-    shared_tail->Feed(chunk);
-  };
-  auto stream = ex.client->StreamLog(PodRef(id.namespace_, pod.name), options,
-                                     ex.Deadline(rpc_deadline), std::move(feed));
-  absl::Status streamed = co_await std::move(stream);
-  if (!streamed.ok()) {
-    // Best effort: output must never fail the caller.
-    log::Warn("can't read the driver log")
-        .Kv("pod", Where(id.namespace_, pod.name))
-        .Kv("error", std::string(streamed.message()));
-    co_return spark::LogTailResult{};
+  if (!driver.ok()) {
+    if (!log.Specific()) co_return spark::LogTailResult{};
+    co_return FromKubernetes(
+        driver.status(), Rpc::kOutput,
+        absl::StrCat("listing the driver pods of ", Where(id.namespace_, id.name)), rpc_deadline,
+        absl::Now());
   }
-  spark::LogTailResult result = shared_tail->Finish();
-  // A job may log its own arguments or conf: their sensitive values are masked here too.
-  for (std::string& line : result.lines) line = MaskText(line);
-  result.source = spark::OutputSource::kLive;
-  co_return result;
+  co_return co_await ReadPodLog(ex, id.namespace_, **std::move(driver), max_lines, std::move(tail),
+                                log, rpc_deadline);
 }
 
 asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::string ns,
@@ -787,10 +777,13 @@ std::shared_ptr<RpcHandle> Executor::Cancel(std::string_view execution_id,
 }
 
 std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64_t max_lines,
-                                            int64_t max_bytes, absl::Time deadline,
-                                            Done<spark::LogTailResult> done) {
+                                            int64_t max_bytes, const LogRequest& log,
+                                            absl::Time deadline, Done<spark::LogTailResult> done) {
   auto id = ctx_.ParseId(execution_id);
   if (!id.ok()) return Answer<spark::LogTailResult>(done, id.status());
+  if (absl::Status bad = CheckLogRequest(log, false); !bad.ok()) {
+    return Answer<spark::LogTailResult>(done, bad);
+  }
   if (max_lines < 0 || max_bytes < 0) {
     return Answer<spark::LogTailResult>(
         done, absl::InvalidArgumentError("max_lines and max_bytes must not be negative"));
@@ -802,9 +795,9 @@ std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64
   if (!tail.ok()) return Answer<spark::LogTailResult>(done, tail.status());
   return Spawn(
       ctx_.io,
-      [this, id = *std::move(id), max_lines, max_bytes, tail = *std::move(tail),
+      [this, id = *std::move(id), max_lines, max_bytes, tail = *std::move(tail), log,
        deadline]() mutable {
-        return coroutines::Output(ctx_, std::move(id), max_lines, max_bytes, std::move(tail),
+        return coroutines::Output(ctx_, std::move(id), max_lines, max_bytes, std::move(tail), log,
                                   deadline);
       },
       std::move(done));

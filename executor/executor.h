@@ -217,7 +217,7 @@ class Executor final : public JobExecutor {
   std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id, const CancelOptions& options,
                                     absl::Time deadline, Done<bool> done) override;
   std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
-                                    int64_t max_bytes, absl::Time deadline,
+                                    int64_t max_bytes, const LogRequest& log, absl::Time deadline,
                                     Done<spark::LogTailResult> done) override;
   std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
                                       const std::string& label_selector, int64_t page_size,
@@ -228,8 +228,8 @@ class Executor final : public JobExecutor {
                                          absl::Time deadline, StreamWriter<JobResult>* writer,
                                          std::function<void(absl::Status)> done) override;
   std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                          std::string_view resume, absl::Time deadline,
-                                          StreamWriter<OutputBatch>* writer,
+                                          std::string_view resume, const LogRequest& log,
+                                          absl::Time deadline, StreamWriter<OutputBatch>* writer,
                                           std::function<void(absl::Status)> done) override;
 
   std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,

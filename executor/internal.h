@@ -144,6 +144,21 @@ asio::awaitable<absl::Status> WriteRecord(ExecutorContext& ex, cache::AppPtr app
 // nothing when there is no record or it couldn't be read (best effort, as all output).
 spark::LogTailResult KeptOutputOf(const absl::StatusOr<std::optional<KeptRecord>>& record,
                                   int64_t max_lines, int64_t max_bytes);
+// executor/pod_log.cc: kubectl logs' options a request asks for, on a pod log request.
+void ApplyLogRequest(const LogRequest& log, k8s::LogOptions& options);
+// The newest live pod of Spark executor `executor_id` of app `ns`/`app_name`; nullopt when none.
+asio::awaitable<absl::StatusOr<std::optional<spark::DriverPod>>> FindExecutorPod(
+    ExecutorContext& ex, std::string ns, std::string app_name, int executor_id,
+    absl::Time rpc_deadline);
+// The tail of `pod`'s log as `log` asks, masked. A failed read is an empty answer for the
+// driver's current log (best effort), the Kubernetes error otherwise (log.Specific()).
+asio::awaitable<absl::StatusOr<spark::LogTailResult>> ReadPodLog(
+    ExecutorContext& ex, std::string ns, spark::DriverPod pod, int64_t max_lines,
+    spark::LogTail tail, LogRequest log, absl::Time rpc_deadline);
+// Output of an executor's pod (log.executor >= 1): NOT_FOUND when it has no live pod.
+asio::awaitable<absl::StatusOr<spark::LogTailResult>> ExecutorOutput(
+    ExecutorContext& ex, spark::ExecutionId id, int64_t max_lines, spark::LogTail tail,
+    LogRequest log, absl::Time rpc_deadline);
 // The driver of a stopped app, remembered per resourceVersion; nullopt when unknown.
 asio::awaitable<std::optional<std::optional<spark::DriverPod>>> StoppedDriver(
     ExecutorContext& ex, cache::AppPtr app, absl::Time rpc_deadline);

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "async/cancellable.h"
 #include "executor/list_filter.h"
+#include "executor/log_request.h"
 #include "k8s/event.h"
 #include "spark/cancel_keep.h"
 #include "spark/execution_id.h"
@@ -200,9 +201,11 @@ class JobExecutor {
   virtual std::shared_ptr<RpcHandle> Cancel(std::string_view execution_id,
                                             const CancelOptions& options, absl::Time deadline,
                                             Done<bool> done) = 0;
-  // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT.
+  // max_lines / max_bytes: 0 means the default; negative is INVALID_ARGUMENT. `log`: whose log
+  // and which lines (see LogRequest).
   virtual std::shared_ptr<RpcHandle> Output(std::string_view execution_id, int64_t max_lines,
-                                            int64_t max_bytes, absl::Time deadline,
+                                            int64_t max_bytes, const LogRequest& log,
+                                            absl::Time deadline,
                                             Done<spark::LogTailResult> done) = 0;
   // A page of a namespace's jobs (see the ListJobs RPC).
   virtual std::shared_ptr<RpcHandle> ListJobs(const std::string& namespace_,
@@ -258,7 +261,8 @@ class JobExecutor {
   // The driver log as it grows, in batches of lines (see the FollowOutput RPC); `done` once, OK
   // when the log ended. `resume`: a batch's cursor, to continue after it ("" for none).
   virtual std::shared_ptr<RpcHandle> FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                                  std::string_view resume, absl::Time deadline,
+                                                  std::string_view resume, const LogRequest& log,
+                                                  absl::Time deadline,
                                                   StreamWriter<OutputBatch>* writer,
                                                   std::function<void(absl::Status)> done) = 0;
 };

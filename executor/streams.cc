@@ -110,7 +110,7 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
                                         absl::Time deadline, StreamWriter<JobResult>* writer);
 asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId id,
                                          int64_t tail_lines,
-                                         std::optional<spark::LogPosition> position,
+                                         std::optional<spark::LogPosition> position, LogRequest log,
                                          absl::Time deadline, StreamWriter<OutputBatch>* writer);
 
 }  // namespace
@@ -154,7 +154,8 @@ std::shared_ptr<RpcHandle> Executor::WatchStatus(const std::vector<std::string>&
 }
 
 std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id, int64_t tail_lines,
-                                                  std::string_view resume, absl::Time deadline,
+                                                  std::string_view resume, const LogRequest& log,
+                                                  absl::Time deadline,
                                                   StreamWriter<OutputBatch>* writer,
                                                   std::function<void(absl::Status)> done) {
   auto id = ctx_.ParseId(execution_id);
@@ -164,6 +165,10 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
   }
   if (tail_lines < 0) {
     done(absl::InvalidArgumentError("tail_lines must not be negative"));
+    return internal::FinishedHandle();
+  }
+  if (absl::Status bad = CheckLogRequest(log, true); !bad.ok()) {
+    done(bad);
     return internal::FinishedHandle();
   }
   std::optional<spark::LogPosition> position;
@@ -179,9 +184,10 @@ std::shared_ptr<RpcHandle> Executor::FollowOutput(std::string_view execution_id,
   deadline = std::min(deadline, absl::Now() + ctx_.options.max_follow);
   return internal::Spawn(
       ctx_.io,
-      [this, id = *std::move(id), tail_lines, position = std::move(position), deadline,
+      [this, id = *std::move(id), tail_lines, position = std::move(position), log, deadline,
        writer]() mutable {
-        return FollowLoop(ctx_, std::move(id), tail_lines, std::move(position), deadline, writer);
+        return FollowLoop(ctx_, std::move(id), tail_lines, std::move(position), log, deadline,
+                          writer);
       },
       std::move(done));
 }
@@ -355,14 +361,18 @@ asio::awaitable<absl::Status> WatchLoop(ExecutorContext& ex, std::vector<spark::
 // Drops the lines of `batch` at or before the tracker's resume point and their stamps, and sets
 // the batch's cursor. A line without a stamp is a piece of the one before (cut for its length)
 // and goes with it.
-void Position(spark::LogPositionTracker& tracker, OutputBatch& batch) {
+void Position(spark::LogPositionTracker& tracker, OutputBatch& batch, bool keep_stamps) {
   std::vector<std::string> kept;
   kept.reserve(batch.lines.size());
   bool deliver = true;
   for (std::string& line : batch.lines) {
     if (auto stamped = spark::SplitStamp(line)) {
       deliver = tracker.Accept(stamped->unix_nanos);
-      if (deliver) kept.emplace_back(stamped->text);
+      if (deliver && keep_stamps) {
+        kept.push_back(std::move(line));
+      } else if (deliver) {
+        kept.emplace_back(stamped->text);
+      }
     } else if (deliver) {
       kept.push_back(std::move(line));
     }
@@ -377,17 +387,19 @@ void Position(spark::LogPositionTracker& tracker, OutputBatch& batch) {
 // server answered 400 before sending anything), so the caller waits for the app to move on.
 asio::awaitable<std::optional<absl::Status>> StreamLog(
     ExecutorContext& ex, const spark::ExecutionId& id, const spark::DriverPod& driver,
-    int64_t tail_lines, std::optional<spark::LogPosition>& position, absl::Time deadline,
-    StreamWriter<OutputBatch>* writer) {
+    int64_t tail_lines, std::optional<spark::LogPosition>& position, const LogRequest& log,
+    absl::Time deadline, StreamWriter<OutputBatch>* writer) {
   k8s::ResourceRef pod = k8s::CoreRef("pods", id.namespace_, driver.name);
   k8s::LogOptions options;
-  // The kubelet's stamps make the cursor; the lines go out without them.
+  // The kubelet's stamps make the cursor; the lines go out without them unless asked for.
   options.timestamps = true;
   spark::LogPositionTracker tracker(driver.uid, position);
   if (position && position->pod_uid == driver.uid) {
     options.since_time = spark::ResumeSinceTime(*position);
   } else if (!position) {
     options.tail_lines = tail_lines;
+    // The API server takes one of sinceTime and sinceSeconds: a resumed follow has its own.
+    if (log.since_seconds > 0) options.since_seconds = log.since_seconds;
   }  // else a new driver since the cursor: all of its log is new
   options.follow = true;
   if (auto container = spark::LogContainer(driver)) options.container = *container;
@@ -405,7 +417,7 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(
   for (;;) {
     LogBuffer::Taken taken = buffer->Take();
     if (!taken.batch.lines.empty() || taken.batch.dropped_lines > 0) {
-      Position(tracker, taken.batch);
+      Position(tracker, taken.batch, log.timestamps);
       if (tracker.started()) position = tracker.position();
       if (taken.batch.lines.empty() && taken.batch.dropped_lines == 0) continue;
       // As Output does: a job's own log may quote its sensitive conf or arguments.
@@ -437,7 +449,8 @@ asio::awaitable<std::optional<absl::Status>> StreamLog(
 asio::awaitable<absl::Status> SendKept(ExecutorContext& ex, const spark::ExecutionId& id,
                                        int64_t tail_lines,
                                        const std::optional<spark::LogPosition>& position,
-                                       absl::Time deadline, StreamWriter<OutputBatch>* writer) {
+                                       bool keep_stamps, absl::Time deadline,
+                                       StreamWriter<OutputBatch>* writer) {
   auto read = coroutines::ReadKeptRecord(ex, id.namespace_, id.name, deadline);
   auto record = co_await std::move(read);
   if (!record.ok() || !record->has_value() || (*record)->stamped_lines.empty()) {
@@ -461,7 +474,7 @@ asio::awaitable<absl::Status> SendKept(ExecutorContext& ex, const spark::Executi
     batch.lines.assign(kept.stamped_lines.begin() + static_cast<long>(at),
                        kept.stamped_lines.begin() + static_cast<long>(end));
     at = end;
-    Position(tracker, batch);
+    Position(tracker, batch, keep_stamps);
     if (batch.lines.empty()) continue;
     if (absl::Status sent = co_await Send(writer, std::move(batch),
                                           static_cast<cache::Mailbox<cache::AppEvent>*>(nullptr));
@@ -474,7 +487,7 @@ asio::awaitable<absl::Status> SendKept(ExecutorContext& ex, const spark::Executi
 
 asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId id,
                                          int64_t tail_lines,
-                                         std::optional<spark::LogPosition> position,
+                                         std::optional<spark::LogPosition> position, LogRequest log,
                                          absl::Time deadline, StreamWriter<OutputBatch>* writer) {
   auto app = co_await coroutines::LookUp(ex, id.namespace_, id.name, deadline);
   if (!app.ok()) co_return app.status();
@@ -486,19 +499,29 @@ asio::awaitable<absl::Status> FollowLoop(ExecutorContext& ex, spark::ExecutionId
     if (subscribed) cache.Unsubscribe(id.namespace_, *subscribed);
   };
   for (;;) {
-    auto driver = co_await coroutines::FindDriver(ex, id.namespace_, id.name, current, deadline);
+    // The driver's pod, or the executor's the request names: either is followed alike.
+    // Not a conditional expression: GCC's coroutines mishandle a co_await in one.
+    absl::StatusOr<std::optional<spark::DriverPod>> driver;
+    if (log.executor > 0) {
+      driver =
+          co_await coroutines::FindExecutorPod(ex, id.namespace_, id.name, log.executor, deadline);
+    } else {
+      driver = co_await coroutines::FindDriver(ex, id.namespace_, id.name, current, deadline);
+    }
     if (!driver.ok()) {
-      co_return FromKubernetes(
-          driver.status(), Rpc::kFollowOutput,
-          absl::StrCat("listing the driver pods of ", id.namespace_, "/", id.name), deadline,
-          absl::Now());
+      co_return FromKubernetes(driver.status(), Rpc::kFollowOutput,
+                               absl::StrCat("listing the pods of ", id.namespace_, "/", id.name),
+                               deadline, absl::Now());
     }
     if (driver->has_value()) {
-      auto streamed = co_await StreamLog(ex, id, **driver, tail_lines, position, deadline, writer);
+      auto streamed =
+          co_await StreamLog(ex, id, **driver, tail_lines, position, log, deadline, writer);
       if (streamed) co_return *streamed;
     } else if (ex.backend->IsStopped(*current) || current->deleting()) {
-      // It stopped without a driver left to read: what was kept of its log, if anything.
-      co_return co_await SendKept(ex, id, tail_lines, position, deadline, writer);
+      // It stopped without a pod left to read: what was kept of the driver's log, if anything
+      // (an executor's log is kept nowhere).
+      if (log.executor > 0) co_return absl::OkStatus();
+      co_return co_await SendKept(ex, id, tail_lines, position, log.timestamps, deadline, writer);
     }
     // No driver yet, or it hasn't started: the next change of the app may bring one.
     if (!subscribed) {

@@ -172,6 +172,10 @@ std::string LogQuery(const LogOptions& options) {
   if (options.follow) params.emplace_back("follow", "true");
   if (options.timestamps) params.emplace_back("timestamps", "true");
   if (!options.since_time.empty()) params.emplace_back("sinceTime", options.since_time);
+  if (options.since_seconds) {
+    params.emplace_back("sinceSeconds", absl::StrCat(*options.since_seconds));
+  }
+  if (options.previous) params.emplace_back("previous", "true");
   return QueryString(params);
 }
 

@@ -77,6 +77,10 @@ struct LogOptions {
   bool timestamps = false;
   // RFC 3339: only the lines written at or after it (the API server keeps whole seconds of it).
   std::string since_time;
+  // Only the lines written in the last this many seconds (> 0); not with since_time.
+  std::optional<int64_t> since_seconds;
+  // The log of the container's previous run; the API server answers 400 when there was none.
+  bool previous = false;
 };
 
 // One JSON value of an answer, parsed once: it shares the document of the page or watch line it

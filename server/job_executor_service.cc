@@ -1,6 +1,7 @@
 #include "server/job_executor_service.h"
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -32,6 +33,18 @@ std::string ResultLabel(const absl::Status& status) {
 }
 
 void ToJobInfoMessage(const JobResult& result, pb::JobInfo* info) { ToJobInfo(result, info); }
+
+// OutputRequest's and FollowOutputRequest's fields beyond the lines' count (FollowOutput has no
+// previous run to read).
+template <typename Request>
+executor::LogRequest LogRequestOf(const Request& request) {
+  executor::LogRequest log;
+  log.executor = request.executor();
+  log.since_seconds = request.since_seconds();
+  log.timestamps = request.timestamps();
+  if constexpr (std::is_same_v<Request, pb::OutputRequest>) log.previous = request.previous();
+  return log;
+}
 
 }  // namespace
 
@@ -171,18 +184,18 @@ grpc::ServerUnaryReactor* JobExecutorService::Output(grpc::CallbackServerContext
   UnaryStart start = StartUnary(ctx, "Output");
   if (start.answered != nullptr) return start.answered;
   CallReactor* reactor = start.reactor;
-  reactor->Attach(executor_->Output(request->execution_id(), request->max_lines(),
-                                    request->max_bytes(), reactor->Deadline(),
-                                    [reactor, response](absl::StatusOr<spark::LogTailResult> r) {
-                                      if (r.ok()) {
-                                        for (auto& line : r->lines) {
-                                          response->add_lines(std::move(line));
-                                        }
-                                        response->set_truncated(r->truncated);
-                                        response->set_source(ToOutputSource(r->source));
-                                      }
-                                      reactor->Complete(r.status());
-                                    }));
+  reactor->Attach(executor_->Output(
+      request->execution_id(), request->max_lines(), request->max_bytes(), LogRequestOf(*request),
+      reactor->Deadline(), [reactor, response](absl::StatusOr<spark::LogTailResult> r) {
+        if (r.ok()) {
+          for (auto& line : r->lines) {
+            response->add_lines(std::move(line));
+          }
+          response->set_truncated(r->truncated);
+          response->set_source(ToOutputSource(r->source));
+        }
+        reactor->Complete(r.status());
+      }));
   return reactor;
 }
 
@@ -209,9 +222,9 @@ grpc::ServerWriteReactor<pb::OutputChunk>* JobExecutorService::FollowOutput(
     reactor->Attach(nullptr);
     return reactor;
   }
-  reactor->Attach(executor_->FollowOutput(request->execution_id(), request->tail_lines(),
-                                          request->resume(), reactor->Deadline(), reactor,
-                                          [reactor](const absl::Status& s) { reactor->End(s); }));
+  reactor->Attach(executor_->FollowOutput(
+      request->execution_id(), request->tail_lines(), request->resume(), LogRequestOf(*request),
+      reactor->Deadline(), reactor, [reactor](const absl::Status& s) { reactor->End(s); }));
   return reactor;
 }
 

@@ -71,6 +71,9 @@ class OperatorBackend {
   virtual RunDetailsRef RunDetailsOf(const AppProjection& app) const = 0;
   // The label selector of an application's driver pods.
   virtual std::string DriverSelector(std::string_view app_name) const = 0;
+  // The label selector of the pods of an application's Spark executor `executor_id` (>= 1): the
+  // operator's label for the application's pods, with Spark's role and executor id.
+  virtual std::string ExecutorSelector(std::string_view app_name, int executor_id) const = 0;
   // The driver among an application's driver pods (DriverSelector's answer); nullptr when none
   // is its current driver. `app` is null when the application isn't known.
   virtual const DriverPod* PickDriver(const AppProjection* app,

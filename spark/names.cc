@@ -60,6 +60,11 @@ std::string DriverPodSelector(std::string_view app_name) {
                       ToAbsl(kLabelSparkRole), "=", ToAbsl(kSparkRoleDriver));
 }
 
+std::string ExecutorIdRequirements(int executor_id) {
+  return absl::StrCat(ToAbsl(kLabelSparkRole), "=", ToAbsl(kSparkRoleExecutor), ",",
+                      ToAbsl(kLabelSparkExecId), "=", executor_id);
+}
+
 std::string CancelRequestPatch() {
   return absl::StrCat(R"({"metadata":{"annotations":{")", ToAbsl(kAnnotationCancelRequested),
                       R"(":")", ToAbsl(kCancelRequestedValue), R"("}}})");

@@ -26,6 +26,8 @@ inline constexpr std::string_view kLabelSparkAppName = "spark.operator/spark-app
 inline constexpr std::string_view kLabelSparkRole = "spark-role";
 inline constexpr std::string_view kSparkRoleDriver = "driver";
 inline constexpr std::string_view kSparkRoleExecutor = "executor";
+// Spark's label on an executor pod: its executor id (1, 2, ...).
+inline constexpr std::string_view kLabelSparkExecId = "spark-exec-id";
 inline constexpr std::string_view kDriverContainerName = "spark-kubernetes-driver";
 // Spark conf keys the builders read or write.
 inline constexpr std::string_view kConfAppId = "spark.app.id";
@@ -80,6 +82,9 @@ std::string ResourceName(std::string_view name_prefix, std::string_view job_id);
 std::string ManagedAppSelector();
 // The label selector of the driver pods of the SparkApplication `app_name`.
 std::string DriverPodSelector(std::string_view app_name);
+// The requirements Spark's labels add to an operator's selector of an application's pods to
+// pick executor `executor_id`'s: "spark-role=executor,spark-exec-id=<id>".
+std::string ExecutorIdRequirements(int executor_id);
 
 // The JSON merge-patch that marks a SparkApplication as cancelled by us; it keeps the other
 // annotations.

@@ -5,6 +5,7 @@
 
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/executor_log.h"
 #include "kubesim/sim/fetch.h"
 #include "kubesim/sim/kubelet.h"
 #include "kubesim/sim/nodes.h"
@@ -581,7 +582,9 @@ std::optional<int64_t> RunKubelet(const Job& job, const Status& status, const Op
     json::object st =
         ExecutorPodStatus(job, pod, Stage::kRunning, now_ms, options.time_scale, v.delay_ms);
     pod["status"] = st;
-    actions->pod_status.push_back({StringAt(*ObjectAt(&pod, "metadata"), "name"), std::move(st)});
+    // The executor's container starts, and writes its first lines.
+    actions->logs.push_back({name, kExecutorContainer, sim::ExecutorLogStart(pod, st, start)});
+    actions->pod_status.push_back({name, std::move(st)});
   }
   return next;
 }

@@ -5,6 +5,7 @@
 
 #include "kubesim/sim/clock.h"
 #include "kubesim/sim/events.h"
+#include "kubesim/sim/executor_log.h"
 #include "kubesim/sim/ids.h"
 #include "kubesim/sim/json_access.h"
 #include "kubesim/sim/kubelet.h"
@@ -262,8 +263,11 @@ ExecutorsPass RunExecutors(const JobConf& conf, int64_t attempt, const json::obj
     // The driver's image is on the node already when the executors share it.
     sim::AppendStartEvents(*e, pull_from, start, conf.executor_image == conf.image.value_or(""),
                            &actions->events);
-    actions->pod_status.push_back(
-        {Name(*e), ExecutorStatus(conf, *e, Phase::kRunning, start, now_ms)});
+    json::object running = ExecutorStatus(conf, *e, Phase::kRunning, start, now_ms);
+    // The executor's container starts, and writes its first lines.
+    actions->logs.push_back(
+        {Name(*e), kExecutorContainer, sim::ExecutorLogStart(*e, running, start)});
+    actions->pod_status.push_back({Name(*e), std::move(running)});
     ++pass.ready;
   }
   return pass;

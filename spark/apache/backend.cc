@@ -1,5 +1,7 @@
 #include "spark/apache/backend.h"
 
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "spark/apache/app_builder.h"
 #include "spark/apache/app_projection.h"
 #include "spark/apache/names.h"
@@ -41,6 +43,11 @@ class Backend final : public OperatorBackend {
 
   std::string DriverSelector(std::string_view app_name) const override {
     return DriverPodSelector(app_name);
+  }
+  // The operator labels executors as it labels the driver (spark.operator/spark-app-name).
+  std::string ExecutorSelector(std::string_view app_name, int executor_id) const override {
+    return absl::StrCat(ToAbsl(kLabelSparkAppName), "=", ToAbsl(app_name), ",",
+                        ExecutorIdRequirements(executor_id));
   }
 
   const DriverPod* PickDriver(const AppProjection* app,

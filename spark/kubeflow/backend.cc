@@ -100,6 +100,10 @@ class Backend final : public OperatorBackend {
   std::string DriverSelector(std::string_view app_name) const override {
     return kubeflow::DriverPodSelector(app_name);
   }
+  std::string ExecutorSelector(std::string_view app_name, int executor_id) const override {
+    return absl::StrCat(ToAbsl(kLabelAppName), "=", ToAbsl(app_name), ",",
+                        ExecutorIdRequirements(executor_id));
+  }
 
   const DriverPod* PickDriver(const AppProjection* app,
                               const std::vector<DriverPod>& pods) const override {

@@ -708,7 +708,8 @@ TEST_CASE("usage errors exit 2 before any call, and --help exits 0") {
   CHECK(usage({"list", "x"}).find("takes no arguments, got 1: \"x\"") != std::string::npos);
   CHECK(usage({"cancel"}).find("takes at least one EXECUTION_ID") != std::string::npos);
   CHECK(usage({"status", "a", "--bogus"}).find("unknown flag --bogus") != std::string::npos);
-  CHECK(usage({"status", "a", "-o", "yaml"}).find("-o must be table or json") != std::string::npos);
+  CHECK(usage({"status", "a", "-o", "xml"}).find("-o must be one of table, wide") !=
+        std::string::npos);
   CHECK(usage({"status", "a", "--timeout", "soon"}).find("--timeout needs a positive duration") !=
         std::string::npos);
   CHECK(

@@ -70,7 +70,12 @@ TEST_CASE("completion: bash completes commands, verbs, flags and values from the
   CHECK(Has(status_flags, "--context"));
   CHECK_FALSE(Has(status_flags, "--cron"));
   CHECK(Has(Complete(script, {"schedule", "create", "--c"}), "--cron"));
-  CHECK(Complete(script, {"list", "-o", ""}) == std::vector<std::string>{"table", "json"});
+  auto logs_flags = Complete(script, {"logs", "--"});
+  for (const char* flag : {"--executor", "--since", "--timestamps", "--previous"}) {
+    CHECK(Has(logs_flags, flag));
+  }
+  CHECK(Complete(script, {"list", "-o", ""}) ==
+        std::vector<std::string>{"table", "wide", "json", "yaml", "name"});
   CHECK(Complete(script, {"status", "--tls-ca", "a-"}) == std::vector<std::string>{"a-file.crt"});
   CHECK(Complete(script, {"completion", "z"}) == std::vector<std::string>{"zsh"});
 }

@@ -34,7 +34,8 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
   std::vector<pb::JobInfo> watch_events;
   std::map<std::string, pb::EventsResponse> events;  // by execution id
   grpc::Status watch_end = grpc::Status::OK;
-  std::string required_token;  // when set, every call needs "Bearer <token>"
+  grpc::Status list_status = grpc::Status::OK;  // when not OK, ListJobs answers it
+  std::string required_token;                   // when set, every call needs "Bearer <token>"
   // Schedules by id: what CreateSchedule adds, GetSchedule, ListSchedules (in id order, paged
   // like ListJobs), UpdateSchedule and DeleteSchedule read and change, RunScheduleNow needs.
   std::map<std::string, pb::ScheduleInfo> schedules;
@@ -122,6 +123,7 @@ class FakeJobExecutor final : public pb::JobExecutor::Service {
                         pb::ListJobsResponse* response) override {
     if (auto s = Begin(ctx); !s.ok()) return s;
     Record([&](Recorded& r) { r.lists.push_back(*request); });
+    if (!list_status.ok()) return list_status;
     size_t start = 0;
     if (!request->page_token().empty() && !absl::SimpleAtoi(request->page_token(), &start)) {
       return {grpc::StatusCode::INVALID_ARGUMENT, "bad page token"};

@@ -239,7 +239,7 @@ TEST_CASE("executor: a namespace outside the allow-list is refused before any re
   f.executor->Cancel(other, {}, absl::Now() + absl::Seconds(5), cancel.Callback());
   CHECK(absl::IsPermissionDenied(cancel.Get().status()));
   Result<spark::LogTailResult> output;
-  f.executor->Output(other, 0, 0, absl::Now() + absl::Seconds(5), output.Callback());
+  f.executor->Output(other, 0, 0, LogRequest{}, absl::Now() + absl::Seconds(5), output.Callback());
   CHECK(absl::IsPermissionDenied(output.Get().status()));
   Result<JobPage> list;
   f.executor->ListJobs("elsewhere", "", 0, "", ListFilter{}, absl::Now() + absl::Seconds(5),
@@ -529,7 +529,7 @@ TEST_CASE("executor: a follower that stops reading holds a bounded log; lines ar
   StalledWriter<OutputBatch> writer;
   absl::Notification ended;
   absl::Status end;
-  f.executor->FollowOutput(IdOf("a"), 0, "", absl::Now() + absl::Seconds(30), &writer,
+  f.executor->FollowOutput(IdOf("a"), 0, "", LogRequest{}, absl::Now() + absl::Seconds(30), &writer,
                            [&](absl::Status s) {
                              end = std::move(s);
                              ended.Notify();

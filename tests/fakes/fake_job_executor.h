@@ -129,6 +129,9 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
+  // What the last Output or FollowOutput asked besides the lines' count.
+  executor::LogRequest last_log;
+
   std::shared_ptr<executor::RpcHandle> Cancel(std::string_view execution_id,
                                               const executor::CancelOptions& options,
                                               absl::Time deadline, Done<bool> done) override {
@@ -140,8 +143,9 @@ class FakeJobExecutor final : public executor::JobExecutor {
   }
 
   std::shared_ptr<executor::RpcHandle> Output(std::string_view execution_id, int64_t, int64_t,
-                                              absl::Time deadline,
+                                              const executor::LogRequest& log, absl::Time deadline,
                                               Done<spark::LogTailResult> done) override {
+    last_log = log;
     return Record("Output", std::string(execution_id), deadline, [done](absl::Status s) {
       if (!s.ok()) return done(s);
       spark::LogTailResult tail;
@@ -291,9 +295,10 @@ class FakeJobExecutor final : public executor::JobExecutor {
   }
 
   std::shared_ptr<executor::RpcHandle> FollowOutput(
-      std::string_view execution_id, int64_t, std::string_view, absl::Time deadline,
-      executor::StreamWriter<executor::OutputBatch>* writer,
+      std::string_view execution_id, int64_t, std::string_view, const executor::LogRequest& log,
+      absl::Time deadline, executor::StreamWriter<executor::OutputBatch>* writer,
       std::function<void(absl::Status)> done) override {
+    last_log = log;
     auto call = NewCall("FollowOutput", std::string(execution_id), deadline, std::move(done));
     call->output_writer = writer;
     return Publish(call);

@@ -77,6 +77,11 @@ TEST_CASE("Log options become query parameters") {
   o.follow = true;
   CHECK(LogQuery(o) ==
         "?container=spark-kubernetes-driver&tailLines=100&limitBytes=65536&follow=true");
+  LogOptions since;
+  since.since_seconds = 300;
+  since.timestamps = true;
+  since.previous = true;
+  CHECK(LogQuery(since) == "?timestamps=true&sinceSeconds=300&previous=true");
 }
 
 TEST_CASE("Delete options carry the propagation policy and preconditions") {

@@ -342,6 +342,48 @@ TEST_CASE("reactors: Cancel and DeleteSchedule say whether there was anything to
   }
 }
 
+TEST_CASE("reactors: Output and FollowOutput pass kubectl logs' fields to the executor",
+          "[server]") {
+  Edge edge;
+  Unary output;
+  pb::OutputRequest request;
+  request.set_execution_id("c/sparkapp/ns/app");
+  request.set_executor(2);
+  request.set_since_seconds(300);
+  request.set_timestamps(true);
+  request.set_previous(true);
+  Call<pb::OutputRequest, pb::OutputResponse>(&pb::JobExecutor::Stub::async_interface::Output, edge,
+                                              output, request,
+                                              [](const pb::OutputResponse&) { return "ok"; });
+  auto call = edge.fake.Next();
+  REQUIRE(call != nullptr);
+  CHECK(edge.fake.last_log.executor == 2);
+  CHECK(edge.fake.last_log.since_seconds == 300);
+  CHECK(edge.fake.last_log.timestamps);
+  CHECK(edge.fake.last_log.previous);
+  call->finish(absl::OkStatus());
+  REQUIRE(output.Wait());
+  CHECK(output.status.ok());
+
+  grpc::ClientContext ctx;
+  pb::FollowOutputRequest follow;
+  follow.set_execution_id("c/sparkapp/ns/app");
+  follow.set_executor(1);
+  follow.set_since_seconds(60);
+  auto reader = edge.stub->FollowOutput(&ctx, follow);
+  call = edge.fake.Next();
+  REQUIRE(call != nullptr);
+  CHECK(edge.fake.last_log.executor == 1);
+  CHECK(edge.fake.last_log.since_seconds == 60);
+  CHECK_FALSE(edge.fake.last_log.timestamps);
+  CHECK_FALSE(edge.fake.last_log.previous);
+  call->finish(absl::OkStatus());
+  pb::OutputChunk chunk;
+  while (reader->Read(&chunk)) {
+  }
+  CHECK(reader->Finish().ok());
+}
+
 TEST_CASE("reactors: a Submit's one line names its job and what it became", "[server]") {
   struct Lines {
     absl::Mutex mu;

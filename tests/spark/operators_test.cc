@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,49 @@ TEST_CASE("Each operator names its drivers: by attempt (Apache), or one name (Ku
         "gravitino-4kje29358hmi148qfos8chsmgab72ot61s1m-driver");
   CHECK((*kubeflow)->DriverPodName("jobs", "pi", 0) == "pi-driver");
   CHECK((*kubeflow)->DriverPodName("jobs", "pi", 3) == "pi-driver");
+}
+
+// Whether every "key=value" of `selector` holds in `labels`.
+bool Selects(const std::string& selector, const std::map<std::string, std::string>& labels) {
+  size_t at = 0;
+  while (at <= selector.size()) {
+    size_t comma = selector.find(',', at);
+    if (comma == std::string::npos) comma = selector.size();
+    const std::string requirement = selector.substr(at, comma - at);
+    const size_t eq = requirement.find('=');
+    if (eq == std::string::npos) return false;
+    auto it = labels.find(requirement.substr(0, eq));
+    if (it == labels.end() || it->second != requirement.substr(eq + 1)) return false;
+    at = comma + 1;
+  }
+  return true;
+}
+
+TEST_CASE("An executor's selector picks that executor's pods as each operator labels them") {
+  // The labels the operators and Spark put on the pods of app "gravitino-job-1".
+  const std::map<std::string, std::map<std::string, std::string>> app_label = {
+      {"apache", {{"spark.operator/spark-app-name", "gravitino-job-1"}}},
+      {"kubeflow", {{"sparkoperator.k8s.io/app-name", "gravitino-job-1"}}}};
+  REQUIRE(app_label.size() == OperatorNames().size());
+  for (const auto& [name, labels] : app_label) {
+    INFO(name);
+    absl::StatusOr<std::unique_ptr<OperatorBackend>> backend = NewOperatorBackend(name);
+    REQUIRE(backend.ok());
+    auto pod = [&labels](std::string role, std::string exec_id) {
+      std::map<std::string, std::string> out = labels;
+      out["spark-role"] = role;
+      if (!exec_id.empty()) out["spark-exec-id"] = exec_id;
+      return out;
+    };
+    const std::string second = (*backend)->ExecutorSelector("gravitino-job-1", 2);
+    CHECK(Selects(second, pod("executor", "2")));
+    CHECK_FALSE(Selects(second, pod("executor", "1")));
+    CHECK_FALSE(Selects(second, pod("driver", "")));
+    CHECK_FALSE(Selects((*backend)->ExecutorSelector("gravitino-job-10", 2), pod("executor", "2")));
+    // The driver's selector and an executor's never pick the same pod.
+    CHECK(Selects((*backend)->DriverSelector("gravitino-job-1"), pod("driver", "")));
+    CHECK_FALSE(Selects((*backend)->DriverSelector("gravitino-job-1"), pod("executor", "2")));
+  }
 }
 
 }  // namespace
