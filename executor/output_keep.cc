@@ -274,7 +274,7 @@ void PassOverCache(ExecutorContext& ex, const std::string& ns, KeepQueue& queue)
   std::string after;
   auto owes = [&ex](const spark::AppProjection& app) {
     return app.managed_by_us() && !app.labels().Find(kLabelOutput).has_value() &&
-           OwesKeptRecord(app, ex.MapStatus(app, nullptr));
+           OwesKeptRecord(app, ex.MapStatus(app, nullptr), ex.options.builder.name_prefix);
   };
   for (;;) {
     auto page = ex.cache.ListAfter(ns, after, kPage, owes);
@@ -314,7 +314,9 @@ asio::awaitable<absl::Status> KeepLoop(ExecutorContext& ex, std::string ns) {
     }
     for (const cache::AppEvent& event : mailbox->Drain()) {
       if (event.type != cache::AppEvent::Type::kUpserted) continue;
-      if (OwesKeptRecord(*event.app, ex.MapStatus(*event.app, nullptr))) queue.Add(event.app);
+      if (OwesKeptRecord(*event.app, ex.MapStatus(*event.app, nullptr),
+                         ex.options.builder.name_prefix))
+        queue.Add(event.app);
     }
     if (cache::AppPtr app = queue.Take()) {
       auto ticket = std::make_shared<k8s::RequestLimiter::Ticket>(wakeup->Waker());
@@ -325,7 +327,8 @@ asio::awaitable<absl::Status> KeepLoop(ExecutorContext& ex, std::string ns) {
       // The newest version: the job may have owed nothing by now (another replica's label).
       cache::AppPtr current = ex.cache.Find(ns, app->name());
       if (current != nullptr && current->uid() == app->uid() &&
-          OwesKeptRecord(*current, ex.MapStatus(*current, nullptr))) {
+          OwesKeptRecord(*current, ex.MapStatus(*current, nullptr),
+                         ex.options.builder.name_prefix)) {
         auto keep = KeepRecord(ex, current, absl::Now() + ex.options.request_timeout * 4);
         absl::Status kept = co_await std::move(keep);
         if (!kept.ok() && !absl::IsCancelled(kept)) {

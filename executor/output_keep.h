@@ -23,10 +23,12 @@
 
 namespace kje::executor {
 
-// Whether the job of `app` (mapped to `info`) owes a kept record now: one of ours, terminal, not
-// being deleted (a record owned by an application on its way out would go with it at once), and
-// without the output label.
-bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo& info);
+// Whether the job of `app` (mapped to `info`) owes a kept record now: one of ours, named by this
+// deployment (`<name_prefix>-...`: another deployment sharing the namespace keeps its own jobs'
+// records, under its own rights), terminal, not being deleted (a record owned by an application
+// on its way out would go with it at once), and without the output label.
+bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo& info,
+                    std::string_view name_prefix);
 
 // Where the job's output comes from as far as the application says, without a request: none
 // before it has a driver, then the pod's log, then (once the record is written, its label on the

@@ -9,8 +9,14 @@
 
 namespace kje::executor {
 
-bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo& info) {
+bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo& info,
+                    std::string_view name_prefix) {
   if (!app.managed_by_us() || app.deleting() || info.deleting) return false;
+  const std::string_view name = app.name();
+  if (name.size() <= name_prefix.size() || !name.starts_with(name_prefix) ||
+      name[name_prefix.size()] != '-') {
+    return false;
+  }
   if (!spark::IsTerminal(info.status)) return false;
   return !app.labels().Find(kLabelOutput).has_value();
 }

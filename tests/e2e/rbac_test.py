@@ -135,6 +135,7 @@ class Variant:
         self.config = kje.write_temp("""
 kubeconfig: %s
 namespace: spark-jobs
+namePrefix: gravitino-job-%s
 noStatusTimeoutMs: 3000
 statusCacheTtlMs: 5000
 spark:
@@ -144,7 +145,7 @@ spark:
   resourceRetainDurationMs: 3600000
 server:
   allowedNamespaces: [%s]
-""" % (self.kubeconfig, ", ".join(JOB_NAMESPACES)))
+""" % (self.kubeconfig, self.prefix, ", ".join(JOB_NAMESPACES)))
         self.server = kje.Server(["--config", self.config])
         # The scenario starts once each namespace's informer has made its first list (synced, or
         # denied): a list made after the jobs ran would hold their ends, and a Role without
@@ -243,14 +244,17 @@ def run_scenario(cluster, variant):
     submit_errors = {}
     for job, template in jobs.items():
         try:
-            eids[job] = submit("%s-%s" % (p, job.lower()), template)
+            # Each variant names its jobs with its own prefix (gravitino-job-<p>-<job>), so a
+            # replica's own-jobs-only duties (the kept record) are its own, not another
+            # variant's that happens to hold the right.
+            eids[job] = submit(job.lower(), template)
         except grpc.RpcError as e:
             submit_errors[job] = "%s: %s" % (e.code().name, e.details())
     results["Submit creates the application"] = (
         None if not submit_errors else "Submit failed: %r" % submit_errors)
 
     def adopt():
-        again = submit("%s-a" % p, jobs["A"])
+        again = submit("a", jobs["A"])
         assert again == eids["A"], (again, eids["A"])
 
     def status_to_end():
@@ -281,8 +285,9 @@ def run_scenario(cluster, variant):
         def listed():
             resp = stub.ListJobs(pb.ListJobsRequest(
                 namespace="spark-jobs",
-                label_selector="gravitino.apache.org/job-id=%s-a" % p), timeout=kje.RPC_TIMEOUT)
-            return [j.execution_id for j in resp.jobs] == [eids["A"]]
+                label_selector="gravitino.apache.org/job-id=a"), timeout=kje.RPC_TIMEOUT)
+            # Every variant has a job "a" (each under its own name prefix).
+            return eids["A"] in [j.execution_id for j in resp.jobs]
         until(listed, "job A from ListJobs")
 
     def events():

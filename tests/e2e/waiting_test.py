@@ -254,9 +254,16 @@ server:
         resp = self.submit("3020", spark_template(custom_fields={"queue": "team-a"}))
         info = self.wait_waiting(resp.execution_id, W.QUEUE_ADMISSION)
         self.assertEqual(info.queue, "team-a")
-        # Kueue's own words, from the job's Workload.
-        self.assertIn("Kueue: couldn't assign flavors to pod set driver: insufficient unused "
-                      "quota", info.waiting_message)
+        # Kueue's own words, from the job's Workload, once Kueue has written its condition (until
+        # then the service says the job is held for admission, in its own words).
+        kueue_words = ("Kueue: couldn't assign flavors to pod set driver: insufficient unused "
+                       "quota")
+
+        def in_kueue_words():
+            info = self.status(resp.execution_id)
+            self.assertEqual(info.waiting_reason, W.QUEUE_ADMISSION, info)
+            return kueue_words in info.waiting_message and info
+        info = kje.wait_until(in_kueue_words, OPERATOR_WAIT, "Kueue's words on the waiting job")
         code, out, _ = self.cli("status", resp.execution_id)
         self.assertEqual(code, 5)
         self.assertIn("QUEUE_ADMISSION", out)

@@ -31,20 +31,29 @@ spark::JobStatusInfo Info(spark::JobStatus status) {
 
 TEST_CASE("a record is owed by our ended jobs until the app says it is written", "[output_keep]") {
   using spark::JobStatus;
+  constexpr std::string_view kPrefix = "gravitino-job";
   for (JobStatus status : {JobStatus::kSucceeded, JobStatus::kFailed, JobStatus::kCancelled}) {
-    CHECK(OwesKeptRecord(*App("a"), Info(status)));
+    CHECK(OwesKeptRecord(*App("gravitino-job-a"), Info(status), kPrefix));
   }
   for (JobStatus status : {JobStatus::kQueued, JobStatus::kStarted, JobStatus::kCancelling}) {
-    CHECK_FALSE(OwesKeptRecord(*App("a"), Info(status)));
+    CHECK_FALSE(OwesKeptRecord(*App("gravitino-job-a"), Info(status), kPrefix));
   }
   const std::pair<std::string, std::string> kept{std::string(kLabelOutput), "kept"};
   const std::pair<std::string, std::string> not_kept{std::string(kLabelOutput),
                                                      "not-kept.pod-gone"};
-  CHECK_FALSE(OwesKeptRecord(*App("a", {kept}), Info(JobStatus::kSucceeded)));
-  CHECK_FALSE(OwesKeptRecord(*App("a", {not_kept}), Info(JobStatus::kFailed)));
+  CHECK_FALSE(
+      OwesKeptRecord(*App("gravitino-job-a", {kept}), Info(JobStatus::kSucceeded), kPrefix));
+  CHECK_FALSE(
+      OwesKeptRecord(*App("gravitino-job-a", {not_kept}), Info(JobStatus::kFailed), kPrefix));
   // Not ours, or on its way out (its record would go with it).
-  CHECK_FALSE(OwesKeptRecord(*App("a", {}, false), Info(JobStatus::kFailed)));
-  CHECK_FALSE(OwesKeptRecord(*App("a", {}, true, true), Info(JobStatus::kFailed)));
+  CHECK_FALSE(
+      OwesKeptRecord(*App("gravitino-job-a", {}, false), Info(JobStatus::kFailed), kPrefix));
+  CHECK_FALSE(
+      OwesKeptRecord(*App("gravitino-job-a", {}, true, true), Info(JobStatus::kFailed), kPrefix));
+  // Another deployment's job in the same namespace (another name prefix) is that one's to keep.
+  CHECK_FALSE(OwesKeptRecord(*App("nightly-etl-a"), Info(JobStatus::kFailed), kPrefix));
+  CHECK_FALSE(OwesKeptRecord(*App("gravitino-jobs-a"), Info(JobStatus::kFailed), kPrefix));
+  CHECK_FALSE(OwesKeptRecord(*App("gravitino-job"), Info(JobStatus::kFailed), kPrefix));
 }
 
 TEST_CASE("the output's source follows the app's labels", "[output_keep]") {
