@@ -130,6 +130,17 @@ struct Request {
   bool long_running = false;
 };
 
+// A POST of a new object.
+Request CreateRequest(std::string json, Idempotency idempotency) {
+  Request req;
+  req.method = http::verb::post;
+  req.verb_label = "create";
+  req.body = std::move(json);
+  req.content_type = "application/json";
+  req.idempotency = idempotency;
+  return req;
+}
+
 struct Response {
   int http_code = 0;
   std::string body;
@@ -180,24 +191,14 @@ class ClientImpl final : public Client, public std::enable_shared_from_this<Clie
 
   Awaitable<std::string> Create(ResourceRef collection, std::string json,
                                 absl::Time deadline) override {
-    Request req;
-    req.method = http::verb::post;
-    req.verb_label = "create";
-    req.body = std::move(json);
-    req.content_type = "application/json";
-    req.idempotency = Idempotency::kUnsafe;
-    return Unary(collection, "", std::move(req), deadline);
+    return Unary(collection, "", CreateRequest(std::move(json), Idempotency::kUnsafe), deadline);
   }
 
+  // Nothing is stored by a dry run, so it is retried like a read.
   Awaitable<std::string> CreateDryRun(ResourceRef collection, std::string json,
                                       absl::Time deadline) override {
-    Request req;
-    req.method = http::verb::post;
-    req.verb_label = "create";
-    req.body = std::move(json);
-    req.content_type = "application/json";
-    req.idempotency = Idempotency::kIdempotent;
-    return Unary(collection, "?dryRun=All", std::move(req), deadline);
+    return Unary(collection, "?dryRun=All",
+                 CreateRequest(std::move(json), Idempotency::kIdempotent), deadline);
   }
 
   Awaitable<std::string> Get(ResourceRef ref, absl::Time deadline) override {
