@@ -13,7 +13,7 @@ cache::AppPtr App(std::string uid, std::vector<std::pair<std::string, std::strin
                   bool managed = true, bool deleting = false) {
   spark::AppFields f;
   f.namespace_ = "spark";
-  f.name = "job-" + uid;
+  f.name = "gravitino-job-" + uid;
   f.uid = uid;
   f.resource_version = "1";
   f.managed_by_us = managed;
@@ -33,27 +33,26 @@ TEST_CASE("a record is owed by our ended jobs until the app says it is written",
   using spark::JobStatus;
   constexpr std::string_view kPrefix = "gravitino-job";
   for (JobStatus status : {JobStatus::kSucceeded, JobStatus::kFailed, JobStatus::kCancelled}) {
-    CHECK(OwesKeptRecord(*App("gravitino-job-a"), Info(status), kPrefix));
+    CHECK(OwesKeptRecord(*App("a"), Info(status), kPrefix));
   }
   for (JobStatus status : {JobStatus::kQueued, JobStatus::kStarted, JobStatus::kCancelling}) {
-    CHECK_FALSE(OwesKeptRecord(*App("gravitino-job-a"), Info(status), kPrefix));
+    CHECK_FALSE(OwesKeptRecord(*App("a"), Info(status), kPrefix));
   }
   const std::pair<std::string, std::string> kept{std::string(kLabelOutput), "kept"};
   const std::pair<std::string, std::string> not_kept{std::string(kLabelOutput),
                                                      "not-kept.pod-gone"};
-  CHECK_FALSE(
-      OwesKeptRecord(*App("gravitino-job-a", {kept}), Info(JobStatus::kSucceeded), kPrefix));
-  CHECK_FALSE(
-      OwesKeptRecord(*App("gravitino-job-a", {not_kept}), Info(JobStatus::kFailed), kPrefix));
+  CHECK_FALSE(OwesKeptRecord(*App("a", {kept}), Info(JobStatus::kSucceeded), kPrefix));
+  CHECK_FALSE(OwesKeptRecord(*App("a", {not_kept}), Info(JobStatus::kFailed), kPrefix));
   // Not ours, or on its way out (its record would go with it).
-  CHECK_FALSE(
-      OwesKeptRecord(*App("gravitino-job-a", {}, false), Info(JobStatus::kFailed), kPrefix));
-  CHECK_FALSE(
-      OwesKeptRecord(*App("gravitino-job-a", {}, true, true), Info(JobStatus::kFailed), kPrefix));
+  CHECK_FALSE(OwesKeptRecord(*App("a", {}, false), Info(JobStatus::kFailed), kPrefix));
+  CHECK_FALSE(OwesKeptRecord(*App("a", {}, true, true), Info(JobStatus::kFailed), kPrefix));
   // Another deployment's job in the same namespace (another name prefix) is that one's to keep.
-  CHECK_FALSE(OwesKeptRecord(*App("nightly-etl-a"), Info(JobStatus::kFailed), kPrefix));
-  CHECK_FALSE(OwesKeptRecord(*App("gravitino-jobs-a"), Info(JobStatus::kFailed), kPrefix));
-  CHECK_FALSE(OwesKeptRecord(*App("gravitino-job"), Info(JobStatus::kFailed), kPrefix));
+  for (const char* prefix : {"nightly-etl", "gravitino-job-a", "gravitino-jobs", "gravitino-jo"}) {
+    INFO(prefix);
+    CHECK_FALSE(OwesKeptRecord(*App("a"), Info(JobStatus::kFailed), prefix));
+  }
+  // A prefix is whole words of the name: "gravitino" names gravitino-job-a too.
+  CHECK(OwesKeptRecord(*App("a"), Info(JobStatus::kFailed), "gravitino"));
 }
 
 TEST_CASE("the output's source follows the app's labels", "[output_keep]") {
