@@ -1,9 +1,9 @@
 // The kept record: when a job ends, whichever replica sees it first reads the tail of its driver
 // log (with the kubelet's stamps), how the driver ended and the job's last Events, and writes
 // them once into an object the application owns; the others get 409 and stop. The operators
-// delete drivers early (the Apache operator at the end of its retain duration and when it
-// suspends; Kubeflow with the application, at its TTL or a schedule's pruning or Replace), so
-// the capture runs as soon as the informer shows the job terminal, before any of them.
+// delete drivers early (at the end of a retain duration, on suspend, with the application at its
+// TTL, a schedule's pruning or Replace), so the capture runs as soon as the informer shows the
+// job terminal, before any of them.
 
 #include "executor/output_keep.h"
 
