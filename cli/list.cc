@@ -1,5 +1,6 @@
 // `list`: every page of ListJobs, filtered.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -61,6 +62,8 @@ struct Listing {
   std::set<int> reasons;
   // --schedule: only the jobs named `<schedule's name>-...` (its runs).
   std::string run_prefix;
+  // -A: the jobs of every namespace, each row naming its namespace.
+  bool all_namespaces = false;
 };
 
 // The listing the flags ask for; kExitOk, or the exit code of what was wrong (printed).
@@ -75,6 +78,16 @@ int BuildListing(Context& c, Listing& out) {
   out.reasons = *std::move(reasons);
   pb::ListJobsRequest& request = out.request;
   if (auto v = c.flags.Get("namespace")) request.set_namespace_(*v);
+  if (c.flags.Has("all-namespaces")) {
+    if (c.flags.Has("namespace") || c.flags.Has("schedule")) {
+      return UsageError(c.io, "list",
+                        absl::StrCat("-A lists every namespace; leave out --",
+                                     c.flags.Has("namespace") ? "namespace" : "schedule",
+                                     " (a schedule's runs are in its own namespace)"));
+    }
+    request.set_all_namespaces(true);
+    out.all_namespaces = true;
+  }
   if (auto v = c.flags.Get("selector")) request.set_label_selector(*v);
   // The server filters by status (and still the CLI, for a server from before it could).
   for (int status : out.statuses) {
@@ -147,12 +160,18 @@ int Collect(Context& c, const Listing& listing, std::vector<pb::JobInfo>& jobs) 
       });
 }
 
+// A row of `list -w`'s table.
+std::vector<std::string> WatchRow(const Context& c, const Listing& listing,
+                                  const pb::JobInfo& job) {
+  return JobListRow(job, true, c.format == OutputFormat::kWide, listing.all_namespaces);
+}
+
 // One job of `list -w`, as -o prints it: a row of the table, the execution id, or the JobInfo.
-void PrintChange(Context& c, GrowingTable& table, const pb::JobInfo& job) {
+void PrintChange(Context& c, const Listing& listing, GrowingTable& table, const pb::JobInfo& job) {
   if (c.format == OutputFormat::kName) {
     c.io.out << job.execution_id() << "\n";
   } else if (!PrintStructured(c, job, true)) {
-    c.io.out << table.Format({JobListRow(job, true, c.format == OutputFormat::kWide)});
+    c.io.out << table.Format({WatchRow(c, listing, job)});
   }
 }
 
@@ -172,7 +191,11 @@ int WatchList(Context& c, const Listing& listing) {
     }
   }
   // The WAITING column from the start: a job may begin to wait later.
-  GrowingTable table(JobListHeader(true, c.format == OutputFormat::kWide));
+  const std::vector<std::string> header =
+      JobListHeader(true, c.format == OutputFormat::kWide, listing.all_namespaces);
+  const size_t status_column =
+      static_cast<size_t>(std::find(header.begin(), header.end(), "STATUS") - header.begin());
+  GrowingTable table(header);
   std::map<std::string, std::string> shown;  // execution id → the JobInfo last printed
   std::map<std::string, pb::JobInfo> last;
   bool first = true;
@@ -189,7 +212,7 @@ int WatchList(Context& c, const Listing& listing) {
       if (!added && it->second == now) continue;
       it->second = std::move(now);
       last[job.execution_id()] = job;
-      PrintChange(c, table, job);
+      PrintChange(c, listing, table, job);
     }
     for (auto it = last.begin(); it != last.end();) {
       if (present.count(it->first) != 0) {
@@ -199,11 +222,11 @@ int WatchList(Context& c, const Listing& listing) {
       pb::JobInfo gone = it->second;
       gone.set_status(pb::JobInfo::STATUS_UNSPECIFIED);
       if (IsTable(c)) {
-        std::vector<std::string> row = JobListRow(gone, true, c.format == OutputFormat::kWide);
-        row[c.format == OutputFormat::kWide ? 3 : 2] = "DELETED";
+        std::vector<std::string> row = WatchRow(c, listing, gone);
+        row[status_column] = "DELETED";
         c.io.out << table.Format({row});
       } else {
-        PrintChange(c, table, gone);
+        PrintChange(c, listing, table, gone);
       }
       shown.erase(it->first);
       it = last.erase(it);
@@ -230,7 +253,7 @@ int List(Context& c) {
   for (pb::JobInfo& job : jobs) *all.add_jobs() = std::move(job);
   if (!PrintStructured(c, all)) {
     c.io.out << FormatJobList({all.jobs().begin(), all.jobs().end()},
-                              c.format == OutputFormat::kWide);
+                              c.format == OutputFormat::kWide, listing.all_namespaces);
   }
   return kExitOk;
 }
@@ -240,13 +263,16 @@ int List(Context& c) {
 Command ListCommand() {
   return Command{
       "list",
-      "[--namespace NS] [-l SELECTOR] [--status S] [--schedule ID] [-w] [flags]",
+      "[--namespace NS | -A] [-l SELECTOR] [--status S] [--schedule ID] [-w] [flags]",
       "list jobs",
       "Every page of ListJobs, ordered by application name. --schedule lists the runs of a\n"
       "schedule (in its namespace). -w prints the list, then a line per job that changed,\n"
-      "appeared or went (DELETED), asking again every --interval, until interrupted.\n",
+      "appeared or went (DELETED), asking again every --interval, until interrupted. -A lists\n"
+      "every namespace the server serves: its server.allowedNamespaces, or without them the\n"
+      "whole cluster (its service account then needs a ClusterRole to list applications).\n",
       {
           {"namespace", 'n', "NS", false, "the namespace (default: the server's)"},
+          {"all-namespaces", 'A', "", false, "every namespace the server serves, as kubectl -A"},
           {"selector", 'l', "SELECTOR", false, "a label selector, e.g. team=data,!tmp"},
           {"page-size", 0, "N", false, "jobs per request (default: the server's, 100)"},
           {"status", 0, "STATUS", true,

@@ -173,19 +173,17 @@ std::string FormatJobInfo(const JobInfo& info, bool wide) {
   return FormatTable(rows);
 }
 
-std::vector<std::string> JobListHeader(bool waiting, bool wide) {
+std::vector<std::string> JobListHeader(bool waiting, bool wide, bool namespaces) {
   std::vector<std::string> header = {"EXECUTION ID",   "JOB ID",       "STATUS",
                                      "OPERATOR STATE", "SPARK APP ID", "ATTEMPTS",
                                      "DRIVER UI",      "STARTED",      "FINISHED"};
   if (waiting || wide) header.insert(header.begin() + 3, "WAITING");
-  if (wide) {
-    header.insert(header.begin(), "NAMESPACE");
-    header.insert(header.end(), {"DRIVER POD", "QUEUE", "EXIT CODE", "MESSAGE"});
-  }
+  if (wide || namespaces) header.insert(header.begin(), "NAMESPACE");
+  if (wide) header.insert(header.end(), {"DRIVER POD", "QUEUE", "EXIT CODE", "MESSAGE"});
   return header;
 }
 
-std::vector<std::string> JobListRow(const JobInfo& j, bool waiting, bool wide) {
+std::vector<std::string> JobListRow(const JobInfo& j, bool waiting, bool wide, bool namespaces) {
   std::vector<std::string> row = {OrDash(j.execution_id()),         OrDash(j.job_id()),
                                   StatusName(j.status()),           OrDash(j.operator_state()),
                                   OrDash(j.spark_application_id()), absl::StrCat(j.attempts()),
@@ -196,8 +194,8 @@ std::vector<std::string> JobListRow(const JobInfo& j, bool waiting, bool wide) {
                                     ? "-"
                                     : JobInfo::WaitingReason_Name(j.waiting_reason()));
   }
+  if (wide || namespaces) row.insert(row.begin(), OrDash(j.namespace_()));
   if (wide) {
-    row.insert(row.begin(), OrDash(j.namespace_()));
     row.insert(row.end(), {OrDash(j.driver_pod()), OrDash(OneLine(j.queue())),
                            j.has_exit_code() ? absl::StrCat(j.exit_code()) : "-",
                            OrDash(OneLine(j.message()))});
@@ -205,13 +203,13 @@ std::vector<std::string> JobListRow(const JobInfo& j, bool waiting, bool wide) {
   return row;
 }
 
-std::string FormatJobList(const std::vector<JobInfo>& jobs, bool wide) {
+std::string FormatJobList(const std::vector<JobInfo>& jobs, bool wide, bool namespaces) {
   // A WAITING column only when some job waits: the usual list keeps its shape.
   const bool waiting = std::any_of(jobs.begin(), jobs.end(), [](const JobInfo& j) {
     return j.waiting_reason() != JobInfo::WAITING_REASON_UNSPECIFIED;
   });
-  std::vector<std::vector<std::string>> rows = {JobListHeader(waiting, wide)};
-  for (const JobInfo& j : jobs) rows.push_back(JobListRow(j, waiting, wide));
+  std::vector<std::vector<std::string>> rows = {JobListHeader(waiting, wide, namespaces)};
+  for (const JobInfo& j : jobs) rows.push_back(JobListRow(j, waiting, wide, namespaces));
   return FormatTable(rows);
 }
 

@@ -44,10 +44,13 @@ std::string FormatTimestamp(const jobexecutor::v1::JobInfo& info, bool finished)
 std::string FormatJobInfo(const jobexecutor::v1::JobInfo& info, bool wide = false);
 
 // `list`: one row per job. `wide` adds the namespace, driver pod, queue, exit code and message
-// (and always the WAITING column).
-std::string FormatJobList(const std::vector<jobexecutor::v1::JobInfo>& jobs, bool wide = false);
-std::vector<std::string> JobListHeader(bool waiting, bool wide);
-std::vector<std::string> JobListRow(const jobexecutor::v1::JobInfo& job, bool waiting, bool wide);
+// (and always the WAITING column); `namespaces` (a listing of every namespace) the namespace
+// first, as kubectl get -A does.
+std::string FormatJobList(const std::vector<jobexecutor::v1::JobInfo>& jobs, bool wide = false,
+                          bool namespaces = false);
+std::vector<std::string> JobListHeader(bool waiting, bool wide, bool namespaces = false);
+std::vector<std::string> JobListRow(const jobexecutor::v1::JobInfo& job, bool waiting, bool wide,
+                                    bool namespaces = false);
 
 // A table printed in parts as its rows arrive (`events -f`): the header with the first part,
 // each part aligned to the widest cell seen so far, so a column never moves left.

@@ -18,10 +18,8 @@
 #include "executor/error_table.h"
 #include "executor/internal.h"
 #include "executor/kept_record.h"
-#include "executor/list_request.h"
 #include "executor/output_keep.h"
 #include "k8s/errors.h"
-#include "k8s/label_selector.h"
 #include "rapidjson/document.h"
 #include "spark/execution_id.h"
 #include "spark/json_util.h"
@@ -35,16 +33,7 @@ namespace asio = boost::asio;
 using internal::AppsIn;
 using internal::Spawn;
 
-namespace {
-
-template <class T>
-std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& done,
-                                  absl::StatusOr<T> result) {
-  done(std::move(result));
-  return internal::FinishedHandle();
-}
-
-}  // namespace
+using internal::Answer;
 
 // The coroutines: free functions over the executor's context, each straight-line.
 namespace coroutines {
@@ -429,32 +418,6 @@ asio::awaitable<absl::StatusOr<spark::LogTailResult>> Output(ExecutorContext& ex
                                 log, rpc_deadline);
 }
 
-asio::awaitable<absl::StatusOr<JobPage>> ListFromApi(ExecutorContext& ex, std::string ns,
-                                                     k8s::ListOptions list, ListFilter filter,
-                                                     absl::Time rpc_deadline) {
-  auto list_apps = ex.client->List(AppRef(ex, ns, ""), list, ex.Deadline(rpc_deadline));
-  auto page = co_await std::move(list_apps);
-  if (!page.ok()) {
-    co_return FromKubernetes(page.status(), Rpc::kListJobs,
-                             absl::StrCat("listing the SparkApplications of ", ns), rpc_deadline,
-                             absl::Now());
-  }
-  JobPage out;
-  for (const k8s::ParsedJson& item : page->items) {
-    auto app = ex.backend->Project(item.value());
-    if (!app.ok()) continue;
-    spark::ExecutionId id = ex.IdOf(app->namespace_(), app->name());
-    JobResult result = ex.ResultOf(id, *app, nullptr);
-    // Filtered after the API server's page: the page may be shorter, its token still good.
-    if (!filter.Matches(result.info, result.created_at)) continue;
-    out.jobs.push_back(std::move(result));
-  }
-  if (!page->continue_token.empty()) {
-    out.next_page_token = PageToken::Continue(page->continue_token).Encode();
-  }
-  co_return out;
-}
-
 }  // namespace coroutines
 
 ExecutorContext::ExecutorContext(boost::asio::io_context& io, std::shared_ptr<k8s::Client> client,
@@ -799,68 +762,6 @@ std::shared_ptr<RpcHandle> Executor::Output(std::string_view execution_id, int64
        deadline]() mutable {
         return coroutines::Output(ctx_, std::move(id), max_lines, max_bytes, std::move(tail), log,
                                   deadline);
-      },
-      std::move(done));
-}
-
-std::shared_ptr<RpcHandle> Executor::ListJobs(const std::string& namespace_arg,
-                                              const std::string& label_selector, int64_t page_size,
-                                              const std::string& page_token,
-                                              const ListFilter& filter, absl::Time deadline,
-                                              Done<JobPage> done) {
-  absl::StatusOr<ListRequest> request = ParseListRequest(
-      namespace_arg, ctx_.options.builder.namespace_, label_selector, page_size, page_token);
-  if (!request.ok()) return Answer<JobPage>(done, request.status());
-  if (absl::Status bad = CheckListFilter(filter); !bad.ok()) return Answer<JobPage>(done, bad);
-  const std::string& ns = request->namespace_;
-  if (absl::Status allowed = ctx_.policy.Check(ns); !allowed.ok()) {
-    return Answer<JobPage>(done, allowed);
-  }
-  const size_t limit = static_cast<size_t>(request->page_size);
-  if (request->page_token.kind != PageToken::Kind::kApi) {
-    auto apps = ctx_.cache.ListAfter(
-        ns, request->page_token.value, limit + 1, [&](const spark::AppProjection& app) {
-          if (!request->selector.Matches(
-                  [&](std::string_view key) { return app.labels().Find(key); })) {
-            return false;
-          }
-          // The status a page shows (ResultOf's), judged before the page is cut: a filtered
-          // page is as full as an unfiltered one, and its token names the last job served.
-          return filter.empty() || filter.Matches(ctx_.MapStatus(app, nullptr),
-                                                  spark::ToOptionalTime(app.creation_time()));
-        });
-    if (apps) {
-      JobPage page;
-      if (apps->size() > limit) {
-        apps->resize(limit);
-        page.next_page_token = PageToken::AfterName(std::string(apps->back()->name())).Encode();
-      }
-      for (const auto& app : *apps) {
-        spark::ExecutionId id = ctx_.IdOf(app->namespace_(), app->name());
-        page.jobs.push_back(ctx_.ResultOf(id, *app, nullptr));
-      }
-      return Answer<JobPage>(done, std::move(page));
-    }
-    if (request->page_token.kind == PageToken::Kind::kMemory) {
-      // The page before came from another replica's memory, and this one can't continue by name.
-      return Answer<JobPage>(
-          done, absl::UnavailableError(absl::StrCat("this replica's cache of namespace ", ns,
-                                                    " is still syncing; retry the page")));
-    }
-  }
-  // Straight to the API server: the informer can't answer, or the cache is off.
-  k8s::ListOptions list;
-  list.label_selector = ctx_.backend->ManagedSelector();
-  if (!request->selector.empty()) absl::StrAppend(&list.label_selector, ",", label_selector);
-  list.limit = request->page_size;
-  if (request->page_token.kind == PageToken::Kind::kApi) {
-    list.continue_token = request->page_token.value;
-  }
-  return Spawn(
-      ctx_.io,
-      [this, ns = request->namespace_, list = std::move(list), filter, deadline]() mutable {
-        return coroutines::ListFromApi(ctx_, std::move(ns), std::move(list), std::move(filter),
-                                       deadline);
       },
       std::move(done));
 }

@@ -223,6 +223,10 @@ class Executor final : public JobExecutor {
                                       const std::string& label_selector, int64_t page_size,
                                       const std::string& page_token, const ListFilter& filter,
                                       absl::Time deadline, Done<JobPage> done) override;
+  std::shared_ptr<RpcHandle> ListAllNamespaces(const std::string& label_selector, int64_t page_size,
+                                               const std::string& page_token,
+                                               const ListFilter& filter, absl::Time deadline,
+                                               Done<JobPage> done) override;
   // `done` after the last job stopped, or RESOURCE_EXHAUSTED past max_queued_changes.
   std::shared_ptr<RpcHandle> WatchStatus(const std::vector<std::string>& execution_ids,
                                          absl::Time deadline, StreamWriter<JobResult>* writer,

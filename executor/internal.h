@@ -46,6 +46,14 @@ inline std::shared_ptr<RpcHandle> FinishedHandle() {
 
 using async::Cancelled;
 
+// Answers a call inline: `done` before the call returns.
+template <class T>
+std::shared_ptr<RpcHandle> Answer(const std::function<void(absl::StatusOr<T>)>& done,
+                                  absl::StatusOr<T> result) {
+  done(std::move(result));
+  return FinishedHandle();
+}
+
 // Whether a template names staged files whose URIs aren't looked up yet (staged_submit.cc).
 bool NeedsStagedLookup(const spark::SparkTemplate& job);
 

@@ -213,6 +213,13 @@ class JobExecutor {
                                               const std::string& page_token,
                                               const ListFilter& filter, absl::Time deadline,
                                               Done<JobPage> done) = 0;
+  // A page of the jobs of every namespace the server serves (ListJobs' all_namespaces): the
+  // allow-list's namespaces one after another, or without one the whole cluster's.
+  virtual std::shared_ptr<RpcHandle> ListAllNamespaces(const std::string& label_selector,
+                                                       int64_t page_size,
+                                                       const std::string& page_token,
+                                                       const ListFilter& filter,
+                                                       absl::Time deadline, Done<JobPage> done) = 0;
   // The events of a job (see the Events RPC).
   virtual std::shared_ptr<RpcHandle> Events(std::string_view execution_id, absl::Time deadline,
                                             Done<JobEvents> done) = 0;

@@ -1,5 +1,7 @@
 #include "executor/list_request.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/names.h"
@@ -11,6 +13,8 @@ namespace {
 
 constexpr std::string_view kMemoryPrefix = "m:";
 constexpr std::string_view kApiPrefix = "k:";
+// A listing of several namespaces: "a:<namespace>/<the page token within it>".
+constexpr std::string_view kNamespacesPrefix = "a:";
 
 // The alphabet of a continue token: URL-safe base64 with padding, as API servers write it.
 bool IsBase64UrlToken(std::string_view s) {
@@ -71,6 +75,7 @@ absl::StatusOr<ListRequest> ParseListRequest(std::string_view namespace_arg,
   absl::StatusOr<k8s::LabelSelector> selector = k8s::LabelSelector::Parse(label_selector);
   if (!selector.ok()) return selector.status();
   request.selector = *std::move(selector);
+  request.selector_text = std::string(label_selector);
   if (page_size == 0) page_size = kDefaultPageSize;
   if (page_size < 0 || page_size > kMaxPageSize) {
     return absl::InvalidArgumentError(
@@ -81,6 +86,36 @@ absl::StatusOr<ListRequest> ParseListRequest(std::string_view namespace_arg,
   if (!token.ok()) return token.status();
   request.page_token = *std::move(token);
   return request;
+}
+
+absl::StatusOr<NamespacesCursor> ParseNamespacesToken(std::string_view text,
+                                                      const std::vector<std::string>& namespaces) {
+  if (text.empty()) return NamespacesCursor{namespaces.front(), PageToken{}};
+  auto refused = [&text] {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "page_token is not one this service handed out for a listing of all namespaces: ",
+        QuoteBounded(text), " (list again from the first page)"));
+  };
+  if (text.size() > kMaxPageTokenBytes || !text.starts_with(kNamespacesPrefix)) return refused();
+  std::string_view rest = text.substr(kNamespacesPrefix.size());
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return refused();
+  std::string_view ns = rest.substr(0, slash);
+  if (!std::binary_search(namespaces.begin(), namespaces.end(), ns)) return refused();
+  std::string_view inner = rest.substr(slash + 1);
+  absl::StatusOr<PageToken> token = ParsePageToken(inner);
+  if (!token.ok()) return refused();
+  return NamespacesCursor{std::string(ns), *std::move(token)};
+}
+
+std::string NextNamespacesToken(std::string_view ns, std::string_view next_in_namespace,
+                                const std::vector<std::string>& namespaces) {
+  if (!next_in_namespace.empty()) {
+    return absl::StrCat(ToAbsl(kNamespacesPrefix), ToAbsl(ns), "/", ToAbsl(next_in_namespace));
+  }
+  auto after = std::upper_bound(namespaces.begin(), namespaces.end(), ns);
+  if (after == namespaces.end()) return "";
+  return absl::StrCat(ToAbsl(kNamespacesPrefix), *after, "/");
 }
 
 }  // namespace kje::executor

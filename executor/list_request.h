@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "k8s/label_selector.h"
@@ -43,6 +44,8 @@ absl::StatusOr<PageToken> ParsePageToken(std::string_view text);
 struct ListRequest {
   std::string namespace_;
   k8s::LabelSelector selector;
+  // The selector as the caller wrote it, for a LIST passed through to the API server.
+  std::string selector_text;
   int64_t page_size = kDefaultPageSize;
   PageToken page_token;
 };
@@ -52,5 +55,23 @@ absl::StatusOr<ListRequest> ParseListRequest(std::string_view namespace_arg,
                                              std::string_view default_namespace,
                                              std::string_view label_selector, int64_t page_size,
                                              std::string_view page_token);
+
+// Where a listing of several namespaces (ListJobs' all_namespaces over an allow-list) stands:
+// the namespace the next page comes from, and the page token within it.
+struct NamespacesCursor {
+  std::string namespace_;
+  PageToken token;
+};
+
+// The cursor a token of such a listing names; "" is the first namespace's first page.
+// `namespaces`: the listing's namespaces in name order, not empty. INVALID_ARGUMENT for a token
+// this service could not have made for them (another listing's, or a namespace no longer listed).
+absl::StatusOr<NamespacesCursor> ParseNamespacesToken(std::string_view text,
+                                                      const std::vector<std::string>& namespaces);
+
+// The token of the page after one served from `ns`, whose own next token is `next_in_namespace`
+// ("" once `ns` is done): on in `ns`, else the next namespace's first page, else "" (the end).
+std::string NextNamespacesToken(std::string_view ns, std::string_view next_in_namespace,
+                                const std::vector<std::string>& namespaces);
 
 }  // namespace kje::executor

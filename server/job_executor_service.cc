@@ -232,18 +232,29 @@ grpc::ServerUnaryReactor* JobExecutorService::ListJobs(grpc::CallbackServerConte
                                                        const pb::ListJobsRequest* request,
                                                        pb::ListJobsResponse* response) {
   absl::StatusOr<executor::ListFilter> filter = ToListFilter(*request);
-  UnaryStart start = StartUnary(ctx, "ListJobs", [&filter] { return filter.status(); });
+  UnaryStart start = StartUnary(ctx, "ListJobs", [&filter, request]() -> absl::Status {
+    if (request->all_namespaces() && !request->namespace_().empty()) {
+      return absl::InvalidArgumentError(
+          "namespace and all_namespaces were both set: name one namespace, or ask for all");
+    }
+    return filter.status();
+  });
   if (start.answered != nullptr) return start.answered;
   CallReactor* reactor = start.reactor;
-  reactor->Attach(executor_->ListJobs(
-      request->namespace_(), request->label_selector(), request->page_size(), request->page_token(),
-      *filter, reactor->Deadline(), [reactor, response](absl::StatusOr<JobPage> r) {
-        if (r.ok()) {
-          for (JobResult& job : r->jobs) ToJobInfo(std::move(job), response->add_jobs());
-          response->set_next_page_token(r->next_page_token);
-        }
-        reactor->Complete(r.status());
-      }));
+  auto answer = [reactor, response](absl::StatusOr<JobPage> r) {
+    if (r.ok()) {
+      for (JobResult& job : r->jobs) ToJobInfo(std::move(job), response->add_jobs());
+      response->set_next_page_token(r->next_page_token);
+    }
+    reactor->Complete(r.status());
+  };
+  reactor->Attach(request->all_namespaces()
+                      ? executor_->ListAllNamespaces(request->label_selector(),
+                                                     request->page_size(), request->page_token(),
+                                                     *filter, reactor->Deadline(), answer)
+                      : executor_->ListJobs(request->namespace_(), request->label_selector(),
+                                            request->page_size(), request->page_token(), *filter,
+                                            reactor->Deadline(), answer));
   return reactor;
 }
 

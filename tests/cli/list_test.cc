@@ -25,6 +25,18 @@ pb::JobInfo Named(const std::string& name, pb::JobInfo::Status status, const std
   return info;
 }
 
+// The first line of `text` that starts with `start`, or "".
+std::string LineOf(const std::string& text, const std::string& start) {
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    if (line.rfind(start, 0) == 0) return line;
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  return "";
+}
+
 TEST_CASE("list --schedule lists the schedule's runs, in its namespace") {
   FakeServer server;
   pb::ScheduleInfo& schedule = server.service().schedules["nightly"];
@@ -129,6 +141,64 @@ TEST_CASE("list -w -o name prints an id per change; bad -w flags are usage error
   Result alone = RunCli({"list", "--interval", "1s", "--server", server.address()});
   CHECK(alone.code == kExitUsage);
   CHECK(alone.err.find("--interval goes with -w") != std::string::npos);
+}
+
+TEST_CASE("list -A asks for every namespace and names each job's, as kubectl get -A") {
+  FakeServer server;
+  auto& jobs = server.service().jobs;
+  jobs["a"] = Named("a", pb::JobInfo::STARTED, "1");
+  pb::JobInfo other = Job("default/sparkapp/team-b/b", pb::JobInfo::QUEUED);
+  other.set_namespace_("team-b");
+  other.set_name("b");
+  jobs["b"] = other;
+  Result r = RunCli({"list", "-A", "--server", server.address()});
+  CHECK(r.code == 0);
+  auto rec = server.service().recorded();
+  REQUIRE(rec.lists.size() == 1);
+  CHECK(rec.lists[0].all_namespaces());
+  CHECK(rec.lists[0].namespace_().empty());
+  CHECK(r.out.rfind("NAMESPACE  ", 0) == 0);
+  CHECK(LineOf(r.out, "team ").find(" default/sparkapp/team/a ") != std::string::npos);
+  CHECK(LineOf(r.out, "team-b ").find(" default/sparkapp/team-b/b ") != std::string::npos);
+  // Without -A, no namespace column (the list is of one namespace).
+  Result one = RunCli({"list", "--server", server.address()});
+  CHECK(one.out.rfind("EXECUTION ID", 0) == 0);
+  CHECK_FALSE(server.service().recorded().lists.back().all_namespaces());
+}
+
+TEST_CASE("list -A with a namespace or a schedule is a usage error, nothing asked") {
+  FakeServer server;
+  for (const char* also : {"--namespace", "--schedule"}) {
+    INFO(also);
+    Result r = RunCli({"list", "-A", also, "x", "--server", server.address()});
+    CHECK(r.code == kExitUsage);
+    CHECK(r.err.find("-A lists every namespace; leave out " + std::string(also)) !=
+          std::string::npos);
+  }
+  CHECK(server.service().recorded().lists.empty());
+  CHECK(server.service().recorded().gets.empty());
+}
+
+TEST_CASE("list -A -w keeps the namespace column, and a job that went says DELETED") {
+  FakeServer server;
+  server.service().jobs["a"] = Named("a", pb::JobInfo::STARTED, "1");
+  Around around;
+  int calls = 0;
+  around.sleep = [&](absl::Duration) {
+    if (++calls == 1) {
+      server.service().jobs.erase("a");
+    } else {
+      server.service().list_status = grpc::Status(grpc::StatusCode::UNAVAILABLE, "gone");
+    }
+  };
+  Result r = RunCli({"list", "-A", "-w", "--server", server.address()}, around);
+  CHECK(r.code == kExitUnavailable);
+  CHECK(r.out.rfind("NAMESPACE  EXECUTION ID", 0) == 0);
+  // The header, the job, then the job gone.
+  const std::string gone = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  CHECK(gone.rfind("team ", 0) == 0);
+  CHECK(gone.find(" default/sparkapp/team/a ") != std::string::npos);
+  CHECK(gone.find(" DELETED ") != std::string::npos);
 }
 
 }  // namespace

@@ -85,5 +85,51 @@ TEST_CASE("Every field of a list request is checked, each error naming its field
   }
 }
 
+TEST_CASE("A listing of several namespaces goes through them in order, each to its end") {
+  const std::vector<std::string> namespaces = {"jobs", "team-b", "team-c"};
+  absl::StatusOr<NamespacesCursor> first = ParseNamespacesToken("", namespaces);
+  REQUIRE(first.ok());
+  CHECK(first->namespace_ == "jobs");
+  CHECK(first->token.kind == PageToken::Kind::kFirst);
+
+  // On in the same namespace while it has pages, by name or by the API server's token.
+  std::string next = NextNamespacesToken("jobs", PageToken::AfterName("a-1").Encode(), namespaces);
+  absl::StatusOr<NamespacesCursor> cursor = ParseNamespacesToken(next, namespaces);
+  REQUIRE(cursor.ok());
+  CHECK(cursor->namespace_ == "jobs");
+  CHECK(cursor->token.kind == PageToken::Kind::kMemory);
+  CHECK(cursor->token.value == "a-1");
+  next = NextNamespacesToken("team-b", PageToken::Continue("Y29udA==").Encode(), namespaces);
+  cursor = ParseNamespacesToken(next, namespaces);
+  REQUIRE(cursor.ok());
+  CHECK(cursor->namespace_ == "team-b");
+  CHECK(cursor->token.kind == PageToken::Kind::kApi);
+  CHECK(cursor->token.value == "Y29udA==");
+
+  // Then the next namespace's first page, and after the last one, the end.
+  next = NextNamespacesToken("jobs", "", namespaces);
+  cursor = ParseNamespacesToken(next, namespaces);
+  REQUIRE(cursor.ok());
+  CHECK(cursor->namespace_ == "team-b");
+  CHECK(cursor->token.kind == PageToken::Kind::kFirst);
+  CHECK(NextNamespacesToken("team-c", "", namespaces).empty());
+}
+
+TEST_CASE("A token of a several-namespace listing is refused unless this listing could make it") {
+  const std::vector<std::string> namespaces = {"jobs", "team-b"};
+  for (std::string token :
+       {std::string("m:a-1"), std::string("k:Y29udA=="), std::string("a:jobs"),
+        std::string("a:team-z/"), std::string("a:jobs/m:Not_A_Name"), std::string("a:jobs/a:jobs/"),
+        std::string("a:/"), "a:jobs/k:" + std::string(3000, 'x'), std::string("a:jobs\n/")}) {
+    INFO(token);
+    absl::StatusOr<NamespacesCursor> cursor = ParseNamespacesToken(token, namespaces);
+    REQUIRE_FALSE(cursor.ok());
+    CHECK(cursor.status().code() == absl::StatusCode::kInvalidArgument);
+    const std::string message(ToStd(cursor.status().message()));
+    CHECK(message.find("listing of all namespaces") != std::string::npos);
+    CHECK(message.size() < 512);
+  }
+}
+
 }  // namespace
 }  // namespace kje::executor

@@ -169,6 +169,20 @@ class FakeJobExecutor final : public executor::JobExecutor {
     });
   }
 
+  std::shared_ptr<executor::RpcHandle> ListAllNamespaces(const std::string&, int64_t,
+                                                         const std::string&,
+                                                         const executor::ListFilter& filter,
+                                                         absl::Time deadline,
+                                                         Done<executor::JobPage> done) override {
+    last_list_filter = filter;
+    return Record("ListAllNamespaces", "", deadline, [this, done](absl::Status s) {
+      if (!s.ok()) return done(s);
+      executor::JobPage page;
+      page.jobs = {canned_job};
+      done(page);
+    });
+  }
+
   // What an OK ProxyUi answers, and the path the last one asked for.
   executor::UiPage ui_page{200, "text/html", "<html>ui</html>", ""};
   std::string last_ui_path;
