@@ -175,10 +175,8 @@ int Serve(const server::Config& config, k8s::ConnectionConfig connection,
   Process process(ProcessOptionsFrom(config));
   const std::string kube_source = connection.source;
   auto limiter = std::make_shared<k8s::RequestLimiter>(LimiterOptionsFrom(config));
-  k8s::ClientOptions client_options;
-  client_options.metrics = &k8s_requests;
-  client_options.limiter = limiter;
-  auto client = k8s::NewClient(process.io(), std::move(connection), client_options);
+  auto client = k8s::NewClient(process.io(), std::move(connection),
+                               ClientOptionsFrom(config, &k8s_requests, limiter));
   if (!client.ok()) return Refuse(kUnusableConnection, client.status());
 
   const Clock& clock = RealClock::Get();

@@ -22,6 +22,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "k8s/errors.h"
 #include "tests/k8s/async_test_util.h"
@@ -38,6 +39,7 @@ using testing::Await;
 using testing::In;
 using testing::IoThread;
 using testing::Start;
+using testing::Started;
 using testing::Subprocess;
 using testing::TempDir;
 
@@ -433,6 +435,45 @@ TEST_CASE("Sequential requests reuse one keep-alive connection") {
   REQUIRE(requests.size() == 3);
   CHECK(requests[0].conn == requests[1].conn);
   CHECK(requests[1].conn == requests[2].conn);
+}
+
+// `n` GETs at once, each answered only once all `n` are in (so each is on a connection of its
+// own); the connections' ids.
+std::set<int> ConcurrentGets(FakeApiServer& server, IoThread& io, Client& client, size_t n,
+                             size_t recorded_before) {
+  std::vector<std::string> answers(
+      n, absl::StrCat(R"({"status":200,"holdUntil":)", recorded_before + n, R"(,"body":"{}"})"));
+  server.Script(kPodPath, absl::StrCat("[", absl::StrJoin(answers, ","), "]"));
+  std::vector<std::shared_ptr<Started<absl::StatusOr<std::string>>>> calls;
+  for (size_t i = 0; i < n; ++i)
+    calls.push_back(Start(io.io(), client.Get(kPod, In(absl::Seconds(20)))));
+  for (auto& call : calls) REQUIRE(call->result().get().ok());
+  std::set<int> conns;
+  auto requests = server.Requests(recorded_before + n);
+  for (size_t i = recorded_before; i < requests.size(); ++i) conns.insert(requests[i].conn);
+  return conns;
+}
+
+TEST_CASE("Connections of concurrent requests are kept for the next ones, up to the pool's size") {
+  FakeApiServer server;
+  IoThread io;
+  for (size_t pool : {size_t{4}, size_t{2}}) {
+    INFO("pool " << pool);
+    ClientOptions options = FastRetries();
+    options.max_idle_connections = pool;
+    auto client = NewClient(io.io(), server.Config(), options);
+    REQUIRE(client.ok());
+    const size_t before = server.Requests().size();
+    std::set<int> first = ConcurrentGets(server, io, **client, 4, before);
+    REQUIRE(first.size() == 4);
+    std::set<int> second = ConcurrentGets(server, io, **client, 4, before + 4);
+    REQUIRE(second.size() == 4);
+    std::vector<int> reused;
+    std::set_intersection(first.begin(), first.end(), second.begin(), second.end(),
+                          std::back_inserter(reused));
+    // Each kept connection serves again; the others were closed, and are opened anew.
+    CHECK(reused.size() == pool);
+  }
 }
 
 TEST_CASE("A response body over the limit is an error, not a truncated success") {

@@ -12,7 +12,9 @@ Control endpoints (no auth):
                       query) equals P get these responses in order; then the default answer.
      R: {"status": 200, "body": "...", "headers": {..}, "delayMs": N, "reset": true (close the
          connection after sending half the body), "stream": ["line", ...] (chunked, one chunk per
-         item), "streamEnd": "close" | "drop" | "reset" | "hang", "chunkDelayMs": N}
+         item), "streamEnd": "close" | "drop" | "reset" | "hang", "chunkDelayMs": N,
+         "holdUntil": N (answer once N requests are recorded, or after 20 s: requests in flight
+         together)}
   GET  /_ctl/requests -> [{"method","path","query","auth","body","conn"}] of every API request;
        with ?atLeast=N, once N are recorded (or after timeoutMs, default 20000)
   DELETE /_ctl/requests
@@ -158,6 +160,9 @@ class Handler(BaseHTTPRequestHandler):
             response = script.pop(0) if script else None
         if response is None:
             return self._send(404, status_body(404, "NotFound", f"{url.path} not found"))
+        if response.get("holdUntil"):
+            with LOCK:
+                RECORDED.wait_for(lambda: len(REQUESTS) >= response["holdUntil"], 20)
         if response.get("delayMs"):
             time.sleep(response["delayMs"] / 1000.0)
         status = response.get("status", 200)
