@@ -484,16 +484,17 @@ void ApplyOutputState(const spark::AppProjection& app, const spark::DriverPod* d
                       std::optional<int32_t>& exit_code) {
   const OutputState state = OutputStateOf(app, info);
   source = state.source;
-  note = std::string(state.note);
+  note.assign(state.note);
   exit_code = state.exit_code;
+  const spark::ContainerStatus* status = driver != nullptr ? driver->DriverStatus("") : nullptr;
+  if (status != nullptr && status->exit_code) exit_code = status->exit_code;
+  // Only a failed job's message carries the driver's last words (every cached Status of a
+  // running job stops here).
+  if (info.status != spark::JobStatus::kFailed) return;
   // The live driver's own words, else those kept on the app once the pod went.
   std::string words(app.last_words());
-  const spark::ContainerStatus* status = driver != nullptr ? driver->DriverStatus("") : nullptr;
-  if (status != nullptr) {
-    if (status->exit_code) exit_code = status->exit_code;
-    if (!status->termination_message.empty()) {
-      words = spark::LastWords(MaskText(CapTerminationMessage(status->termination_message)));
-    }
+  if (status != nullptr && !status->termination_message.empty()) {
+    words = spark::LastWords(MaskText(CapTerminationMessage(status->termination_message)));
   }
   info.message = spark::WithLastWords(std::move(info.message), info.status, words, exit_code);
 }

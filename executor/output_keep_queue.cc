@@ -23,6 +23,14 @@ bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo&
 
 OutputState OutputStateOf(const spark::AppProjection& app, const spark::JobStatusInfo& info) {
   OutputState out;
+  const bool has_driver = info.started_at.has_value() || info.status != spark::JobStatus::kQueued;
+  // A queued or running job's output is its live driver's: the record and its labels are
+  // written once a job stops (or is being stopped), and one a restarted attempt still carries
+  // is of the attempt before. This is also every cached Status of a running job: no label walk.
+  if (info.status == spark::JobStatus::kQueued || info.status == spark::JobStatus::kStarted) {
+    out.source = has_driver ? spark::OutputSource::kLive : spark::OutputSource::kNone;
+    return out;
+  }
   const spark::LabelsView labels = app.labels();
   if (auto code = labels.Find(kLabelExitCode)) {
     int32_t value = 0;
@@ -39,7 +47,6 @@ OutputState OutputStateOf(const spark::AppProjection& app, const spark::JobStatu
       return out;
     }
   }
-  const bool has_driver = info.started_at.has_value() || info.status != spark::JobStatus::kQueued;
   out.source = has_driver ? spark::OutputSource::kLive : spark::OutputSource::kNone;
   return out;
 }

@@ -75,6 +75,17 @@ TEST_CASE("the output's source follows the app's labels", "[output_keep]") {
   auto junk =
       OutputStateOf(*App("a", {{std::string(kLabelExitCode), "x"}}), Info(JobStatus::kFailed));
   CHECK_FALSE(junk.exit_code.has_value());
+  // A restarted attempt, running again, still carries the last attempt's labels: its output is
+  // the live driver's, and the old exit code isn't its.
+  auto again = OutputStateOf(
+      *App("a", {{std::string(kLabelOutput), "kept"}, {std::string(kLabelExitCode), "1"}}),
+      Info(JobStatus::kStarted));
+  CHECK(again.source == spark::OutputSource::kLive);
+  CHECK_FALSE(again.exit_code.has_value());
+  // Being stopped (a keep-mode cancel writes the record before the operator stops the job).
+  auto stopping =
+      OutputStateOf(*App("a", {{std::string(kLabelOutput), "kept"}}), Info(JobStatus::kCancelling));
+  CHECK(stopping.source == spark::OutputSource::kKept);
 }
 
 TEST_CASE("the keep queue takes each job once, oldest first, within its bound", "[output_keep]") {
