@@ -1271,10 +1271,15 @@ def watch_rows(streams, changes, plain, floor_kib):
     per_stream_kib = (plain["rss_open_kib"] - plain["rss_before_kib"]) / streams
     p99 = plain["latency_ms"]["p99"]
     n = "%d streams" % streams
-    goal, passed = ("<= 12", per_stream_kib <= 12) if streams == 1000 else ("report only", None)
+    # The goal is the ratio to a bare gRPC server of this stack holding as many streams, measured
+    # in the same run: the absolute figure moves with gRPC's own per-stream buffers.
+    ratio = per_stream_kib / floor_kib if floor_kib > 0 else float("inf")
+    goal, passed = ("<= 1.25", ratio <= 1.25) if streams == 1000 else ("report only", None)
     return [
+        row("P9 server RSS per WatchStatus stream / the floor's, " + n, round(ratio, 3), "ratio",
+            goal, passed, per_stream_kib=round(per_stream_kib, 2), floor_kib=round(floor_kib, 2)),
         row("P9 server RSS per WatchStatus stream, " + n, round(per_stream_kib, 2), "KiB",
-            goal, passed, floor_kib=round(floor_kib, 2),
+            "report only", None, floor_kib=round(floor_kib, 2),
             own_share_kib=round(per_stream_kib - floor_kib, 2),
             rss_before_mib=round(plain["rss_before_kib"] / 1024, 1),
             rss_open_mib=round(plain["rss_open_kib"] / 1024, 1),
