@@ -202,7 +202,8 @@ def index_html(data, figs, drawn):
                "growth each curve should follow: bench/README.md."
                % (data.get("generated_at", "?"), data.get("host_cpus", "?"),
                   " ".join("%.1f" % x for x in data.get("load_average", [])),
-                  data.get("build_dir", "?")))]
+                  # The build directory's name, not the machine's path to it.
+                  os.path.basename(os.path.normpath(data.get("build_dir", "?")))))]
     if not figs:
         out.append("<p>No scale curve in this run.</p>")
     for stem, fig in figs.items():
