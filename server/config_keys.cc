@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -476,7 +477,8 @@ using G = StagingConfig;
 using O = OutputConfig;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-std::vector<ConfigSection> MakeSections() {
+// The deployment, its connection to the API server, and the jobs' resources and status.
+std::vector<ConfigSection> ClusterSections() {
   return {
       // The deployment: which operator, which cluster the execution ids name.
       {{Key<&C::operator_name>("operator", Text(), KnownOperator),
@@ -503,6 +505,12 @@ std::vector<ConfigSection> MakeSections() {
             "maxRunSeconds",
             NumberIn<int64_t>(0, spark::kMaxDeadlineSeconds, "a number of seconds from 0 (none)"))},
        nullptr},
+  };
+}
+
+// What the applications get: Spark, queues, metrics, the kept record.
+std::vector<ConfigSection> ApplicationSections() {
+  return {
       // What every SparkApplication gets.
       {{Key<&C::spark, &S::image>("spark.image", Text(),
                                   Required("is required: the Spark container image")),
@@ -549,6 +557,12 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::output, &O::keep_max_pending>(
             "output.keepMaxPending", NumberIn<int64_t>(1, 1000000, "a number from 1 to 1000000"))},
        nullptr},
+  };
+}
+
+// The server itself, its requests to the API server, links and staging.
+std::vector<ConfigSection> ServerSections() {
+  return {
       // Where the server listens, and how.
       {{Key<&C::server, &V::listen>("server.listen", Text(), HostPort()),
         Key<&C::server, &V::tls_cert_file>("server.tls.certFile", Text()),
@@ -637,6 +651,16 @@ std::vector<ConfigSection> MakeSections() {
         Key<&C::staging, &G::sweep_grace_ms>("staging.sweepGraceMs", Millis(), Positive())},
        CheckStaging},
   };
+}
+
+// In this order: a section's check may read the keys of the sections before it.
+std::vector<ConfigSection> MakeSections() {
+  std::vector<ConfigSection> sections = ClusterSections();
+  for (auto part : {ApplicationSections(), ServerSections()}) {
+    sections.insert(sections.end(), std::make_move_iterator(part.begin()),
+                    std::make_move_iterator(part.end()));
+  }
+  return sections;
 }
 
 }  // namespace
