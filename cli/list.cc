@@ -130,8 +130,9 @@ int BuildListing(Context& c, Listing& out) {
     }
     request.set_namespace_(info.namespace_());
     std::string selector = absl::StrCat(kJobIdLabel, "=", info.schedule_id());
-    if (!request.label_selector().empty())
+    if (!request.label_selector().empty()) {
       absl::StrAppend(&selector, ",", request.label_selector());
+    }
     request.set_label_selector(selector);
     out.run_prefix = absl::StrCat(info.name(), "-");
   }

@@ -110,8 +110,7 @@ std::shared_ptr<RpcHandle> ListNamespace(ExecutorContext& ctx, ListRequest reque
   return Spawn(
       ctx.io,
       [&ctx, ns = request.namespace_, list = std::move(list), filter, deadline]() mutable {
-        return coroutines::ListFromApi(ctx, std::move(ns), std::move(list), std::move(filter),
-                                       deadline);
+        return coroutines::ListFromApi(ctx, std::move(ns), std::move(list), filter, deadline);
       },
       std::move(done));
 }
