@@ -235,6 +235,9 @@ def run_scenario(cluster, variant):
             "C": spark_template(outcome="hang"),
             "D": spark_template(extra_configs={"spark.kubernetes.namespace": "unwatched"}),
             "F": spark_template(outcome="hang"),
+            # ProxyUi's own running driver: F's may be stopped by another client's cancel
+            # annotation (outside_change) before a slow run reaches the proxy.
+            "U": spark_template(outcome="hang"),
             "K": spark_template(outcome="hang",
                                 extra_configs={"spark.executor.instances": "2"}),
             "R": spark_template(duration_ms=1000)}
@@ -408,20 +411,18 @@ def run_scenario(cluster, variant):
         until(reached(eids["F"], S.CANCELLING), "CANCELLING after another client's change")
 
     def spark_ui():
-        # F's driver runs for the whole scenario (a cancel annotation stops no driver): STARTED,
-        # or already CANCELLING when the other client's annotation (outside_change) came first.
-        until(lambda: status(eids["F"]).status in (S.STARTED, S.CANCELLING),
-              "STARTED before ProxyUi")
+        # U's driver runs for the whole scenario: nothing else touches U.
+        until(reached(eids["U"], S.STARTED), "STARTED before ProxyUi")
 
         def served():
-            page = stub.ProxyUi(pb.ProxyUiRequest(execution_id=eids["F"],
+            page = stub.ProxyUi(pb.ProxyUiRequest(execution_id=eids["U"],
                                                   path="/api/v1/applications"),
                                 timeout=kje.RPC_TIMEOUT)
-            return page.status_code == 200 and b'"gravitino-job-%s-f"' % p.encode() in page.body
+            return page.status_code == 200 and b'"gravitino-job-%s-u"' % p.encode() in page.body
         until(served, "the driver's Spark UI from ProxyUi")
 
     threads = [
-        behaviour("ProxyUi serves the running driver's Spark UI", ["F"], spark_ui),
+        behaviour("ProxyUi serves the running driver's Spark UI", ["U"], spark_ui),
         behaviour("Submit of the same job again adopts the application", ["A"], adopt),
         behaviour("Status shows a change another client made", ["F"], outside_change),
         behaviour("Status follows the job to SUCCEEDED", ["A"], status_to_end),
