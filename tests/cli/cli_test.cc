@@ -17,6 +17,7 @@ namespace {
 using testing::Around;
 using testing::FakeServer;
 using testing::Job;
+using testing::Lines;
 using testing::Result;
 using testing::RunCli;
 using testing::SteppingClock;
@@ -382,13 +383,6 @@ struct FollowScenario {
     }
   }
 };
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 TEST_CASE("events -f prints each event once, a repeat again, until a call after the stop") {
   FollowScenario s;

@@ -13,6 +13,7 @@ namespace {
 using testing::Around;
 using testing::FakeServer;
 using testing::Job;
+using testing::Lines;
 using testing::Result;
 using testing::RunCli;
 namespace pb = jobexecutor::v1;
@@ -27,12 +28,8 @@ pb::JobInfo Named(const std::string& name, pb::JobInfo::Status status, const std
 
 // The first line of `text` that starts with `start`, or "".
 std::string LineOf(const std::string& text, const std::string& start) {
-  for (size_t at = 0; at < text.size();) {
-    size_t nl = text.find('\n', at);
-    std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+  for (const std::string& line : Lines(text)) {
     if (line.rfind(start, 0) == 0) return line;
-    if (nl == std::string::npos) break;
-    at = nl + 1;
   }
   return "";
 }
@@ -99,12 +96,7 @@ TEST_CASE("list -w prints the list, then each job that changed, appeared or went
   CHECK(r.code == kExitUnavailable);
   CHECK(r.err.find("list: UNAVAILABLE: gone away") != std::string::npos);
   CHECK(waits == std::vector<absl::Duration>(3, absl::Seconds(1)));
-  std::vector<std::string> lines;
-  for (size_t at = 0; at < r.out.size();) {
-    size_t nl = r.out.find('\n', at);
-    lines.push_back(r.out.substr(at, nl - at));
-    at = nl + 1;
-  }
+  std::vector<std::string> lines = Lines(r.out);
   REQUIRE(lines.size() == 6);
   CHECK(lines[0].rfind("EXECUTION ID", 0) == 0);
   CHECK(lines[0].find("WAITING") != std::string::npos);
@@ -195,7 +187,9 @@ TEST_CASE("list -A -w keeps the namespace column, and a job that went says DELET
   CHECK(r.code == kExitUnavailable);
   CHECK(r.out.rfind("NAMESPACE  EXECUTION ID", 0) == 0);
   // The header, the job, then the job gone.
-  const std::string gone = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  const std::vector<std::string> lines = Lines(r.out);
+  REQUIRE(lines.size() == 3);
+  const std::string& gone = lines.back();
   CHECK(gone.rfind("team ", 0) == 0);
   CHECK(gone.find(" default/sparkapp/team/a ") != std::string::npos);
   CHECK(gone.find(" DELETED ") != std::string::npos);

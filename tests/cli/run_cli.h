@@ -58,4 +58,12 @@ inline jobexecutor::v1::JobInfo Job(const std::string& id, jobexecutor::v1::JobI
   return info;
 }
 
+// The lines of a command's output, without their newlines.
+inline std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace kje::cli::testing
