@@ -2,7 +2,6 @@
 // passed through to the API server; and a listing of every namespace the server serves (the
 // allow-list's one after another, or the whole cluster's through the API server).
 
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -142,7 +141,8 @@ std::shared_ptr<RpcHandle> Executor::ListAllNamespaces(const std::string& label_
       "", ctx_.options.builder.namespace_, label_selector, page_size, /*page_token=*/"");
   if (!request.ok()) return Answer<JobPage>(done, request.status());
   if (absl::Status bad = CheckListFilter(filter); !bad.ok()) return Answer<JobPage>(done, bad);
-  std::vector<std::string> namespaces = ctx_.policy.allowed();
+  // The policy's, which lives as long as the executor.
+  const std::vector<std::string>& namespaces = ctx_.policy.allowed_in_order();
   if (namespaces.empty()) {
     // Any namespace may be asked about, so every one is listed: the API server's, cluster-wide.
     absl::StatusOr<PageToken> token = ParsePageToken(page_token);
@@ -151,22 +151,19 @@ std::shared_ptr<RpcHandle> Executor::ListAllNamespaces(const std::string& label_
     request->page_token = *std::move(token);
     return ListNamespace(ctx_, *std::move(request), filter, deadline, std::move(done));
   }
-  std::sort(namespaces.begin(), namespaces.end());
-  namespaces.erase(std::unique(namespaces.begin(), namespaces.end()), namespaces.end());
   absl::StatusOr<NamespacesCursor> cursor = ParseNamespacesToken(page_token, namespaces);
   if (!cursor.ok()) return Answer<JobPage>(done, cursor.status());
   request->namespace_ = cursor->namespace_;
   request->page_token = std::move(cursor->token);
   std::string ns = request->namespace_;
-  return ListNamespace(ctx_, *std::move(request), filter, deadline,
-                       [done = std::move(done), ns = std::move(ns),
-                        namespaces = std::move(namespaces)](absl::StatusOr<JobPage> page) {
-                         if (page.ok()) {
-                           page->next_page_token =
-                               NextNamespacesToken(ns, page->next_page_token, namespaces);
-                         }
-                         done(std::move(page));
-                       });
+  return ListNamespace(
+      ctx_, *std::move(request), filter, deadline,
+      [done = std::move(done), ns = std::move(ns), &namespaces](absl::StatusOr<JobPage> page) {
+        if (page.ok()) {
+          page->next_page_token = NextNamespacesToken(ns, page->next_page_token, namespaces);
+        }
+        done(std::move(page));
+      });
 }
 
 }  // namespace kje::executor

@@ -9,7 +9,12 @@
 
 namespace kje::executor {
 
-NamespacePolicy::NamespacePolicy(std::vector<std::string> allowed) : allowed_(std::move(allowed)) {}
+NamespacePolicy::NamespacePolicy(std::vector<std::string> allowed)
+    : allowed_(std::move(allowed)), allowed_in_order_(allowed_) {
+  std::sort(allowed_in_order_.begin(), allowed_in_order_.end());
+  allowed_in_order_.erase(std::unique(allowed_in_order_.begin(), allowed_in_order_.end()),
+                          allowed_in_order_.end());
+}
 
 absl::Status NamespacePolicy::Check(std::string_view ns) const {
   if (allowed_.empty() || std::find(allowed_.begin(), allowed_.end(), ns) != allowed_.end()) {

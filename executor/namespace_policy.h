@@ -18,6 +18,8 @@ class NamespacePolicy {
   explicit NamespacePolicy(std::vector<std::string> allowed);
 
   const std::vector<std::string>& allowed() const { return allowed_; }
+  // The allowed namespaces in name order, each once: what a listing of all of them walks.
+  const std::vector<std::string>& allowed_in_order() const { return allowed_in_order_; }
 
   // PERMISSION_DENIED naming the namespace and the rule, or OK.
   absl::Status Check(std::string_view ns) const;
@@ -27,6 +29,7 @@ class NamespacePolicy {
 
  private:
   std::vector<std::string> allowed_;
+  std::vector<std::string> allowed_in_order_;
 };
 
 }  // namespace kje::executor
