@@ -315,8 +315,9 @@ asio::awaitable<absl::Status> KeepLoop(ExecutorContext& ex, std::string ns) {
     for (const cache::AppEvent& event : mailbox->Drain()) {
       if (event.type != cache::AppEvent::Type::kUpserted) continue;
       if (OwesKeptRecord(*event.app, ex.MapStatus(*event.app, nullptr),
-                         ex.options.builder.name_prefix))
+                         ex.options.builder.name_prefix)) {
         queue.Add(event.app);
+      }
     }
     if (cache::AppPtr app = queue.Take()) {
       auto ticket = std::make_shared<k8s::RequestLimiter::Ticket>(wakeup->Waker());
@@ -329,13 +330,19 @@ asio::awaitable<absl::Status> KeepLoop(ExecutorContext& ex, std::string ns) {
       if (current != nullptr && current->uid() == app->uid() &&
           OwesKeptRecord(*current, ex.MapStatus(*current, nullptr),
                          ex.options.builder.name_prefix)) {
-        auto keep = KeepRecord(ex, current, absl::Now() + ex.options.request_timeout * 4);
-        absl::Status kept = co_await std::move(keep);
-        if (!kept.ok() && !absl::IsCancelled(kept)) {
-          ex.record_outcomes.Add(RecordOutcome::kFailed);
-          log::Warn("can't keep the record of a job; the next pass tries again")
-              .Kv("app", Where(ns, app->name()))
-              .Kv("error", std::string(kept.message()));
+        const absl::Time now = ex.clock.Now();
+        if (const std::optional<absl::Time> left_until = LeftToStopperUntil(*current, now)) {
+          // Its labelled app wakes the loop; a pass finds it again if the stopper never wrote it.
+          next_pass = std::min(next_pass, absl::Now() + (*left_until - now));
+        } else {
+          auto keep = KeepRecord(ex, current, absl::Now() + ex.options.request_timeout * 4);
+          absl::Status kept = co_await std::move(keep);
+          if (!kept.ok() && !absl::IsCancelled(kept)) {
+            ex.record_outcomes.Add(RecordOutcome::kFailed);
+            log::Warn("can't keep the record of a job; the next pass tries again")
+                .Kv("app", Where(ns, app->name()))
+                .Kv("error", std::string(kept.message()));
+          }
         }
       }
       queue.Done(std::string(app->uid()));

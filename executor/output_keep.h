@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/time/time.h"
 #include "cache/app_informer.h"
 #include "spark/app_projection.h"
 #include "spark/job_status.h"
@@ -29,6 +30,17 @@ namespace kje::executor {
 // on its way out would go with it at once), and without the output label.
 bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo& info,
                     std::string_view name_prefix);
+
+// A replica stopping a job in keep mode reads the record before its stop ends the driver, marks
+// the app, then writes it. The mark alone can make the job terminal (an operator that stops on
+// it), so another replica's keeper may see the job owe a record in between: capturing then, it
+// would find the driver gone and write "not kept" first. It leaves the record to the stopper for
+// this long after the mark (the stopper may die before writing it).
+inline constexpr absl::Duration kKeptRecordGrace = absl::Minutes(2);
+
+// Until when, seen at `now`, the record of `app` is left to the replica that stopped it in keep
+// mode; nullopt when the keeper may capture it now.
+std::optional<absl::Time> LeftToStopperUntil(const spark::AppProjection& app, absl::Time now);
 
 // Where the job's output comes from as far as the application says, without a request: none
 // before it has a driver, then the pod's log, then (once the record is written, its label on the

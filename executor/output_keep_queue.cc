@@ -6,6 +6,7 @@
 #include "base/strings.h"
 #include "executor/kept_record.h"
 #include "executor/output_keep.h"
+#include "spark/cancel_keep.h"
 
 namespace kje::executor {
 
@@ -19,6 +20,12 @@ bool OwesKeptRecord(const spark::AppProjection& app, const spark::JobStatusInfo&
   }
   if (!spark::IsTerminal(info.status)) return false;
   return !app.labels().Find(kLabelOutput).has_value();
+}
+
+std::optional<absl::Time> LeftToStopperUntil(const spark::AppProjection& app, absl::Time now) {
+  const std::optional<absl::Time> marked = spark::StopKeptAt(app);
+  if (!marked || now >= *marked + kKeptRecordGrace) return std::nullopt;
+  return *marked + kKeptRecordGrace;
 }
 
 OutputState OutputStateOf(const spark::AppProjection& app, const spark::JobStatusInfo& info) {

@@ -29,15 +29,6 @@ absl::Status Api(int code, const std::string& reason, const std::string& message
   return k8s::MakeApiStatus({code, reason, message});
 }
 
-// `app` with the mark of a kept cancel, as the API server returns it after the patch.
-std::string Marked(const std::string& app) {
-  return absl::StrReplaceAll(
-      app, {{R"("labels":{)",
-             R"("annotations":{"gravitino.apache.org/cancel-requested":"true",)"
-             R"("gravitino.apache.org/cancel-reason":"why",)"
-             R"("gravitino.apache.org/stop-kept-at":"2026-01-01T00:01:00Z"},"labels":{)"}});
-}
-
 std::string PodJson(const std::string& name) {
   return absl::StrCat(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")", name,
                       R"(","namespace":"jobs"}})");

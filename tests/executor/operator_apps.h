@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/strings.h"
 #include "spark/operators.h"
 
@@ -89,5 +90,15 @@ struct OperatorApps {
         "}");
   }
 };
+
+// `app` (an AppJson) with the mark of a kept cancel made at 2026-01-01T00:01:00Z, as the API
+// server returns it after the patch.
+inline std::string Marked(const std::string& app) {
+  return absl::StrReplaceAll(
+      app, {{R"("labels":{)",
+             R"("annotations":{"gravitino.apache.org/cancel-requested":"true",)"
+             R"("gravitino.apache.org/cancel-reason":"why",)"
+             R"("gravitino.apache.org/stop-kept-at":"2026-01-01T00:01:00Z"},"labels":{)"}});
+}
 
 }  // namespace kje::executor

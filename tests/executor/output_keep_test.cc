@@ -5,6 +5,9 @@
 #include <string>
 
 #include "executor/kept_record.h"
+#include "tests/executor/executor_fixture.h"
+#include "tests/executor/operator_apps.h"
+#include "tests/fakes/fake_kube_client.h"
 
 namespace kje::executor {
 namespace {
@@ -106,6 +109,56 @@ TEST_CASE("the keep queue takes each job once, oldest first, within its bound", 
   CHECK(queue.Take() == nullptr);
   CHECK(queue.Add(App("a")));  // done: it may come again
   CHECK(queue.pending() == 1);
+}
+
+TEST_CASE("a kept stop's record is left to its stopper for a grace after the mark",
+          "[output_keep]") {
+  spark::AppFields fields;
+  fields.namespace_ = "spark";
+  fields.name = "gravitino-job-a";
+  fields.uid = "a";
+  const absl::Time marked = absl::FromUnixSeconds(1767225660);  // 2026-01-01T00:01:00Z
+  CHECK_FALSE(LeftToStopperUntil(spark::AppProjection(fields), marked).has_value());
+  fields.stop_kept_at = "2026-01-01T00:01:00Z";
+  const spark::AppProjection app(fields);
+  CHECK(LeftToStopperUntil(app, marked) == marked + kKeptRecordGrace);
+  CHECK(LeftToStopperUntil(app, marked + kKeptRecordGrace - absl::Seconds(1)) ==
+        marked + kKeptRecordGrace);
+  CHECK_FALSE(LeftToStopperUntil(app, marked + kKeptRecordGrace).has_value());
+  fields.stop_kept_at = "yesterday";  // unreadable: nothing to wait for
+  CHECK_FALSE(LeftToStopperUntil(spark::AppProjection(fields), marked).has_value());
+}
+
+// Another replica stopped the job in keep mode: its mark can end the run before that replica
+// writes the record it read first. This replica's keeper, seeing the job ended, must not capture
+// (the driver is gone: it would write "not kept" first) until the grace has passed.
+TEST_CASE("the keeper waits for a kept stop's own record, then keeps one itself", "[output_keep]") {
+  const OperatorApps op = OperatorApps::Named(GENERATE(from_range(kOperators)));
+  INFO(op.name);
+  Fixture f(/*cache_on=*/true, {}, 1024, op.backend);
+  f.clock.Set(absl::FromUnixSeconds(1767225690));  // 30 s after the mark
+  f.cache->Pin(kNs);
+  const std::string name = "gravitino-job-a";
+  k8s::ListPage page;
+  page.items = testing::Items({Marked(op.AppJson(name, "3", Situation::kSucceeded))});
+  page.resource_version = "5";
+  f.client->CompleteList(f.Next("list"), page);
+  auto watch = f.Next("watch");
+  absl::Notification stopped;
+  auto keeper = f.executor->KeepRecords(kNs, [&](absl::Status) { stopped.Notify(); });
+  for (int i = 0; i < Fixture::kDrainRounds; ++i) f.client->Barrier();
+  CHECK_FALSE(f.client->HasPendingCall());
+
+  // The grace passes without the stopper's record: the app's next version wakes the keeper,
+  // which reads whether a record exists before capturing one.
+  f.clock.Advance(kKeptRecordGrace);
+  f.client->SendEvent(
+      watch, k8s::WatchEvent{k8s::WatchEvent::Type::kModified, "6",
+                             testing::Json(Marked(op.AppJson(name, "6", Situation::kSucceeded)))});
+  auto get = f.Next("get");
+  CHECK(get->ref.name == KeptRecordName(name));
+  keeper->Cancel();
+  REQUIRE(stopped.WaitForNotificationWithTimeout(absl::Seconds(10)));
 }
 
 }  // namespace
