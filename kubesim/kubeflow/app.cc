@@ -220,7 +220,13 @@ Job ReadJob(const json::object& app) {
   job.executor_service_account = executor != nullptr ? StringAt(*executor, "serviceAccount") : "";
   if (job.executor_service_account.empty()) job.executor_service_account = "default";
   job.executor_instances = std::max<int64_t>(IntAt(executor, "instances").value_or(1), 0);
-  job.delete_executors_on_termination = BoolAt(executor, "deleteOnTermination").value_or(true);
+  // The operator passes spec.executor.deleteOnTermination to spark-submit after the sparkConf
+  // entries, so the spec wins when it is set; else the driver reads the sparkConf one, and Spark's
+  // own default is true.
+  job.delete_executors_on_termination =
+      BoolAt(executor, "deleteOnTermination")
+          .value_or(sim::SparkConfBool(conf, "spark.kubernetes.executor.deleteOnTermination")
+                        .value_or(true));
   job.has_driver_template = ObjectAt(driver, "template") != nullptr;
   job.driver_labels = ObjectCopy(driver, "labels");
   job.driver_annotations = ObjectCopy(driver, "annotations");

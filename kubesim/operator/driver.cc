@@ -16,6 +16,7 @@
 #include "kubesim/sim/json_access.h"
 #include "kubesim/sim/nodes.h"
 #include "kubesim/sim/pod_template.h"
+#include "kubesim/sim/spark_pod_conf.h"
 
 namespace kubesim::op::internal {
 namespace {
@@ -243,10 +244,9 @@ JobConf ReadJobConf(const json::object& app) {
   std::string executor_image = StringAt(conf, "spark.kubernetes.executor.container.image");
   if (executor_image.empty()) executor_image = StringAt(conf, "spark.kubernetes.container.image");
   c.executor_image = ReplaceAll(executor_image, "{{SPARK_VERSION}}", c.spark_version);
-  const std::string delete_on_termination =
-      StringAt(conf, "spark.kubernetes.executor.deleteOnTermination");
-  if (!delete_on_termination.empty()) {
-    c.delete_executors_on_termination = delete_on_termination != "false";
+  if (const std::optional<bool> delete_on_termination =
+          sim::SparkConfBool(conf, "spark.kubernetes.executor.deleteOnTermination")) {
+    c.delete_executors_on_termination = *delete_on_termination;
   } else {
     const json::object* tol = ObjectAt(spec, "applicationTolerations");
     const json::object* restart = tol != nullptr ? ObjectAt(*tol, "restartConfig") : nullptr;

@@ -1,6 +1,18 @@
 #include "kubesim/sim/spark_pod_conf.h"
 
+#include <cctype>
+
 namespace kubesim::sim {
+
+std::optional<bool> SparkConfBool(const boost::json::object& spark_conf, std::string_view key) {
+  const boost::json::value* v = spark_conf.if_contains(key);
+  if (v == nullptr || !v->is_string()) return std::nullopt;
+  std::string text(v->get_string());
+  std::erase_if(text, [](unsigned char c) { return std::isspace(c) != 0; });
+  if (text.empty()) return std::nullopt;
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text != "false";
+}
 
 namespace json = boost::json;
 

@@ -10,6 +10,7 @@
 //                                                     <secret>-volume
 
 #include <boost/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ struct SparkPodConf {
   };
   std::vector<SecretVolume> secret_volumes;
 };
+
+// A boolean conf as the driver reads it: trimmed, "false" in any case is false, any other value
+// true; nullopt when the conf doesn't set it (blank or absent).
+std::optional<bool> SparkConfBool(const boost::json::object& spark_conf, std::string_view key);
 
 // `role` is "driver" or "executor". Entries that aren't strings, or a secretKeyRef without
 // "<secret>:<key>", are left out, as Spark's parsing would reject or ignore them.

@@ -59,7 +59,8 @@ FAULTS = [
     {"verb": "*", "resource": "*", "revokeToken": True, "count": 6},
     {"verb": "get", "resource": "sparkapplications", "latencyMs": 2000, "count": 6},
     # Past the RPC deadline (kje.RPC_TIMEOUT): the call gives up, the caller retries.
-    {"verb": "get", "resource": "sparkapplications", "latencyMs": 11000, "count": 2},
+    {"verb": "get", "resource": "sparkapplications", "latencyMs": int((kje.RPC_TIMEOUT + 1) * 1000),
+     "count": 2},
 ]
 
 

@@ -26,7 +26,11 @@ CRD_DIR = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.0.0")
 # Operator 1.1.0's additions to the 1.0.0 CRD (see crds/apache-spark-operator/README.md).
 CRD_OVERLAY_1_1 = os.path.join(SOURCE_DIR, "crds", "apache-spark-operator", "1.1.0-overlay",
                                "sparkapplications-v1-overlay.yaml")
-RPC_TIMEOUT = 10
+# Sanitizer builds (CMake sets KJE_SANITIZER for them) run several times slower: the deadlines
+# tests wait on stretch by this factor (deadlines on conditions, never sleeps).
+TIME_SCALE = float(os.environ.get("KJE_TEST_TIME_SCALE",
+                                  "4" if os.environ.get("KJE_SANITIZER") else "1"))
+RPC_TIMEOUT = 10 * TIME_SCALE
 # The backend under test: the server reads the same variable (config key `operator`), so every
 # Server started here serves the operator kubesim simulates. CMake runs the suites once per value.
 OPERATOR = os.environ.get("K8S_JOB_EXECUTOR_OPERATOR", "apache")

@@ -32,7 +32,8 @@ struct Waiting : OperatorWorld {
   }
 
   std::string DriverCondition(const std::string& type, const std::string& field) {
-    for (const json::value& c : Driver().at("status").at("conditions").as_array()) {
+    const json::object driver = Driver();  // held: the loop would outlive a temporary
+    for (const json::value& c : driver.at("status").at("conditions").as_array()) {
       if (c.at("type") == type.c_str()) return std::string(c.at(field).as_string());
     }
     return "<none>";
@@ -152,8 +153,9 @@ std::vector<std::string> ExecutorPods(Waiting& w) {
   ListOptions options;
   options.label_selector = "spark-role=executor";
   std::vector<std::string> out;
-  for (const json::value& p :
-       w.store->List(PodType(), "default", options).value().at("items").as_array()) {
+  const auto listed = w.store->List(PodType(), "default", options);
+  REQUIRE(listed.ok());
+  for (const json::value& p : listed.value().at("items").as_array()) {
     out.emplace_back(p.at("metadata").at("name").as_string());
   }
   return out;

@@ -46,7 +46,8 @@ struct Queued : Fixture {
   }
 
   std::optional<bool> Suspend() {
-    const json::value* s = App().at("spec").as_object().if_contains("suspend");
+    const json::object app = App();  // held: a pointer into a temporary would dangle
+    const json::value* s = app.at("spec").as_object().if_contains("suspend");
     if (s == nullptr) return std::nullopt;
     return s->as_bool();
   }

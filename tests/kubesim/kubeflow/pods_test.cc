@@ -126,6 +126,21 @@ TEST_CASE("deleteOnTermination false: the executors stay, terminated", "[kubeflo
   CHECK(w.Status().at("executorState").at(execs[0]) == "COMPLETED");
 }
 
+TEST_CASE("deleteOnTermination in sparkConf holds unless the spec sets it", "[kubeflow][pods]") {
+  for (const bool spec_set : {false, true}) {
+    INFO(spec_set);
+    json::object app = ExampleApp();
+    json::value& conf = Spec(app)["sparkConf"];
+    if (!conf.is_object()) conf.emplace_object();
+    conf.as_object()["spark.kubernetes.executor.deleteOnTermination"] = "False";
+    if (spec_set) Spec(app)["executor"].as_object()["deleteOnTermination"] = true;
+    World w(app);
+    w.Run();
+    REQUIRE(w.State() == "COMPLETED");
+    CHECK(w.PodsWithRole("executor").size() == (spec_set ? 0U : 1U));
+  }
+}
+
 TEST_CASE("a Python app's driver prints PythonPi's line", "[kubeflow][pods]") {
   World w(ExampleApp("spark-pi-python.yaml"));
   w.Run();
