@@ -74,6 +74,16 @@ std::string BoundMessage(std::string_view message, size_t max_bytes) {
   return out;
 }
 
+std::string NameInPath(std::string_view name) {
+  constexpr size_t kMaxPlainBytes = 64;
+  bool plain = !name.empty() && name.size() <= kMaxPlainBytes;
+  for (size_t i = 0; plain && i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    plain = c > 0x20 && c < 0x7F && c != '"' && c != '\\';
+  }
+  return plain ? std::string(name) : QuoteBounded(name);
+}
+
 bool HasControlByte(std::string_view text) {
   for (char c : text) {
     unsigned char u = static_cast<unsigned char>(c);

@@ -19,6 +19,12 @@ inline constexpr size_t kMaxQuotedBytes = 128;
 // max_bytes long after escaping, so the whole is never longer than max_bytes + 32 bytes.
 std::string QuoteBounded(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
 
+// A name from input (a YAML key, a context's name) as one step of a dotted path in a message:
+// as it is when plain (1 to 64 bytes of printable ASCII other than space, quote and backslash),
+// so that `template.sparkConf.spark.executor.instances` reads as the user wrote it; quoted by
+// QuoteBounded otherwise.
+std::string NameInPath(std::string_view name);
+
 // Bytes of a library's message (yaml-cpp's) kept at most, escapes included.
 inline constexpr size_t kMaxForeignMessageBytes = 256;
 

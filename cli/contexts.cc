@@ -51,7 +51,7 @@ std::string ResolvePath(const std::string& value, const std::string& file,
 absl::StatusOr<ContextSettings> ParseContext(const YAML::Node& node, const std::string& path,
                                              const std::string& name,
                                              const std::map<std::string, std::string>& env) {
-  const std::string where = absl::StrCat("contexts.", name);
+  const std::string where = absl::StrCat("contexts.", NameInPath(name));
   if (!node.IsMap()) return Error(path, where, "must be a map of settings");
   ContextSettings out;
   for (const auto& entry : node) {

@@ -24,12 +24,17 @@ using jobexecutor::v1::SubmitRequest;
 // A job file is a few kilobytes; anything this big is the wrong file.
 constexpr std::streamsize kMaxJobFileBytes = 1 << 20;
 
+// A path through nested maps of a pod template can be long (32 levels of 64-byte keys): its
+// start says where, and the message stays within what a terminal line and the fuzz target take.
+constexpr size_t kMaxPathBytes = 512;
+
 absl::Status Error(const std::string& path, const std::string& rule) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", rule));
+  return absl::InvalidArgumentError(absl::StrCat(BoundMessage(path, kMaxPathBytes), ": ", rule));
 }
 
+// The path of `key` under `parent`: a key the user wrote may hold any bytes.
 std::string Join(const std::string& parent, const std::string& key) {
-  return parent.empty() ? key : absl::StrCat(parent, ".", key);
+  return parent.empty() ? NameInPath(key) : absl::StrCat(parent, ".", NameInPath(key));
 }
 
 // "class_name" → "className": the proto field name to its JSON name.
@@ -157,7 +162,7 @@ absl::Status ToJson(const YAML::Node& node, const std::string& path, int depth,
       w.EndArray();
       return absl::OkStatus();
     case YAML::NodeType::Scalar: {
-      const std::string text = node.Scalar();
+      const std::string& text = node.Scalar();
       if (node.Tag() != "!") {  // plain, not quoted
         int64_t i = 0;
         double d = 0;

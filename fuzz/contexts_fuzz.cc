@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto file = kje::cli::ParseContextsFile(text, "/etc/kje/config", env);
   if (!file.ok()) {
     const std::string_view message = kje::ToStd(file.status().message());
-    FUZZ_CHECK(message.substr(0, 16) == "/etc/kje/config:");
+    FUZZ_CHECK_TEXT(message.substr(0, 16) == "/etc/kje/config:", message);
     FUZZ_CHECK(message.size() <= kje::kMaxMessageBytes);
-    FUZZ_CHECK(!kje::HasControlByte(message));
+    FUZZ_CHECK_TEXT(!kje::HasControlByte(message), message);
     return 0;
   }
   if (!file->current.empty()) FUZZ_CHECK(file->contexts.count(file->current) == 1);

@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Every quote is bounded and escaped: no message is long or holds a control byte.
   for (const absl::Status& status : {id.status(), other.status()}) {
     FUZZ_CHECK(status.message().size() <= kje::kMaxMessageBytes);
-    FUZZ_CHECK(!kje::HasControlByte(kje::ToStd(status.message())));
+    FUZZ_CHECK_TEXT(!kje::HasControlByte(kje::ToStd(status.message())),
+                    kje::ToStd(status.message()));
   }
   return 0;
 }

@@ -18,7 +18,31 @@
     }                                                                                        \
   } while (false)
 
+// An invariant over a text (an error message, say): a failure prints the text too, escaped, so
+// that the finding says what was wrong without a debugger.
+#define FUZZ_CHECK_TEXT(cond, text)                                                          \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__, __LINE__, #cond); \
+      ::kje::fuzz::PrintEscaped(text);                                                       \
+      std::abort();                                                                          \
+    }                                                                                        \
+  } while (false)
+
 namespace kje::fuzz {
+
+// `text` on stderr, printable ASCII as is and every other byte as \xNN.
+inline void PrintEscaped(std::string_view text) {
+  std::fputs("  text: \"", stderr);
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      std::fputc(c, stderr);
+    } else {
+      std::fprintf(stderr, "\\x%02x", c);
+    }
+  }
+  std::fputs("\"\n", stderr);
+}
 
 inline std::string_view AsText(const uint8_t* data, size_t size) {
   return std::string_view(reinterpret_cast<const char*>(data), size);

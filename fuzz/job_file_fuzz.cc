@@ -17,9 +17,9 @@ namespace {
 
 void CheckError(const absl::Status& status) {
   const std::string_view message = kje::ToStd(status.message());
-  FUZZ_CHECK(message.substr(0, 10) == "fuzz.yaml:");
+  FUZZ_CHECK_TEXT(message.substr(0, 10) == "fuzz.yaml:", message);
   FUZZ_CHECK(message.size() <= kje::kMaxMessageBytes);
-  FUZZ_CHECK(!kje::HasControlByte(message));
+  FUZZ_CHECK_TEXT(!kje::HasControlByte(message), message);
 }
 
 }  // namespace

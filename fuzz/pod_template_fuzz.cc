@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto templates = kje::spark::ResolvePodTemplates(fields, env_secret, "\"t\"");
     if (!templates.ok()) {
       FUZZ_CHECK(templates.status().message().size() <= kje::kMaxMessageBytes);
-      FUZZ_CHECK(!kje::HasControlByte(kje::ToStd(templates.status().message())));
+      FUZZ_CHECK_TEXT(!kje::HasControlByte(kje::ToStd(templates.status().message())),
+                      kje::ToStd(templates.status().message()));
       continue;
     }
     CheckRole(templates->driver, kje::spark::PodRole::kDriver);

@@ -107,7 +107,10 @@ std::optional<Waiting> PodWaiting(const DriverPod& pod) {
     if (!hold.container.empty()) continue;
     // Any reason of a false PodScheduled (Unschedulable, SchedulingGated): the scheduler can't
     // or won't place the pod yet.
-    std::string message = hold.message.empty() ? hold.reason : hold.message;
+    // A condition without either still holds the pod; a reason always comes with words.
+    std::string message = !hold.message.empty()  ? hold.message
+                          : !hold.reason.empty() ? hold.reason
+                                                 : "the driver pod isn't scheduled yet";
     return Because(WaitingReason::kUnschedulable, CapMessage(message));
   }
   for (const PodHold& hold : pod.holds) {

@@ -81,5 +81,17 @@ TEST_CASE("A message over the cap is cut within it, at a character, with its len
   CHECK(BoundMessage(accented, 4) == note);
 }
 
+TEST_CASE("A plain name stays as written in a path; any other is quoted") {
+  CHECK(NameInPath("spark.executor.instances") == "spark.executor.instances");
+  CHECK(NameInPath(std::string(64, 'k')) == std::string(64, 'k'));
+  CHECK(NameInPath(std::string(65, 'k')) == QuoteBounded(std::string(65, 'k')));
+  CHECK(NameInPath("") == "\"\"");
+  CHECK(NameInPath("two words") == "\"two words\"");
+  CHECK(NameInPath("a\x08"
+                   "b") == "\"a\\x08b\"");
+  CHECK(NameInPath("a\"b") == "\"a\\\"b\"");
+  CHECK_FALSE(HasControlByte(NameInPath("job\xee\xff\x08D")));
+}
+
 }  // namespace
 }  // namespace kje

@@ -74,6 +74,9 @@ TEST_CASE("contexts: a malformed file names the file and the key") {
   CHECK(error("contexts: {a: {server: [x]}}") == "/c: contexts.a.server: must be a string");
   CHECK(error("contexts: [a]") == "/c: contexts: must be a map of named contexts");
   CHECK(error("{").rfind("/c: not YAML: ", 0) == 0);
+  // A context's name is the user's bytes: one that isn't plain is quoted, escaped.
+  const std::string named = error("contexts: {\"a\\bb\": {tls: maybe}}");
+  CHECK(named == "/c: contexts.\"a\\x08b\".tls: must be true or false");
 }
 
 TEST_CASE(

@@ -114,6 +114,18 @@ TEST_CASE("bad job files get errors naming the file, the key and the rule") {
         "job.yaml: template.name: is required");
   CHECK(Error("jobId: 1\nmetalake: m\ntemplate: {name: n}\n") ==
         "job.yaml: template.executable: is required");
+  // A key is the user's bytes: one that isn't plain is quoted, escaped.
+  CHECK(Error("jobId\x08x: 1\n").rfind("job.yaml: \"jobId\\x08x\": unknown key", 0) == 0);
+  CHECK(Error("jobId: 1\ntemplate: {name: n, executable: e, spark: {configs: {\"a b\": [c]}}}\n") ==
+        "job.yaml: template.spark.configs.\"a b\": must be a string");
+  // A pod template nested 32 deep under 64-byte keys: the path is cut, the message bounded.
+  std::string deep = "jobId: 1\ntemplate: {name: n, executable: e, pod: {driver: ";
+  for (int i = 0; i < 34; ++i) deep += "{" + std::string(64, 'k') + ": ";
+  deep += "x" + std::string(34, '}') + "}}\n";
+  const std::string nested = Error(deep);
+  CHECK_THAT(nested, Catch::EndsWith(": is nested too deeply"));
+  CHECK_THAT(nested, Catch::StartsWith("job.yaml: template.pod.driver.kkkk"));
+  CHECK(nested.size() < 600);
 }
 
 TEST_CASE("a pod section becomes the podTemplate custom fields, typed as YAML types them") {

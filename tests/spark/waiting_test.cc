@@ -64,6 +64,17 @@ TEST_CASE("waiting: the pod's own state says it first", "[waiting]") {
       Pod(R"({"phase":"Pending","containerStatuses":[{"name":"spark-kubernetes-driver","state":)"
           R"({"waiting":{"reason":"ContainerCreating"}}}]})")));
   CHECK_FALSE(PodWaiting(Pod(R"({"phase":"Running"})")));
+
+  // PodScheduled false with neither reason nor message (found by waiting_fuzz): still said.
+  waiting = PodWaiting(
+      Pod(R"({"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False"}]})"));
+  REQUIRE(waiting);
+  CHECK(waiting->reason == WaitingReason::kUnschedulable);
+  CHECK(waiting->message == "the driver pod isn't scheduled yet");
+  waiting = PodWaiting(Pod(
+      R"({"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"SchedulingGated"}]})"));
+  REQUIRE(waiting);
+  CHECK(waiting->message == "SchedulingGated");
 }
 
 TEST_CASE("waiting: an image pull names the kubelet's error, not only the back-off", "[waiting]") {
