@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "base/strings.h"
 #include "staging/sha256.h"
 
@@ -157,13 +158,30 @@ std::string S3Store::KeyOf(std::string_view object_path) const {
 
 absl::StatusOr<S3Store::Response> S3Store::Send(
     std::string_view method, std::string_view object_path,
-    std::vector<std::pair<std::string, std::string>> query, std::string_view body,
-    absl::Time deadline, std::vector<std::pair<std::string, std::string>> extra_headers) {
+    const std::vector<std::pair<std::string, std::string>>& query, std::string_view body,
+    absl::Time deadline, const std::vector<std::pair<std::string, std::string>>& extra_headers) {
+  absl::Duration delay = options_.retry_delay;
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<Response> r =
+        SendOnce(method, object_path, query, body, deadline, extra_headers);
+    // Only the store's own request to try again; every other answer is the caller's to judge.
+    if (!r.ok() || (r->status != 500 && r->status != 503)) return r;
+    if (attempt >= options_.max_attempts || absl::Now() + delay >= deadline) return r;
+    absl::SleepFor(delay);
+    delay *= 2;
+  }
+}
+
+absl::StatusOr<S3Store::Response> S3Store::SendOnce(
+    std::string_view method, std::string_view object_path,
+    const std::vector<std::pair<std::string, std::string>>& query, std::string_view body,
+    absl::Time deadline, const std::vector<std::pair<std::string, std::string>>& extra_headers) {
   const absl::Time now = absl::Now();
   if (now >= deadline) return absl::DeadlineExceededError("staging store (s3): deadline passed");
   std::string path = absl::StrCat("/", options_.bucket);
   if (!object_path.empty()) absl::StrAppend(&path, "/", UriEncode(KeyOf(object_path), true));
   std::vector<std::string> query_parts;
+  query_parts.reserve(query.size());
   for (const auto& [k, v] : query) {
     query_parts.push_back(v.empty() && k == "uploads"
                               ? UriEncode(k, false)
@@ -175,7 +193,7 @@ absl::StatusOr<S3Store::Response> S3Store::Send(
   SignedRequest signed_request;
   signed_request.method = std::string(method);
   signed_request.path = path;
-  signed_request.query = std::move(query);
+  signed_request.query = query;
   signed_request.payload_sha256 = Sha256Hex(body);
   const std::string amz_date = AmzDate(now);
   signed_request.headers = {{"host", host_},
@@ -188,9 +206,10 @@ absl::StatusOr<S3Store::Response> S3Store::Send(
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return absl::InternalError("staging store (s3): curl_easy_init failed");
   curl_slist* headers = nullptr;
-  for (std::string h : {absl::StrCat("Authorization: ", authorization),
-                        absl::StrCat("x-amz-content-sha256: ", signed_request.payload_sha256),
-                        absl::StrCat("x-amz-date: ", amz_date), std::string("Expect:")}) {
+  for (const std::string& h :
+       {absl::StrCat("Authorization: ", authorization),
+        absl::StrCat("x-amz-content-sha256: ", signed_request.payload_sha256),
+        absl::StrCat("x-amz-date: ", amz_date), std::string("Expect:")}) {
     headers = curl_slist_append(headers, h.c_str());
   }
   for (const auto& [name, value] : extra_headers) {
@@ -290,7 +309,7 @@ absl::StatusOr<std::vector<StoredObject>> S3Store::List(absl::Time deadline) {
     std::vector<std::pair<std::string, std::string>> query = {{"list-type", "2"},
                                                               {"prefix", prefix}};
     if (!token.empty()) query.emplace_back("continuation-token", token);
-    auto r = Send("GET", "", std::move(query), "", deadline);
+    auto r = Send("GET", "", query, "", deadline);
     if (!r.ok()) return r.status();
     if (r->status != 200) return StoreError("ListObjectsV2", *r);
     std::vector<std::string> keys = TagValues(r->body, "Key");

@@ -9,7 +9,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/time/time.h"
 #include "staging/sigv4.h"
 #include "staging/store.h"
 
@@ -25,6 +28,10 @@ struct S3StoreOptions {
   std::string credentials_secret;  // s3a: the Secret with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY
   int64_t presign_expiry_seconds = 604800;
   int64_t part_bytes = 16 << 20;
+  // S3 answers 500 InternalError and 503 SlowDown for a request to be sent again; each request is
+  // made up to max_attempts times, waiting retry_delay, then twice that, never past its deadline.
+  int max_attempts = 3;
+  absl::Duration retry_delay = absl::Milliseconds(100);
 };
 
 class S3Store final : public ArtifactStore {
@@ -48,14 +55,19 @@ class S3Store final : public ArtifactStore {
     std::string etag;
   };
   // One signed request: `path` is the object path inside the prefix ("" for the bucket itself);
-  // `extra_headers` are sent and signed too.
+  // `extra_headers` are sent and signed too. Sent again, signed anew, while S3 asks for that.
   absl::StatusOr<Response> Send(
       std::string_view method, std::string_view object_path,
-      std::vector<std::pair<std::string, std::string>> query, std::string_view body,
-      absl::Time deadline, std::vector<std::pair<std::string, std::string>> extra_headers = {});
+      const std::vector<std::pair<std::string, std::string>>& query, std::string_view body,
+      absl::Time deadline,
+      const std::vector<std::pair<std::string, std::string>>& extra_headers = {});
 
  private:
   std::string KeyOf(std::string_view object_path) const;
+  absl::StatusOr<Response> SendOnce(
+      std::string_view method, std::string_view object_path,
+      const std::vector<std::pair<std::string, std::string>>& query, std::string_view body,
+      absl::Time deadline, const std::vector<std::pair<std::string, std::string>>& extra_headers);
   const S3StoreOptions options_;
   std::string host_;  // host[:port] of the endpoint
 };
