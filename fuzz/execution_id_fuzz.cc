@@ -29,9 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(other.ok() || absl::IsNotFound(other.status()));
   // Every quote is bounded and escaped: no message is long or holds a control byte.
   for (const absl::Status& status : {id.status(), other.status()}) {
-    FUZZ_CHECK(status.message().size() <= kje::kMaxMessageBytes);
-    FUZZ_CHECK_TEXT(!kje::HasControlByte(kje::ToStd(status.message())),
-                    kje::ToStd(status.message()));
+    FUZZ_CHECK_ANSWERABLE(kje::ToStd(status.message()));
   }
   return 0;
 }

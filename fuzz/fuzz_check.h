@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/quote.h"
+
 // An invariant, checked in every build type (assert() vanishes under NDEBUG).
 #define FUZZ_CHECK(cond)                                                                     \
   do {                                                                                       \
@@ -27,6 +29,15 @@
       ::kje::fuzz::PrintEscaped(text);                                                       \
       std::abort();                                                                          \
     }                                                                                        \
+  } while (false)
+
+// A refusal's message as an answer or a log line may carry it: within the cap and with no
+// control byte from the input. A failure prints the message.
+#define FUZZ_CHECK_ANSWERABLE(message)                                               \
+  do {                                                                               \
+    const std::string_view fuzz_message_ = (message);                                \
+    FUZZ_CHECK_TEXT(fuzz_message_.size() <= ::kje::kMaxMessageBytes, fuzz_message_); \
+    FUZZ_CHECK_TEXT(!::kje::HasControlByte(fuzz_message_), fuzz_message_);           \
   } while (false)
 
 namespace kje::fuzz {

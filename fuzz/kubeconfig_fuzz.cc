@@ -59,9 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // an input that spells the marker out in any of its parts is no leak.
     FUZZ_CHECK(!config.status().message().empty());
     // Every name, URL and value it quotes is bounded and escaped: the message fits a log line.
-    FUZZ_CHECK(config.status().message().size() <= kje::kMaxMessageBytes);
-    FUZZ_CHECK_TEXT(!kje::HasControlByte(kje::ToStd(config.status().message())),
-                    kje::ToStd(config.status().message()));
+    FUZZ_CHECK_ANSWERABLE(kje::ToStd(config.status().message()));
     bool input_spells_marker = false;
     for (std::string_view part : parts) {
       input_spells_marker = input_spells_marker || part.find(kToken) != std::string_view::npos;
