@@ -1,19 +1,10 @@
 #include "kubesim/sim/fetch.h"
 
 #include "kubesim/sim/log_writer.h"
+#include "kubesim/sim/spark_pod_conf.h"
 
 namespace kubesim::sim {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 constexpr std::string_view kImageRoot = "/opt/spark/";
 
@@ -47,7 +38,7 @@ std::string S3aEndpoint(const boost::json::object& conf) {
 S3aAccess S3aAccessOf(const boost::json::object& conf) {
   S3aAccess access;
   access.endpoint = S3aEndpoint(conf);
-  std::string region(Trim(ConfString(conf, "spark.hadoop.fs.s3a.endpoint.region")));
+  std::string region(TrimConfValue(ConfString(conf, "spark.hadoop.fs.s3a.endpoint.region")));
   if (!region.empty()) access.region = std::move(region);
   return access;
 }
@@ -56,7 +47,7 @@ std::vector<std::string> SplitUris(std::string_view list) {
   std::vector<std::string> out;
   while (!list.empty()) {
     const size_t comma = list.find(',');
-    std::string_view item = Trim(list.substr(0, comma));
+    std::string_view item = TrimConfValue(list.substr(0, comma));
     if (!item.empty()) out.emplace_back(item);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
@@ -86,7 +77,7 @@ FetchStep PlanFetch(std::string_view uri, std::string_view s3a_endpoint) {
 
 FetchStep PlanFetch(std::string_view uri, const S3aAccess& s3a) {
   FetchStep step;
-  std::string_view u = Trim(uri);
+  std::string_view u = TrimConfValue(uri);
   // An archive's "#alias" names the directory it unpacks to, not part of the location.
   if (size_t hash = u.find('#'); hash != std::string_view::npos) u = u.substr(0, hash);
   step.uri = std::string(u);
@@ -107,7 +98,7 @@ FetchStep PlanFetch(std::string_view uri, const S3aAccess& s3a) {
     return step;
   }
   if (u.starts_with("s3a://")) {
-    std::string endpoint(Trim(s3a.endpoint));
+    std::string endpoint(TrimConfValue(s3a.endpoint));
     if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://")) {
       step.kind = FetchKind::kS3Skip;
       return step;

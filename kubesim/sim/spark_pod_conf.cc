@@ -4,11 +4,20 @@
 
 namespace kubesim::sim {
 
+std::string_view TrimConfValue(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
 std::optional<bool> SparkConfBool(const boost::json::object& spark_conf, std::string_view key) {
   const boost::json::value* v = spark_conf.if_contains(key);
   if (v == nullptr || !v->is_string()) return std::nullopt;
-  std::string text(v->get_string());
-  std::erase_if(text, [](unsigned char c) { return std::isspace(c) != 0; });
+  std::string text(TrimConfValue(v->get_string()));
   if (text.empty()) return std::nullopt;
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text != "false";

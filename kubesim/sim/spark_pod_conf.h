@@ -32,6 +32,9 @@ struct SparkPodConf {
   std::vector<SecretVolume> secret_volumes;
 };
 
+// A conf value without the blanks (spaces, tabs, newlines) around it, as Spark reads values.
+std::string_view TrimConfValue(std::string_view s);
+
 // A boolean conf as the driver reads it: trimmed, "false" in any case is false, any other value
 // true; nullopt when the conf doesn't set it (blank or absent).
 std::optional<bool> SparkConfBool(const boost::json::object& spark_conf, std::string_view key);
